@@ -1,0 +1,571 @@
+//! The buffer cache: frames, hash chains, pins, and the way a block gets into a frame.
+//!
+//! ```text
+//!   read(BlockId) --hash--> partition i ('cache buffers chains' latch, shared)
+//!                             | found: pin frame, drop latch, take content lock S -> hit
+//!                             | missing: free frame (free list, else policy victim),
+//!                             |          map it under the latch (exclusive) with the content
+//!                             |          lock held X, drop latch, read from disk, downgrade
+//! ```
+//!
+//! Invariants:
+//! 1. A frame is found through the hash only while it is mapped; a mapped frame's `tag` names
+//!    its block. Mapping and unmapping happen under the partition's latch in exclusive mode.
+//! 2. A pinned frame (pins > 0) is never unmapped or reused. Pins are taken under the
+//!    partition latch (shared), so an evictor holding it exclusive sees every pin.
+//! 3. A dirty frame is written (after the redo that describes it is on disk: the write-ahead
+//!    rule) before it is unmapped. Nothing dirty is ever dropped.
+//! 4. A frame whose read failed is marked invalid and unmapped; a session that waited on its
+//!    content lock retries the lookup.
+//!
+//! Statistics: `consistent gets` for read access, `db block gets` for current-mode (write)
+//! access, both in `session logical reads`; physical reads and writes come from the file set.
+
+use std::collections::HashMap;
+use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
+use std::sync::Arc;
+
+use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+
+use crate::buffer::policy::{AccessKind, FrameId, ReplacementPolicy};
+use crate::error::{Error, Result};
+use crate::instrumentation::{self, LatchName, RwLatch, Statistic, WaitEvent};
+use crate::storage::block::{self, BlockId};
+use crate::storage::datafile::FileSet;
+
+/// The write-ahead rule's hook: the cache asks the redo log to be durable up to an LSN before
+/// it writes a block changed by that redo.
+pub trait RedoFlusher: Send + Sync {
+    fn flush_to(&self, lsn: u64) -> Result<()>;
+}
+
+const EMPTY_TAG: u64 = u64::MAX;
+
+pub(crate) struct Frame {
+    data: RwLock<Box<[u8]>>,
+    tag: AtomicU64,
+    pins: AtomicU32,
+    valid: AtomicBool,
+    dirty: AtomicBool,
+    /// LSN of the first change since the frame was last clean (checkpoint queue order).
+    first_dirty_lsn: AtomicU64,
+}
+
+pub struct BufferCache {
+    block_size: usize,
+    frames: Box<[Frame]>,
+    partitions: Box<[RwLatch<HashMap<BlockId, FrameId>>]>,
+    free: parking_lot::Mutex<Vec<FrameId>>,
+    policy: Box<dyn ReplacementPolicy>,
+    files: Arc<FileSet>,
+    redo: Arc<dyn RedoFlusher>,
+    dirty_count: AtomicUsize,
+    /// Frames dirtied beyond this count wake DBWR.
+    dirty_target: usize,
+    dbwr_wakeup: parking_lot::Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
+}
+
+/// A pinned block held in shared mode (a consistent get). Dropping it releases both.
+pub struct BlockRead<'a> {
+    cache: &'a BufferCache,
+    frame: FrameId,
+    guard: Option<RwLockReadGuard<'a, Box<[u8]>>>,
+}
+
+/// A pinned block held in exclusive mode (a db block get). Only a mini-transaction should
+/// hold one for a change; the change is logged when the mini-transaction commits.
+pub struct BlockWrite<'a> {
+    cache: &'a BufferCache,
+    frame: FrameId,
+    id: BlockId,
+    guard: Option<RwLockWriteGuard<'a, Box<[u8]>>>,
+}
+
+impl std::ops::Deref for BlockRead<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.guard.as_ref().unwrap()
+    }
+}
+
+impl Drop for BlockRead<'_> {
+    fn drop(&mut self) {
+        self.guard = None;
+        self.cache.unpin(self.frame);
+    }
+}
+
+impl std::ops::Deref for BlockWrite<'_> {
+    type Target = [u8];
+    fn deref(&self) -> &[u8] {
+        self.guard.as_ref().unwrap()
+    }
+}
+
+impl std::ops::DerefMut for BlockWrite<'_> {
+    fn deref_mut(&mut self) -> &mut [u8] {
+        self.guard.as_mut().unwrap()
+    }
+}
+
+impl BlockWrite<'_> {
+    pub fn id(&self) -> BlockId {
+        self.id
+    }
+
+    /// Puts the frame on the dirty list before its redo is appended, with `floor` (an LSN no
+    /// later than the redo to come) as its first change. Without this a checkpoint could run
+    /// between the append and `mark_changed`, miss the buffer, and record a position past
+    /// redo whose block is not on disk.
+    pub fn mark_dirty_from(&mut self, floor: u64) {
+        let frame = &self.cache.frames[self.frame];
+        if !frame.dirty.swap(true, Ordering::AcqRel) {
+            frame.first_dirty_lsn.store(floor, Ordering::Release);
+            let dirty = self.cache.dirty_count.fetch_add(1, Ordering::Relaxed) + 1;
+            if dirty >= self.cache.dirty_target {
+                self.cache.wake_dbwr();
+            }
+        }
+    }
+
+    /// Records that redo at `lsn` describes this block's new content: stamps the LSN and puts
+    /// the frame on the dirty list.
+    pub fn mark_changed(&mut self, lsn: u64) {
+        block::set_lsn(self, lsn);
+        self.mark_dirty_from(lsn);
+    }
+}
+
+impl Drop for BlockWrite<'_> {
+    fn drop(&mut self) {
+        self.guard = None;
+        self.cache.unpin(self.frame);
+    }
+}
+
+/// One buffer as x$bh shows it.
+#[derive(Clone, Debug)]
+pub struct BufferHeader {
+    pub frame: FrameId,
+    pub block: Option<BlockId>,
+    pub object_id: u32,
+    pub class: &'static str,
+    pub dirty: bool,
+    pub pinned: bool,
+    pub lru_position: Option<usize>,
+}
+
+impl BufferCache {
+    pub fn new(
+        block_size: usize,
+        frame_count: usize,
+        policy: Box<dyn ReplacementPolicy>,
+        files: Arc<FileSet>,
+        redo: Arc<dyn RedoFlusher>,
+    ) -> BufferCache {
+        assert!(
+            frame_count >= 16,
+            "a buffer cache needs at least 16 buffers"
+        );
+        let frames: Box<[Frame]> = (0..frame_count)
+            .map(|_| Frame {
+                data: RwLock::new(vec![0u8; block_size].into_boxed_slice()),
+                tag: AtomicU64::new(EMPTY_TAG),
+                pins: AtomicU32::new(0),
+                valid: AtomicBool::new(false),
+                dirty: AtomicBool::new(false),
+                first_dirty_lsn: AtomicU64::new(0),
+            })
+            .collect();
+        // One 'cache buffers chains' latch per 32 buffers, as a power of two (Oracle sizes
+        // _db_block_hash_latches from the cache size in the same spirit).
+        let partition_count = (frame_count / 32).max(4).next_power_of_two();
+        let partitions = (0..partition_count)
+            .map(|_| RwLatch::new(LatchName::CacheBuffersChains, HashMap::new()))
+            .collect();
+        BufferCache {
+            block_size,
+            frames,
+            partitions,
+            free: parking_lot::Mutex::new((0..frame_count).rev().collect()),
+            policy,
+            files,
+            redo,
+            dirty_count: AtomicUsize::new(0),
+            dirty_target: (frame_count / 4).max(8),
+            dbwr_wakeup: parking_lot::Mutex::new(None),
+        }
+    }
+
+    pub fn block_size(&self) -> usize {
+        self.block_size
+    }
+
+    pub fn frame_count(&self) -> usize {
+        self.frames.len()
+    }
+
+    pub fn files(&self) -> &Arc<FileSet> {
+        &self.files
+    }
+
+    pub fn policy(&self) -> &dyn ReplacementPolicy {
+        self.policy.as_ref()
+    }
+
+    pub fn set_dbwr_wakeup(&self, wakeup: Box<dyn Fn() + Send + Sync>) {
+        *self.dbwr_wakeup.lock() = Some(wakeup);
+    }
+
+    fn wake_dbwr(&self) {
+        if let Some(wakeup) = self.dbwr_wakeup.lock().as_ref() {
+            wakeup();
+        }
+    }
+
+    pub fn dirty_count(&self) -> usize {
+        self.dirty_count.load(Ordering::Relaxed)
+    }
+
+    fn partition(&self, id: BlockId) -> &RwLatch<HashMap<BlockId, FrameId>> {
+        // Fibonacci hashing of the packed address spreads neighbouring blocks over latches.
+        let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15);
+        &self.partitions[(hash >> 32) as usize & (self.partitions.len() - 1)]
+    }
+
+    fn unpin(&self, frame: FrameId) {
+        let previous = self.frames[frame].pins.fetch_sub(1, Ordering::Release);
+        debug_assert!(previous > 0, "unpin of an unpinned frame");
+    }
+
+    /// Finds a mapped block and pins it, or returns None.
+    fn lookup_and_pin(&self, id: BlockId) -> Option<FrameId> {
+        let partition = self.partition(id).read();
+        let frame = *partition.get(&id)?;
+        self.frames[frame].pins.fetch_add(1, Ordering::Acquire);
+        Some(frame)
+    }
+
+    /// A consistent get: the block in shared mode.
+    pub fn read(&self, id: BlockId, access: AccessKind) -> Result<BlockRead<'_>> {
+        instrumentation::add(Statistic::ConsistentGets, 1);
+        instrumentation::add(Statistic::ConsistentGetsFromCache, 1);
+        instrumentation::add(Statistic::SessionLogicalReads, 1);
+        loop {
+            let frame = self.pin(id, access, false)?;
+            let guard = self.frames[frame].data.read();
+            if self.frames[frame].valid.load(Ordering::Acquire) {
+                return Ok(BlockRead {
+                    cache: self,
+                    frame,
+                    guard: Some(guard),
+                });
+            }
+            drop(guard);
+            self.unpin(frame);
+        }
+    }
+
+    /// A current-mode get: the block in exclusive mode, for a change.
+    pub fn write(&self, id: BlockId, access: AccessKind) -> Result<BlockWrite<'_>> {
+        instrumentation::add(Statistic::DbBlockGets, 1);
+        instrumentation::add(Statistic::DbBlockGetsFromCache, 1);
+        instrumentation::add(Statistic::SessionLogicalReads, 1);
+        loop {
+            let frame = self.pin(id, access, false)?;
+            let guard = self.frames[frame].data.write();
+            if self.frames[frame].valid.load(Ordering::Acquire) {
+                return Ok(BlockWrite {
+                    cache: self,
+                    frame,
+                    id,
+                    guard: Some(guard),
+                });
+            }
+            drop(guard);
+            self.unpin(frame);
+        }
+    }
+
+    /// A block that is being formatted for the first time: no disk read, zero content.
+    pub fn new_block(&self, id: BlockId) -> Result<BlockWrite<'_>> {
+        instrumentation::add(Statistic::DbBlockGets, 1);
+        instrumentation::add(Statistic::SessionLogicalReads, 1);
+        loop {
+            let frame = self.pin(id, AccessKind::Lookup, true)?;
+            let mut guard = self.frames[frame].data.write();
+            if self.frames[frame].valid.load(Ordering::Acquire) {
+                guard.fill(0);
+                return Ok(BlockWrite {
+                    cache: self,
+                    frame,
+                    id,
+                    guard: Some(guard),
+                });
+            }
+            drop(guard);
+            self.unpin(frame);
+        }
+    }
+
+    /// Returns a pinned frame holding `id`, reading it (or zero-filling it when `fresh`).
+    fn pin(&self, id: BlockId, access: AccessKind, fresh: bool) -> Result<FrameId> {
+        if let Some(frame) = self.lookup_and_pin(id) {
+            self.policy.touched(frame);
+            return Ok(frame);
+        }
+        let frame = self.free_frame()?;
+        let frame_state = &self.frames[frame];
+        // Map the frame with its content lock held, so that others who find it wait for the
+        // read instead of reading the block a second time.
+        let mut content = frame_state.data.write();
+        {
+            let mut partition = self.partition(id).write();
+            if let Some(&existing) = partition.get(&id) {
+                self.frames[existing].pins.fetch_add(1, Ordering::Acquire);
+                drop(partition);
+                drop(content);
+                frame_state.pins.store(0, Ordering::Release);
+                self.free.lock().push(frame);
+                self.policy.touched(existing);
+                return Ok(existing);
+            }
+            frame_state.tag.store(id.to_u64(), Ordering::Release);
+            frame_state.valid.store(false, Ordering::Release);
+            partition.insert(id, frame);
+        }
+        let loaded = if fresh {
+            content.fill(0);
+            Ok(())
+        } else {
+            self.files.read_block(id, &mut content)
+        };
+        match loaded {
+            Ok(()) => {
+                frame_state.valid.store(true, Ordering::Release);
+                drop(content);
+                self.policy.inserted(frame, access);
+                Ok(frame)
+            }
+            Err(error) => {
+                // Unmap the failed frame; waiters see it invalid and retry (and fail likewise).
+                self.partition(id).write().remove(&id);
+                frame_state.tag.store(EMPTY_TAG, Ordering::Release);
+                drop(content);
+                frame_state.pins.store(0, Ordering::Release);
+                self.free.lock().push(frame);
+                Err(error)
+            }
+        }
+    }
+
+    /// A frame with no block, pinned once for the caller: from the free list, else evicted.
+    fn free_frame(&self) -> Result<FrameId> {
+        if let Some(frame) = self.free.lock().pop() {
+            self.frames[frame].pins.store(1, Ordering::Release);
+            return Ok(frame);
+        }
+        instrumentation::add(Statistic::FreeBufferRequested, 1);
+        let attempts_max = self.frames.len() * 4;
+        for attempt in 0..attempts_max {
+            let Some(frame) = self.policy.next_victim(attempt) else {
+                break;
+            };
+            instrumentation::add(Statistic::FreeBufferInspected, 1);
+            let state = &self.frames[frame];
+            if state.pins.load(Ordering::Acquire) > 0 {
+                continue;
+            }
+            if state.dirty.load(Ordering::Acquire) {
+                instrumentation::add(Statistic::DirtyBuffersInspected, 1);
+                // Write it ourselves so that the request makes progress, and wake DBWR so
+                // that it cleans ahead of the next requests.
+                self.wake_dbwr();
+                self.write_frames(&[frame])?;
+                if state.dirty.load(Ordering::Acquire) {
+                    continue;
+                }
+            }
+            let tag = state.tag.load(Ordering::Acquire);
+            if tag == EMPTY_TAG {
+                continue;
+            }
+            let id = BlockId::from_u64(tag);
+            let mut partition = self.partition(id).write();
+            if partition.get(&id) != Some(&frame)
+                || state.pins.load(Ordering::Acquire) > 0
+                || state.dirty.load(Ordering::Acquire)
+            {
+                continue;
+            }
+            partition.remove(&id);
+            state.tag.store(EMPTY_TAG, Ordering::Release);
+            state.pins.store(1, Ordering::Release);
+            drop(partition);
+            self.policy.removed(frame);
+            return Ok(frame);
+        }
+        let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, 0, 0, 0);
+        Err(Error::new(
+            4031,
+            format!(
+                "unable to find a free buffer: all {} buffers of the buffer cache are pinned",
+                self.frames.len()
+            ),
+        ))
+    }
+
+    /// Writes the given frames if dirty (write-ahead rule first) and marks them clean unless
+    /// they changed while being written. Used by DBWR, checkpoints and free-buffer requests.
+    pub(crate) fn write_frames(&self, frames: &[FrameId]) -> Result<usize> {
+        let mut images: Vec<(FrameId, BlockId, Box<[u8]>, u64)> = Vec::with_capacity(frames.len());
+        let mut highest_lsn = 0;
+        for &frame in frames {
+            let state = &self.frames[frame];
+            if !state.dirty.load(Ordering::Acquire) {
+                continue;
+            }
+            let content = state.data.read();
+            let tag = state.tag.load(Ordering::Acquire);
+            if tag == EMPTY_TAG
+                || !state.valid.load(Ordering::Acquire)
+                || !state.dirty.load(Ordering::Acquire)
+            {
+                continue;
+            }
+            let mut image = content.clone();
+            drop(content);
+            let lsn = block::lsn(&image);
+            block::seal(&mut image);
+            highest_lsn = highest_lsn.max(lsn);
+            images.push((frame, BlockId::from_u64(tag), image, lsn));
+        }
+        if images.is_empty() {
+            return Ok(0);
+        }
+        self.redo.flush_to(highest_lsn)?;
+        let batch: Vec<(BlockId, &[u8])> = images
+            .iter()
+            .map(|(_, id, image, _)| (*id, &image[..]))
+            .collect();
+        self.files.write_blocks(&batch)?;
+        for (frame, id, _, written_lsn) in &images {
+            let state = &self.frames[*frame];
+            let content = state.data.read();
+            if state.tag.load(Ordering::Acquire) != id.to_u64() {
+                continue;
+            }
+            if block::lsn(&content) == *written_lsn {
+                if state.dirty.swap(false, Ordering::AcqRel) {
+                    state.first_dirty_lsn.store(0, Ordering::Release);
+                    self.dirty_count.fetch_sub(1, Ordering::Relaxed);
+                }
+            } else {
+                // Changed while being written: what is on disk now holds every change up to
+                // `written_lsn`, so the first change not on disk comes after it.
+                state
+                    .first_dirty_lsn
+                    .fetch_max(written_lsn + 1, Ordering::AcqRel);
+            }
+        }
+        Ok(images.len())
+    }
+
+    /// Dirty frames in checkpoint-queue order (oldest first change first), up to `limit`.
+    pub(crate) fn dirty_frames(&self, up_to_lsn: u64, limit: usize) -> Vec<FrameId> {
+        let mut dirty: Vec<(u64, FrameId)> = self
+            .frames
+            .iter()
+            .enumerate()
+            .filter(|(_, frame)| frame.dirty.load(Ordering::Acquire))
+            .map(|(index, frame)| (frame.first_dirty_lsn.load(Ordering::Acquire), index))
+            .filter(|(lsn, _)| *lsn <= up_to_lsn)
+            .collect();
+        dirty.sort_unstable();
+        dirty
+            .into_iter()
+            .take(limit)
+            .map(|(_, frame)| frame)
+            .collect()
+    }
+
+    /// Writes every buffer changed at or before `lsn` (a checkpoint's work). Returns buffers
+    /// written.
+    pub fn write_dirty_up_to(&self, lsn: u64) -> Result<usize> {
+        let mut written = 0;
+        loop {
+            let frames =
+                self.dirty_frames(lsn, crate::storage::datafile::DOUBLE_WRITE_BATCH_BLOCKS_MAX);
+            if frames.is_empty() {
+                return Ok(written);
+            }
+            written += self.write_frames(&frames)?;
+        }
+    }
+
+    /// The oldest first-change LSN among dirty buffers (the checkpoint position), if any.
+    pub fn oldest_dirty_lsn(&self) -> Option<u64> {
+        self.frames
+            .iter()
+            .filter(|frame| frame.dirty.load(Ordering::Acquire))
+            .map(|frame| frame.first_dirty_lsn.load(Ordering::Acquire))
+            .min()
+    }
+
+    /// Drops every clean, unpinned buffer (ALTER SYSTEM FLUSH BUFFER_CACHE writes dirty ones
+    /// first). Returns the number dropped.
+    pub fn flush(&self) -> Result<usize> {
+        self.write_dirty_up_to(u64::MAX)?;
+        let mut dropped = 0;
+        for (index, state) in self.frames.iter().enumerate() {
+            let tag = state.tag.load(Ordering::Acquire);
+            if tag == EMPTY_TAG {
+                continue;
+            }
+            let id = BlockId::from_u64(tag);
+            let mut partition = self.partition(id).write();
+            if partition.get(&id) == Some(&index)
+                && state.pins.load(Ordering::Acquire) == 0
+                && !state.dirty.load(Ordering::Acquire)
+            {
+                partition.remove(&id);
+                state.tag.store(EMPTY_TAG, Ordering::Release);
+                drop(partition);
+                self.policy.removed(index);
+                self.free.lock().push(index);
+                dropped += 1;
+            }
+        }
+        Ok(dropped)
+    }
+
+    /// One row per buffer, for x$bh / v$bh.
+    pub fn buffer_headers(&self) -> Vec<BufferHeader> {
+        let positions: HashMap<FrameId, usize> = self.policy.positions().into_iter().collect();
+        self.frames
+            .iter()
+            .enumerate()
+            .map(|(index, state)| {
+                let tag = state.tag.load(Ordering::Acquire);
+                let block = (tag != EMPTY_TAG).then(|| BlockId::from_u64(tag));
+                let (object_id, class) = match (block, state.data.try_read()) {
+                    (Some(_), Some(content)) => (
+                        block::object_id(&content),
+                        block::block_type(&content).class_name(),
+                    ),
+                    (Some(_), None) => (0, "data block"),
+                    (None, _) => (0, "free"),
+                };
+                BufferHeader {
+                    frame: index,
+                    block,
+                    object_id,
+                    class,
+                    dirty: state.dirty.load(Ordering::Relaxed),
+                    pinned: state.pins.load(Ordering::Relaxed) > 0,
+                    lru_position: positions.get(&index).copied(),
+                }
+            })
+            .collect()
+    }
+}

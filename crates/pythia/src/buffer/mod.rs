@@ -1,0 +1,13 @@
+//! The buffer cache: every block the instance reads or changes passes through it.
+//!
+//! Blocks are found through hash chains, each group of chains guarded by a 'cache buffers
+//! chains' latch; a replacement policy behind a trait ([`policy`]) decides which buffer gives
+//! up its block ('cache buffers lru chain'); DBWR ([`dbwr`]) writes dirty buffers in the
+//! background, in checkpoint order, after the redo that describes them (the write-ahead
+//! rule). Access is through guards: dropping a guard releases the pin and the content lock.
+mod cache;
+pub mod dbwr;
+pub mod policy;
+
+pub use cache::{BlockRead, BlockWrite, BufferCache, BufferHeader, RedoFlusher};
+pub use policy::{AccessKind, FrameId, LruPolicy, ReplacementPolicy};

@@ -1,0 +1,465 @@
+//! The instance: the memory structures and background threads over one database directory.
+//!
+//! ```text
+//! Instance::open(dir)
+//!   lock the directory (a second instance gets ORA-01102)
+//!   read the control file ---- none: create the database (files, bitmap, undo, dictionary)
+//!        |
+//!        +-- exists: repair torn blocks from the double-write file
+//!                    roll forward from the checkpoint        (redo/recovery.rs)
+//!   start LGWR and DBWR
+//!   roll back transactions that were active at the crash     (transaction::recover)
+//!   checkpoint, and the database is open
+//! ```
+//!
+//! Shutdown (also on drop): checkpoint everything, mark the control file clean, stop the
+//! background threads. An instance whose files failed (a simulated crash in tests) stops its
+//! threads without flushing anything.
+//!
+//! The alert log, `alert.log` in the directory, records opens, recoveries and shutdowns in
+//! Oracle's style.
+
+pub mod parameters;
+
+use std::io::Write;
+use std::path::{Path, PathBuf};
+use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::{Arc, Weak};
+use std::thread::JoinHandle;
+
+use parking_lot::Mutex;
+
+use crate::buffer::dbwr::Dbwr;
+use crate::buffer::{BufferCache, LruPolicy, RedoFlusher};
+use crate::error::{Error, Result};
+use crate::instrumentation;
+use crate::redo::controlfile::{ControlData, ControlFile};
+use crate::redo::log::{RedoLog, StreamPosition};
+use crate::redo::mtr::Mtr;
+use crate::redo::recovery;
+use crate::storage::datafile::FileSet;
+use crate::storage::space::SpaceManager;
+use crate::storage::vfs::Vfs;
+use crate::transaction::undo::{self, UndoLayout};
+use crate::transaction::{TransactionManager, XID_RESERVATION};
+
+/// The sizes an instance is started with (from the parameters).
+#[derive(Clone, Debug)]
+pub struct InstanceConfig {
+    pub block_size: usize,
+    pub cache_bytes: u64,
+    pub log_buffer_bytes: u64,
+    pub log_file_size: u64,
+    pub log_groups: u32,
+    pub undo_bytes: u64,
+}
+
+impl Default for InstanceConfig {
+    fn default() -> Self {
+        InstanceConfig {
+            block_size: 8192,
+            cache_bytes: 64 << 20,
+            log_buffer_bytes: 8 << 20,
+            log_file_size: 64 << 20,
+            log_groups: 3,
+            undo_bytes: 256 << 20,
+        }
+    }
+}
+
+impl RedoFlusher for RedoLog {
+    fn flush_to(&self, lsn: u64) -> Result<()> {
+        RedoLog::flush_to(self, lsn)
+    }
+}
+
+/// What opening found and did, for the alert log and tests.
+#[derive(Clone, Debug, Default)]
+pub struct OpenReport {
+    pub created: bool,
+    pub blocks_repaired: usize,
+    pub redo_records_applied: u64,
+    pub redo_bytes_applied: u64,
+    pub transactions_rolled_back: usize,
+    pub undo_records_applied: usize,
+    pub recovery_micros: u64,
+}
+
+pub struct Instance {
+    dir: PathBuf,
+    files: Arc<FileSet>,
+    log: Arc<RedoLog>,
+    cache: Arc<BufferCache>,
+    space: Arc<SpaceManager>,
+    transactions: Arc<TransactionManager>,
+    dbwr: Arc<Dbwr>,
+    control: Arc<Mutex<(ControlFile, ControlData)>>,
+    threads: Mutex<Vec<JoinHandle<()>>>,
+    closed: AtomicBool,
+    report: OpenReport,
+    _directory_lock: Box<dyn std::any::Any + Send + Sync>,
+}
+
+impl Instance {
+    /// Opens (creating when needed) the database in `dir` on the real file system.
+    pub fn open_directory(dir: &Path, config: InstanceConfig) -> Result<Arc<Instance>> {
+        Instance::open_with(crate::storage::vfs::os(), dir, config)
+    }
+
+    /// Opens the database in `dir` through `vfs` (tests pass a simulated file system).
+    pub fn open_with(
+        vfs: Arc<dyn Vfs>,
+        dir: &Path,
+        config: InstanceConfig,
+    ) -> Result<Arc<Instance>> {
+        vfs.create_dir_all(dir)
+            .map_err(|error| Error::io(dir, error))?;
+        let directory_lock = vfs.lock_directory(dir).map_err(|error| {
+            if error.kind() == std::io::ErrorKind::WouldBlock {
+                Error::database_locked(&dir.display().to_string())
+            } else {
+                Error::io(dir, error)
+            }
+        })?;
+        let control_file = ControlFile::open(vfs.as_ref(), dir)?;
+        let existing = control_file.read()?;
+        let block_size = existing
+            .as_ref()
+            .map_or(config.block_size, |data| data.block_size as usize);
+        let log_groups = existing
+            .as_ref()
+            .map_or(config.log_groups, |data| data.log_groups);
+        let log_file_size = existing
+            .as_ref()
+            .map_or(config.log_file_size, |data| data.log_file_size);
+        let undo_blocks = existing
+            .as_ref()
+            .map_or((config.undo_bytes / block_size as u64) as u32, |data| {
+                data.undo_blocks
+            });
+        let files = Arc::new(FileSet::open(vfs.as_ref(), dir, block_size)?);
+        let log = Arc::new(RedoLog::open(
+            vfs.as_ref(),
+            dir,
+            log_groups,
+            log_file_size,
+            config.log_buffer_bytes as usize,
+        )?);
+        let frames = ((config.cache_bytes / block_size as u64) as usize).max(64);
+        let cache = Arc::new(BufferCache::new(
+            block_size,
+            frames,
+            Box::new(LruPolicy::new(frames)),
+            files.clone(),
+            log.clone(),
+        ));
+        let space = Arc::new(SpaceManager::new(block_size));
+        let layout = UndoLayout {
+            block_size,
+            total_blocks: undo_blocks,
+        };
+        let mut threads = Vec::new();
+        let mut report = OpenReport::default();
+
+        let (mut control_data, highest_scn) = match existing {
+            None => {
+                report.created = true;
+                let data = ControlData {
+                    database_id: database_id(),
+                    block_size: block_size as u32,
+                    log_groups,
+                    log_file_size,
+                    checkpoint_lsn: 0,
+                    checkpoint_sequence: 1,
+                    checkpoint_sequence_start: 0,
+                    checkpoint_scn: 1,
+                    xid_limit: XID_RESERVATION,
+                    created: now_seconds(),
+                    undo_blocks,
+                    clean_shutdown: false,
+                    epoch: 1,
+                    version: 0,
+                };
+                log.start_at(
+                    StreamPosition {
+                        sequence: 1,
+                        sequence_start_lsn: 0,
+                        next_lsn: 0,
+                    },
+                    0,
+                    data.epoch,
+                )?;
+                threads.push(spawn_lgwr(&log));
+                let mut mtr = Mtr::new(&cache);
+                space.format(&mut mtr, data.database_id)?;
+                undo::format(&mut mtr, &layout)?;
+                mtr.commit(&log, 1, 0)?;
+                (data, 1)
+            }
+            Some(mut data) => {
+                data.epoch += 1;
+                report.blocks_repaired = files.repair_from_double_write()?;
+                log.begin_recovery();
+                let roll = recovery::roll_forward(&cache, &log, &data)?;
+                report.redo_records_applied = roll.records;
+                report.redo_bytes_applied = roll.redo_bytes;
+                report.recovery_micros = roll.elapsed_micros;
+                log.start_at(roll.position, data.checkpoint_lsn, data.epoch)?;
+                threads.push(spawn_lgwr(&log));
+                undo::verify_header(&cache)?;
+                space.bootstrap(&cache)?;
+                let highest = roll.highest_scn.max(data.checkpoint_scn);
+                (data, highest)
+            }
+        };
+        // Every xid below the reserved limit may have been used before: start past it.
+        let next_xid = control_data.xid_limit;
+        control_data.xid_limit = next_xid + XID_RESERVATION;
+        control_data.clean_shutdown = false;
+        control_file.write(&mut control_data)?;
+        let xid_limit = control_data.xid_limit;
+        let control = Arc::new(Mutex::new((control_file, control_data)));
+
+        let reserve_control = control.clone();
+        let transactions = Arc::new(TransactionManager::new(
+            cache.clone(),
+            log.clone(),
+            space.clone(),
+            layout,
+            highest_scn,
+            next_xid,
+            xid_limit,
+            Box::new(move |limit| {
+                let mut guard = reserve_control.lock();
+                let (file, data) = &mut *guard;
+                data.xid_limit = limit;
+                file.write(data)
+            }),
+        ));
+
+        let checkpoint_control = control.clone();
+        let checkpoint_log = Arc::downgrade(&log);
+        let checkpoint_transactions = Arc::downgrade(&transactions);
+        let durable_log = Arc::downgrade(&log);
+        let dbwr = Dbwr::new(
+            cache.clone(),
+            Box::new(move |lsn| {
+                record_checkpoint(
+                    &checkpoint_control,
+                    &checkpoint_log,
+                    &checkpoint_transactions,
+                    lsn,
+                )
+            }),
+            Box::new(move || durable_log.upgrade().map_or(0, |log| log.written_lsn())),
+        );
+        threads.push(spawn_dbwr(&dbwr));
+        let requester: Weak<Dbwr> = Arc::downgrade(&dbwr);
+        log.set_checkpoint_requester(Box::new(move |lsn| {
+            if let Some(dbwr) = requester.upgrade() {
+                dbwr.request_checkpoint(lsn);
+            }
+        }));
+
+        if !report.created {
+            let (rolled_back, applied) = transactions.recover()?;
+            report.transactions_rolled_back = rolled_back;
+            report.undo_records_applied = applied;
+        }
+        let instance = Arc::new(Instance {
+            dir: dir.to_path_buf(),
+            files,
+            log,
+            cache,
+            space,
+            transactions,
+            dbwr,
+            control,
+            threads: Mutex::new(threads),
+            closed: AtomicBool::new(false),
+            report,
+            _directory_lock: directory_lock,
+        });
+        instance.checkpoint()?;
+        instance.alert(&format!(
+            "Database {} ({} byte blocks): {}",
+            if instance.report.created { "created" } else { "opened" },
+            block_size,
+            if instance.report.created {
+                "new database".to_string()
+            } else {
+                format!(
+                    "{} redo records ({} bytes) applied in {} us; {} blocks repaired from the double-write file; {} transactions rolled back ({} undo records)",
+                    instance.report.redo_records_applied,
+                    instance.report.redo_bytes_applied,
+                    instance.report.recovery_micros,
+                    instance.report.blocks_repaired,
+                    instance.report.transactions_rolled_back,
+                    instance.report.undo_records_applied
+                )
+            }
+        ));
+        Ok(instance)
+    }
+
+    pub fn directory(&self) -> &Path {
+        &self.dir
+    }
+
+    pub fn cache(&self) -> &Arc<BufferCache> {
+        &self.cache
+    }
+
+    pub fn log(&self) -> &Arc<RedoLog> {
+        &self.log
+    }
+
+    pub fn space(&self) -> &Arc<SpaceManager> {
+        &self.space
+    }
+
+    pub fn transactions(&self) -> &Arc<TransactionManager> {
+        &self.transactions
+    }
+
+    pub fn files(&self) -> &Arc<FileSet> {
+        &self.files
+    }
+
+    pub fn open_report(&self) -> &OpenReport {
+        &self.report
+    }
+
+    /// ALTER SYSTEM CHECKPOINT: every change so far is written to the datafiles.
+    pub fn checkpoint(&self) -> Result<()> {
+        let lsn = self.log.current_lsn();
+        self.log.flush_to(lsn)?;
+        self.dbwr.checkpoint(lsn)
+    }
+
+    /// ALTER SYSTEM SWITCH LOGFILE.
+    pub fn switch_logfile(&self) -> Result<()> {
+        self.log.switch_logfile()
+    }
+
+    /// Appends a line to the alert log (best effort: the alert log is diagnostics).
+    pub fn alert(&self, message: &str) {
+        let path = self.dir.join("alert.log");
+        if let Ok(mut file) = std::fs::OpenOptions::new()
+            .create(true)
+            .append(true)
+            .open(path)
+        {
+            let _ = writeln!(
+                file,
+                "{}\n{}",
+                chrono::Local::now().format("%a %b %d %H:%M:%S %Y"),
+                message
+            );
+        }
+    }
+
+    /// Clean shutdown: checkpoint, mark the control file clean, stop the background threads.
+    pub fn shutdown(&self) -> Result<()> {
+        if self.closed.swap(true, Ordering::AcqRel) {
+            return Ok(());
+        }
+        let result = self.checkpoint().and_then(|()| {
+            let mut guard = self.control.lock();
+            let (file, data) = &mut *guard;
+            data.clean_shutdown = true;
+            file.write(data)
+        });
+        self.stop_threads();
+        if result.is_ok() {
+            self.alert("Shutting down instance (normal): database closed cleanly");
+        }
+        result
+    }
+
+    /// Stops the background threads without writing anything (after a simulated crash).
+    pub fn abandon(&self) {
+        self.closed.store(true, Ordering::Release);
+        self.stop_threads();
+    }
+
+    fn stop_threads(&self) {
+        self.dbwr.shutdown();
+        self.log.shutdown();
+        for thread in self.threads.lock().drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Instance {
+    fn drop(&mut self) {
+        let _ = self.shutdown();
+    }
+}
+
+fn record_checkpoint(
+    control: &Mutex<(ControlFile, ControlData)>,
+    log: &Weak<RedoLog>,
+    transactions: &Weak<TransactionManager>,
+    lsn: u64,
+) -> Result<()> {
+    let Some(log) = log.upgrade() else {
+        return Ok(());
+    };
+    let Some((sequence, sequence_start)) = log.sequence_of(lsn) else {
+        return Ok(());
+    };
+    let mut guard = control.lock();
+    let (file, data) = &mut *guard;
+    if lsn <= data.checkpoint_lsn {
+        return Ok(());
+    }
+    data.checkpoint_lsn = lsn;
+    data.checkpoint_sequence = sequence;
+    data.checkpoint_sequence_start = sequence_start;
+    if let Some(transactions) = transactions.upgrade() {
+        data.checkpoint_scn = data.checkpoint_scn.max(transactions.current_scn());
+    }
+    file.write(data)?;
+    drop(guard);
+    log.checkpoint_completed(lsn);
+    Ok(())
+}
+
+fn spawn_lgwr(log: &Arc<RedoLog>) -> JoinHandle<()> {
+    let log = log.clone();
+    std::thread::Builder::new()
+        .name("LGWR".into())
+        .spawn(move || {
+            let session = instrumentation::background_session("LGWR");
+            let _entered = instrumentation::enter(&session);
+            log.run_lgwr()
+        })
+        .expect("spawn LGWR")
+}
+
+fn spawn_dbwr(dbwr: &Arc<Dbwr>) -> JoinHandle<()> {
+    let dbwr = dbwr.clone();
+    std::thread::Builder::new()
+        .name("DBW0".into())
+        .spawn(move || {
+            let session = instrumentation::background_session("DBW0");
+            let _entered = instrumentation::enter(&session);
+            dbwr.run()
+        })
+        .expect("spawn DBW0")
+}
+
+fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+fn database_id() -> u64 {
+    let nanos = std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_nanos());
+    (nanos as u64 ^ (std::process::id() as u64) << 32).wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 32
+}

@@ -1,0 +1,735 @@
+//! The log buffer, the online redo log files, and LGWR.
+//!
+//! ```text
+//!  sessions --append (latch 'redo allocation')--> log buffer chunks --LGWR--> redo01.log
+//!                                                   |                         redo02.log
+//!  commit: append commit record, then 'log file sync' until written_lsn >= its end
+//! ```
+//!
+//! Positions. Redo is one stream of bytes; an LSN is a position in it. Log file sequence `s`
+//! holds the positions `[start(s), start(s) + capacity)`, where capacity is the payload of all
+//! its redo blocks. Sequence `s` lives in group `(s - 1) % groups + 1`.
+//!
+//! Redo file layout: block 0 is the file header; then 512-byte redo blocks, each a 16-byte
+//! header and 496 bytes of the stream:
+//!
+//! ```text
+//! file header (block 0)                  redo block header (every other block)
+//!   0  8 magic "PYTHRLOG"                  0  4 CRC-32C of bytes 4..512
+//!   8  4 CRC-32C of bytes 12..512          4  4 sequence number
+//!  12  4 group number                      8  4 block number in the file
+//!  16  4 sequence number                  12  4 reserved
+//!  20  8 start LSN of the sequence      12  4 epoch: opens of the database
+//!  28  8 file size in bytes
+//! ```
+//!
+//! The epoch guards against stale blocks: after a crash, new redo overwrites the log from
+//! the first torn block on, and blocks further along may still hold valid-looking redo of
+//! the previous incarnation. Those carry an older epoch, and recovery stops at the first
+//! block whose epoch is lower than one it already read.
+//!
+//! Every LGWR write ends on a block boundary: the rest of its last block is padding (counted
+//! as `redo wastage`), and the next record starts in a fresh block, so a write never rewrites
+//! a block that an earlier write made durable. A record length of 0 in the stream is padding.
+//!
+//! Group commit: LGWR takes everything in the buffer at once; every commit whose record is in
+//! that write is durable when it completes. Sessions wait on 'log file sync'; LGWR's I/O is
+//! 'log file parallel write'.
+//!
+//! Log switches: when a record does not fit in the current sequence, the stream jumps to the
+//! next sequence. A group may be reused only when the checkpoint has passed everything its
+//! old sequence held; the appender waits for that on 'log file switch (checkpoint incomplete)'
+//! after making everything before the jump durable, so the checkpoint it waits for never needs
+//! redo that is still in the buffer.
+
+use std::path::PathBuf;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::Arc;
+use std::time::{Duration, Instant};
+
+use parking_lot::{Condvar, Mutex};
+
+use crate::error::{Error, Result};
+use crate::instrumentation::{self, Latch, LatchName, Statistic, WaitEvent};
+use crate::redo::record::RECORD_HEADER_BYTES;
+use crate::storage::block::{read_u32, read_u64, write_u32, write_u64};
+use crate::storage::vfs::{Vfs, VfsFile};
+
+pub const REDO_BLOCK_BYTES: usize = 512;
+pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
+pub const REDO_PAYLOAD_BYTES: usize = REDO_BLOCK_BYTES - REDO_BLOCK_HEADER_BYTES;
+pub const LOG_FILE_MAGIC: &[u8; 8] = b"PYTHRLOG";
+/// LGWR writes at least this often when there is redo to write (Oracle: every 3 seconds).
+pub const LGWR_TIMEOUT: Duration = Duration::from_secs(3);
+/// LGWR also writes when the buffer holds this much (Oracle: 1 MB).
+pub const LGWR_WRITE_THRESHOLD_BYTES: usize = 1 << 20;
+
+/// One online log group (one member).
+pub struct LogGroup {
+    pub group: u32,
+    pub path: PathBuf,
+    file: Arc<dyn VfsFile>,
+}
+
+/// Where the stream stands, as v$log shows it.
+#[derive(Clone, Debug)]
+pub struct LogStatus {
+    pub group: u32,
+    pub sequence: u64,
+    pub bytes: u64,
+    pub status: &'static str,
+    pub first_lsn: u64,
+}
+
+struct Chunk {
+    sequence: u64,
+    sequence_start_lsn: u64,
+    start_lsn: u64,
+    bytes: Vec<u8>,
+}
+
+struct BufferState {
+    chunks: Vec<Chunk>,
+    buffered_bytes: usize,
+    next_lsn: u64,
+    sequence: u64,
+    sequence_start_lsn: u64,
+}
+
+pub struct RedoLog {
+    groups: Vec<LogGroup>,
+    file_size: u64,
+    capacity: u64,
+    buffer_bytes_max: usize,
+    state: Latch<BufferState>,
+    written_lsn: AtomicU64,
+    epoch: std::sync::atomic::AtomicU32,
+    /// Highest LSN some session asked to be durable.
+    requested_lsn: AtomicU64,
+    /// Lowest LSN recovery would need (the checkpoint position), for group reuse.
+    checkpoint_lsn: AtomicU64,
+    work: Mutex<bool>,
+    work_ready: Condvar,
+    written: Mutex<()>,
+    written_ready: Condvar,
+    shutdown: AtomicBool,
+    failed: Mutex<Option<Error>>,
+    checkpoint_request: Mutex<Option<Box<dyn Fn(u64) + Send + Sync>>>,
+    /// LGWR's view of which sequence each group holds (for v$log).
+    group_sequences: Mutex<Vec<(u64, u64)>>,
+}
+
+/// Where recovery left the stream: the next record goes here.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct StreamPosition {
+    pub sequence: u64,
+    pub sequence_start_lsn: u64,
+    pub next_lsn: u64,
+}
+
+impl RedoLog {
+    pub fn file_names(groups: u32) -> Vec<String> {
+        (1..=groups)
+            .map(|group| format!("redo{group:02}.log"))
+            .collect()
+    }
+
+    /// Opens the log groups in `dir` (creating the files when absent).
+    pub fn open(
+        vfs: &dyn Vfs,
+        dir: &std::path::Path,
+        group_count: u32,
+        file_size: u64,
+        buffer_bytes_max: usize,
+    ) -> Result<RedoLog> {
+        assert!(group_count >= 2, "at least two log groups");
+        let blocks = file_size / REDO_BLOCK_BYTES as u64;
+        assert!(blocks >= 16, "log files of at least 8 KiB");
+        let mut groups = Vec::new();
+        for (index, name) in Self::file_names(group_count).into_iter().enumerate() {
+            let path = dir.join(name);
+            let file = vfs
+                .open(&path, true)
+                .map_err(|error| Error::io(&path, error))?;
+            groups.push(LogGroup {
+                group: index as u32 + 1,
+                path,
+                file,
+            });
+        }
+        let capacity = (blocks - 1) * REDO_PAYLOAD_BYTES as u64;
+        Ok(RedoLog {
+            group_sequences: Mutex::new(vec![(0, 0); groups.len()]),
+            groups,
+            file_size,
+            capacity,
+            buffer_bytes_max: buffer_bytes_max.max(64 * 1024),
+            state: Latch::new(
+                LatchName::RedoAllocation,
+                BufferState {
+                    chunks: Vec::new(),
+                    buffered_bytes: 0,
+                    next_lsn: 0,
+                    sequence: 0,
+                    sequence_start_lsn: 0,
+                },
+            ),
+            written_lsn: AtomicU64::new(0),
+            epoch: std::sync::atomic::AtomicU32::new(1),
+            requested_lsn: AtomicU64::new(0),
+            checkpoint_lsn: AtomicU64::new(0),
+            work: Mutex::new(false),
+            work_ready: Condvar::new(),
+            written: Mutex::new(()),
+            written_ready: Condvar::new(),
+            shutdown: AtomicBool::new(false),
+            failed: Mutex::new(None),
+            checkpoint_request: Mutex::new(None),
+        })
+    }
+
+    pub fn capacity(&self) -> u64 {
+        self.capacity
+    }
+
+    pub fn group_count(&self) -> u32 {
+        self.groups.len() as u32
+    }
+
+    pub fn group_of(&self, sequence: u64) -> &LogGroup {
+        &self.groups[((sequence - 1) % self.groups.len() as u64) as usize]
+    }
+
+    pub fn groups(&self) -> &[LogGroup] {
+        &self.groups
+    }
+
+    /// Sets where new redo goes (after creation or recovery) and the checkpoint position.
+    pub fn start_at(
+        &self,
+        position: StreamPosition,
+        checkpoint_lsn: u64,
+        epoch: u32,
+    ) -> Result<()> {
+        self.epoch.store(epoch, Ordering::Release);
+        {
+            let mut state = self.state.lock();
+            state.next_lsn = position.next_lsn;
+            state.sequence = position.sequence;
+            state.sequence_start_lsn = position.sequence_start_lsn;
+        }
+        self.written_lsn.store(position.next_lsn, Ordering::Release);
+        self.requested_lsn
+            .store(position.next_lsn, Ordering::Release);
+        self.checkpoint_lsn.store(checkpoint_lsn, Ordering::Release);
+        self.write_file_header(position.sequence, position.sequence_start_lsn)
+    }
+
+    /// Roll forward is starting: the redo it applies is read from disk, so it is durable by
+    /// definition, and a block changed by it may be written (the write-ahead rule holds)
+    /// before LGWR runs. `start_at` ends this state.
+    pub fn begin_recovery(&self) {
+        self.written_lsn.store(u64::MAX, Ordering::Release);
+    }
+
+    pub fn set_checkpoint_requester(&self, request: Box<dyn Fn(u64) + Send + Sync>) {
+        *self.checkpoint_request.lock() = Some(request);
+    }
+
+    /// Records a completed checkpoint: recovery now starts at `lsn`.
+    pub fn checkpoint_completed(&self, lsn: u64) {
+        self.checkpoint_lsn.fetch_max(lsn, Ordering::AcqRel);
+        let _guard = self.written.lock();
+        self.written_ready.notify_all();
+    }
+
+    pub fn checkpoint_lsn(&self) -> u64 {
+        self.checkpoint_lsn.load(Ordering::Acquire)
+    }
+
+    pub fn written_lsn(&self) -> u64 {
+        self.written_lsn.load(Ordering::Acquire)
+    }
+
+    /// The position where the next record will go.
+    pub fn current_lsn(&self) -> u64 {
+        self.state.lock().next_lsn
+    }
+
+    pub fn current_sequence(&self) -> u64 {
+        self.state.lock().sequence
+    }
+
+    fn check_failed(&self) -> Result<()> {
+        match self.failed.lock().as_ref() {
+            Some(error) => Err(error.clone()),
+            None => Ok(()),
+        }
+    }
+
+    /// Copies a record into the log buffer. Returns (start LSN, end LSN).
+    pub fn append(&self, record: &[u8]) -> Result<(u64, u64)> {
+        let length = record.len();
+        if length as u64 > self.capacity || length > self.buffer_bytes_max {
+            return Err(Error::internal(format!(
+                "redo record of {length} bytes exceeds the log buffer or a log file"
+            )));
+        }
+        loop {
+            self.check_failed()?;
+            let mut state = self.state.lock();
+            if state.buffered_bytes + length > self.buffer_bytes_max {
+                drop(state);
+                instrumentation::add(Statistic::RedoBufferAllocationRetries, 1);
+                let _wait = instrumentation::wait(WaitEvent::LogBufferSpace, 0, 0, 0);
+                let target = self.current_lsn();
+                self.wait_written(target)?;
+                continue;
+            }
+            let sequence_end = state.sequence_start_lsn + self.capacity;
+            if state.next_lsn + length as u64 > sequence_end {
+                // The record does not fit: the stream jumps to the next sequence, if its group
+                // may be reused.
+                let next_sequence = state.sequence + 1;
+                let reusable_from =
+                    sequence_end.saturating_sub((self.groups.len() as u64 - 1) * self.capacity);
+                if next_sequence > self.groups.len() as u64 && self.checkpoint_lsn() < reusable_from
+                {
+                    drop(state);
+                    instrumentation::add(Statistic::RedoLogSpaceRequests, 1);
+                    let _wait = instrumentation::wait(
+                        WaitEvent::LogFileSwitchCheckpointIncomplete,
+                        0,
+                        0,
+                        0,
+                    );
+                    self.request_checkpoint(reusable_from);
+                    let everything = self.current_lsn();
+                    self.wait_written(everything)?;
+                    self.wait_checkpoint(reusable_from)?;
+                    continue;
+                }
+                state.sequence = next_sequence;
+                state.sequence_start_lsn = sequence_end;
+                state.next_lsn = sequence_end;
+                // The log switch checkpoint: everything before the new sequence may go to disk.
+                self.request_checkpoint(sequence_end);
+            }
+            let start = state.next_lsn;
+            let sequence = state.sequence;
+            match state.chunks.last_mut() {
+                Some(chunk)
+                    if chunk.sequence == sequence
+                        && chunk.start_lsn + chunk.bytes.len() as u64 == start =>
+                {
+                    chunk.bytes.extend_from_slice(record);
+                }
+                _ => {
+                    let sequence_start_lsn = state.sequence_start_lsn;
+                    state.chunks.push(Chunk {
+                        sequence,
+                        sequence_start_lsn,
+                        start_lsn: start,
+                        bytes: record.to_vec(),
+                    })
+                }
+            }
+            state.next_lsn += length as u64;
+            state.buffered_bytes += length;
+            let end = state.next_lsn;
+            let buffered = state.buffered_bytes;
+            drop(state);
+            instrumentation::add(Statistic::RedoEntries, 1);
+            instrumentation::add(Statistic::RedoSize, length as u64);
+            if buffered >= (self.buffer_bytes_max / 3).min(LGWR_WRITE_THRESHOLD_BYTES) {
+                self.wake_lgwr();
+            }
+            return Ok((start, end));
+        }
+    }
+
+    fn request_checkpoint(&self, lsn: u64) {
+        if let Some(request) = self.checkpoint_request.lock().as_ref() {
+            request(lsn);
+        }
+    }
+
+    fn wait_checkpoint(&self, lsn: u64) -> Result<()> {
+        let mut guard = self.written.lock();
+        while self.checkpoint_lsn() < lsn {
+            self.check_failed()?;
+            if self.shutdown.load(Ordering::Acquire) {
+                return Err(Error::new(1089, "immediate shutdown or close in progress"));
+            }
+            self.written_ready
+                .wait_for(&mut guard, Duration::from_millis(100));
+        }
+        Ok(())
+    }
+
+    /// Pads the stream to the end of its sequence and makes the next record start a new one
+    /// (ALTER SYSTEM SWITCH LOGFILE).
+    pub fn switch_logfile(&self) -> Result<()> {
+        {
+            let mut state = self.state.lock();
+            if state.next_lsn == state.sequence_start_lsn {
+                return Ok(()); // the current sequence is empty: nothing to switch from
+            }
+            // The rest of the current sequence stays unused; the next append switches.
+            state.next_lsn = state.sequence_start_lsn + self.capacity;
+        }
+        let marker = crate::redo::record::RecordBuilder::new(0, 0).finish();
+        let (_, end) = self.append(&marker)?;
+        self.flush_to(end)
+    }
+
+    fn wake_lgwr(&self) {
+        let mut work = self.work.lock();
+        *work = true;
+        self.work_ready.notify_one();
+    }
+
+    /// Waits until redo up to `lsn` is on disk ('log file sync' is timed by the caller).
+    pub fn flush_to(&self, lsn: u64) -> Result<()> {
+        if self.written_lsn() >= lsn {
+            return Ok(());
+        }
+        self.wait_written(lsn)
+    }
+
+    fn wait_written(&self, lsn: u64) -> Result<()> {
+        self.requested_lsn.fetch_max(lsn, Ordering::AcqRel);
+        self.wake_lgwr();
+        let mut guard = self.written.lock();
+        while self.written_lsn() < lsn {
+            self.check_failed()?;
+            if self.shutdown.load(Ordering::Acquire) && self.written_lsn() < lsn {
+                // LGWR drains before it stops; reaching here means it stopped early.
+                self.written_ready
+                    .wait_for(&mut guard, Duration::from_millis(10));
+                if self.written_lsn() < lsn {
+                    return Err(Error::new(1089, "immediate shutdown or close in progress"));
+                }
+            }
+            self.written_ready
+                .wait_for(&mut guard, Duration::from_millis(50));
+        }
+        Ok(())
+    }
+
+    /// A commit: waits on 'log file sync' until the commit record at `end_lsn` is durable.
+    pub fn sync_commit(&self, end_lsn: u64) -> Result<()> {
+        instrumentation::add(Statistic::RedoSynchWrites, 1);
+        let started = Instant::now();
+        let result = {
+            let _wait = instrumentation::wait(WaitEvent::LogFileSync, 0, end_lsn, 0);
+            self.flush_to(end_lsn)
+        };
+        let micros = started.elapsed().as_micros() as u64;
+        instrumentation::add(Statistic::RedoSynchTimeUsec, micros);
+        instrumentation::add(Statistic::RedoSynchTime, micros / 10_000);
+        result
+    }
+
+    /// LGWR's main loop. Returns when `shutdown` was called and everything is written.
+    pub fn run_lgwr(&self) {
+        loop {
+            {
+                let mut work = self.work.lock();
+                if !*work && !self.shutdown.load(Ordering::Acquire) {
+                    let _idle = instrumentation::wait(WaitEvent::RdbmsIpcMessage, 300, 0, 0);
+                    self.work_ready.wait_for(&mut work, LGWR_TIMEOUT);
+                }
+                *work = false;
+            }
+            let stopping = self.shutdown.load(Ordering::Acquire);
+            if let Err(error) = self.write_once() {
+                *self.failed.lock() = Some(error);
+                let _guard = self.written.lock();
+                self.written_ready.notify_all();
+                return;
+            }
+            if stopping && self.state.lock().chunks.is_empty() {
+                return;
+            }
+        }
+    }
+
+    /// Takes everything buffered, pads to a block boundary, writes and syncs it.
+    fn write_once(&self) -> Result<()> {
+        let (chunks, end_lsn) = {
+            let mut state = self.state.lock();
+            if state.chunks.is_empty() {
+                return Ok(());
+            }
+            let chunks = std::mem::take(&mut state.chunks);
+            state.buffered_bytes = 0;
+            // Pad the stream to the next block boundary of its sequence.
+            let offset = state.next_lsn - state.sequence_start_lsn;
+            let rest = (REDO_PAYLOAD_BYTES as u64 - offset % REDO_PAYLOAD_BYTES as u64)
+                % REDO_PAYLOAD_BYTES as u64;
+            state.next_lsn += rest;
+            instrumentation::add(Statistic::RedoWastage, rest);
+            (chunks, state.next_lsn)
+        };
+        let started = Instant::now();
+        let mut blocks_written = 0u64;
+        let mut touched: Vec<u32> = Vec::new();
+        {
+            let _wait = instrumentation::wait(WaitEvent::LogFileParallelWrite, 1, 0, 1);
+            let mut previous_sequence = None;
+            for chunk in &chunks {
+                if previous_sequence.is_some_and(|previous| previous != chunk.sequence) {
+                    // A sequence is durable before anything of the next one is written: recovery
+                    // relies on it to continue from one sequence into the next.
+                    self.sync_groups(&mut touched)?;
+                }
+                previous_sequence = Some(chunk.sequence);
+                blocks_written += self.write_chunk(chunk, &mut touched)?;
+            }
+            self.sync_groups(&mut touched)?;
+        }
+        instrumentation::add(Statistic::RedoWrites, 1);
+        instrumentation::add(Statistic::RedoBlocksWritten, blocks_written);
+        instrumentation::add(
+            Statistic::RedoWriteTime,
+            started.elapsed().as_micros() as u64 / 10_000,
+        );
+        self.written_lsn.fetch_max(end_lsn, Ordering::AcqRel);
+        let _guard = self.written.lock();
+        self.written_ready.notify_all();
+        Ok(())
+    }
+
+    fn sync_groups(&self, touched: &mut Vec<u32>) -> Result<()> {
+        for group in touched.drain(..) {
+            let log = &self.groups[group as usize - 1];
+            log.file
+                .sync_data()
+                .map_err(|error| Error::io(&log.path, error))?;
+        }
+        Ok(())
+    }
+
+    /// Writes one chunk (within one sequence) as whole redo blocks. Returns blocks written.
+    fn write_chunk(&self, chunk: &Chunk, touched: &mut Vec<u32>) -> Result<u64> {
+        let group = self.group_of(chunk.sequence);
+        let sequence_start = chunk.sequence_start_lsn;
+        {
+            let mut sequences = self.group_sequences.lock();
+            let slot = &mut sequences[group.group as usize - 1];
+            if slot.0 != chunk.sequence {
+                drop(sequences);
+                self.write_file_header(chunk.sequence, sequence_start)?;
+            }
+        }
+        let offset = chunk.start_lsn - sequence_start;
+        let first_block = offset / REDO_PAYLOAD_BYTES as u64;
+        debug_assert_eq!(
+            offset % REDO_PAYLOAD_BYTES as u64,
+            0,
+            "chunks start on block boundaries"
+        );
+        let block_count = chunk.bytes.len().div_ceil(REDO_PAYLOAD_BYTES);
+        let mut image = vec![0u8; block_count * REDO_BLOCK_BYTES];
+        for (index, payload) in chunk.bytes.chunks(REDO_PAYLOAD_BYTES).enumerate() {
+            let block = &mut image[index * REDO_BLOCK_BYTES..(index + 1) * REDO_BLOCK_BYTES];
+            let block_number = first_block + 1 + index as u64;
+            write_u32(block, 4, chunk.sequence as u32);
+            write_u32(block, 8, block_number as u32);
+            write_u32(block, 12, self.epoch.load(Ordering::Acquire));
+            block[REDO_BLOCK_HEADER_BYTES..REDO_BLOCK_HEADER_BYTES + payload.len()]
+                .copy_from_slice(payload);
+            let checksum = crc32c::crc32c(&block[4..]);
+            write_u32(block, 0, checksum);
+        }
+        let position = (first_block + 1) * REDO_BLOCK_BYTES as u64;
+        group
+            .file
+            .write_at(&image, position)
+            .map_err(|error| Error::io(&group.path, error))?;
+        if !touched.contains(&group.group) {
+            touched.push(group.group);
+        }
+        Ok(block_count as u64)
+    }
+
+    /// Writes (and syncs) the header that makes a group hold `sequence`.
+    fn write_file_header(&self, sequence: u64, start_lsn: u64) -> Result<()> {
+        let group = self.group_of(sequence);
+        let mut header = vec![0u8; REDO_BLOCK_BYTES];
+        header[0..8].copy_from_slice(LOG_FILE_MAGIC);
+        write_u32(&mut header, 12, group.group);
+        write_u32(&mut header, 16, sequence as u32);
+        write_u64(&mut header, 20, start_lsn);
+        write_u64(&mut header, 28, self.file_size);
+        let checksum = crc32c::crc32c(&header[12..]);
+        write_u32(&mut header, 8, checksum);
+        let io = |error| Error::io(&group.path, error);
+        group.file.write_at(&header, 0).map_err(io)?;
+        group.file.sync_data().map_err(io)?;
+        self.group_sequences.lock()[group.group as usize - 1] = (sequence, start_lsn);
+        Ok(())
+    }
+
+    /// The sequence holding `lsn` and its start, among the sequences the groups hold now.
+    pub fn sequence_of(&self, lsn: u64) -> Option<(u64, u64)> {
+        let current = {
+            let state = self.state.lock();
+            (state.sequence, state.sequence_start_lsn)
+        };
+        if lsn >= current.1 {
+            return Some(current);
+        }
+        self.group_sequences
+            .lock()
+            .iter()
+            .filter(|(sequence, start)| {
+                *sequence > 0 && *start <= lsn && lsn <= start + self.capacity
+            })
+            .max_by_key(|(sequence, _)| *sequence)
+            .copied()
+    }
+
+    /// Forgets a group's contents (its header is zeroed): used by recovery for sequences past
+    /// the point where the stream ended, so that they are never read as a continuation.
+    pub fn invalidate_group(&self, group: &LogGroup) -> Result<()> {
+        let io = |error| Error::io(&group.path, error);
+        group
+            .file
+            .write_at(&[0u8; REDO_BLOCK_BYTES], 0)
+            .map_err(io)?;
+        group.file.sync_data().map_err(io)?;
+        self.group_sequences.lock()[group.group as usize - 1] = (0, 0);
+        Ok(())
+    }
+
+    /// Asks LGWR to write everything and stop.
+    pub fn shutdown(&self) {
+        self.shutdown.store(true, Ordering::Release);
+        self.wake_lgwr();
+    }
+
+    /// v$log rows.
+    pub fn status(&self) -> Vec<LogStatus> {
+        let current = self.current_sequence();
+        let checkpoint = self.checkpoint_lsn();
+        self.group_sequences
+            .lock()
+            .iter()
+            .enumerate()
+            .map(|(index, &(sequence, first_lsn))| LogStatus {
+                group: index as u32 + 1,
+                sequence,
+                bytes: self.file_size,
+                first_lsn,
+                status: if sequence == 0 {
+                    "UNUSED"
+                } else if sequence == current {
+                    "CURRENT"
+                } else if first_lsn + self.capacity > checkpoint {
+                    "ACTIVE"
+                } else {
+                    "INACTIVE"
+                },
+            })
+            .collect()
+    }
+
+    /// Reads a group's header: (sequence, start LSN), or None if it never held redo or is
+    /// damaged.
+    pub fn read_file_header(&self, group: &LogGroup) -> Result<Option<(u64, u64)>> {
+        let mut header = vec![0u8; REDO_BLOCK_BYTES];
+        group
+            .file
+            .read_at(&mut header, 0)
+            .map_err(|error| Error::io(&group.path, error))?;
+        if &header[0..8] != LOG_FILE_MAGIC || read_u32(&header, 8) != crc32c::crc32c(&header[12..])
+        {
+            return Ok(None);
+        }
+        let sequence = read_u32(&header, 16) as u64;
+        let start = read_u64(&header, 20);
+        self.group_sequences.lock()[group.group as usize - 1] = (sequence, start);
+        Ok(Some((sequence, start)))
+    }
+
+    /// Reads the stream of `sequence` from `from_lsn` for recovery: returns the payload bytes
+    /// of every valid block from there on, stopping at the first block that is torn, damaged
+    /// or from an older use of the file.
+    pub fn read_sequence(
+        &self,
+        sequence: u64,
+        sequence_start: u64,
+        from_lsn: u64,
+        epoch_seen: &mut u32,
+    ) -> Result<Vec<u8>> {
+        let group = self.group_of(sequence);
+        let offset = from_lsn - sequence_start;
+        let first_block = offset / REDO_PAYLOAD_BYTES as u64;
+        let skip = (offset % REDO_PAYLOAD_BYTES as u64) as usize;
+        let total_blocks = self.file_size / REDO_BLOCK_BYTES as u64 - 1;
+        let mut stream = Vec::new();
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        let _wait = instrumentation::wait(WaitEvent::LogFileSequentialRead, 0, 0, 0);
+        for index in first_block..total_blocks {
+            let position = (index + 1) * REDO_BLOCK_BYTES as u64;
+            group
+                .file
+                .read_at(&mut block, position)
+                .map_err(|error| Error::io(&group.path, error))?;
+            let valid = read_u32(&block, 0) == crc32c::crc32c(&block[4..])
+                && read_u32(&block, 4) as u64 == sequence
+                && read_u32(&block, 8) as u64 == index + 1
+                && read_u32(&block, 12) >= *epoch_seen;
+            if !valid {
+                break;
+            }
+            *epoch_seen = read_u32(&block, 12);
+            let payload = &block[REDO_BLOCK_HEADER_BYTES..];
+            if index == first_block {
+                stream.extend_from_slice(&payload[skip..]);
+            } else {
+                stream.extend_from_slice(payload);
+            }
+        }
+        Ok(stream)
+    }
+
+    /// Splits a stream read by `read_sequence` into records. Returns (lsn, record bytes) and
+    /// the LSN just past the last whole, valid record.
+    pub fn split_records(
+        stream: &[u8],
+        stream_start_lsn: u64,
+        sequence_start: u64,
+    ) -> (Vec<(u64, &[u8])>, u64) {
+        let mut records = Vec::new();
+        let mut position = 0usize;
+        loop {
+            let lsn = stream_start_lsn + position as u64;
+            if position + 4 > stream.len() {
+                return (records, lsn);
+            }
+            let length = read_u32(stream, position) as usize;
+            if length == 0 {
+                // Padding: the rest of this redo block is unused.
+                let in_block = ((lsn - sequence_start) % REDO_PAYLOAD_BYTES as u64) as usize;
+                let next = position + (REDO_PAYLOAD_BYTES - in_block);
+                if next > stream.len() || stream[position..next].iter().any(|&byte| byte != 0) {
+                    return (records, lsn);
+                }
+                position = next;
+                continue;
+            }
+            if length < RECORD_HEADER_BYTES || position + length > stream.len() {
+                return (records, lsn);
+            }
+            let record = &stream[position..position + length];
+            if crate::redo::record::decode(record).is_err() {
+                return (records, lsn);
+            }
+            records.push((lsn, record));
+            position += length;
+        }
+    }
+}

@@ -1,0 +1,13 @@
+//! Redo: every change to a block is described by a redo record before the change can reach
+//! disk, and a commit is durable when its record is.
+//!
+//! - [`mtr`]: the mini-transaction, which turns block edits into one redo record;
+//! - [`record`]: the record format and the one function that applies a change vector;
+//! - [`log`]: the log buffer, the online log files and LGWR (group commit);
+//! - [`controlfile`]: where the checkpoint is, so that recovery knows where to start;
+//! - [`recovery`]: rolling forward from the checkpoint after a crash.
+pub mod controlfile;
+pub mod log;
+pub mod mtr;
+pub mod record;
+pub mod recovery;

@@ -1,0 +1,4 @@
+//! The SQL layer: lexer -> parser -> planner -> executor.
+pub mod ast;
+pub mod lexer;
+pub mod parser;
