@@ -47,6 +47,9 @@ pub(crate) struct Frame {
     pins: AtomicU32,
     valid: AtomicBool,
     dirty: AtomicBool,
+    /// Set while one writer owns the frame's write: two writers of one buffer could land an
+    /// older image on disk after a newer one was written and the buffer marked clean.
+    writing: AtomicBool,
     /// LSN of the first change since the frame was last clean (checkpoint queue order).
     first_dirty_lsn: AtomicU64,
 }
@@ -143,6 +146,15 @@ impl Drop for BlockWrite<'_> {
     }
 }
 
+/// Clears a frame's `writing` flag when dropped.
+struct WriteClaim<'a>(&'a AtomicBool);
+
+impl Drop for WriteClaim<'_> {
+    fn drop(&mut self) {
+        self.0.store(false, Ordering::Release);
+    }
+}
+
 /// One buffer as x$bh shows it.
 #[derive(Clone, Debug)]
 pub struct BufferHeader {
@@ -174,6 +186,7 @@ impl BufferCache {
                 pins: AtomicU32::new(0),
                 valid: AtomicBool::new(false),
                 dirty: AtomicBool::new(false),
+                writing: AtomicBool::new(false),
                 first_dirty_lsn: AtomicU64::new(0),
             })
             .collect();
@@ -420,11 +433,17 @@ impl BufferCache {
     pub(crate) fn write_frames(&self, frames: &[FrameId]) -> Result<usize> {
         let mut images: Vec<(FrameId, BlockId, Box<[u8]>, u64)> = Vec::with_capacity(frames.len());
         let mut highest_lsn = 0;
+        // Released (writing flags cleared) when this function returns, on every path.
+        let mut claims = Vec::with_capacity(frames.len());
         for &frame in frames {
             let state = &self.frames[frame];
             if !state.dirty.load(Ordering::Acquire) {
                 continue;
             }
+            if state.writing.swap(true, Ordering::AcqRel) {
+                continue; // another session is writing this buffer
+            }
+            let claimed = WriteClaim(&state.writing);
             let content = state.data.read();
             let tag = state.tag.load(Ordering::Acquire);
             if tag == EMPTY_TAG
@@ -433,6 +452,7 @@ impl BufferCache {
             {
                 continue;
             }
+            claims.push(claimed);
             let mut image = content.clone();
             drop(content);
             let lsn = block::lsn(&image);

@@ -72,7 +72,8 @@ impl fmt::Display for ObjectName {
 pub enum Statement {
     /// A query: `SELECT ...`, `WITH ... SELECT ...`, `(SELECT ...) UNION ...`.
     Select(Box<Query>),
-    /// `INSERT INTO table [(columns)] VALUES (...)[, (...)]` or `INSERT INTO table [(columns)] query`.
+    /// `INSERT INTO table [(columns)] VALUES (...)[, (...)]`, or
+    /// `INSERT INTO table [(columns)] query`.
     Insert {
         hint: Option<String>,
         table: ObjectName,
@@ -363,7 +364,8 @@ pub struct OrderByItem {
 
 #[derive(Debug, Clone, PartialEq)]
 pub enum SortKey {
-    /// `ORDER BY 2`: a select-list position, 1-based as written (0 is kept; the planner rejects it).
+    /// `ORDER BY 2`: a select-list position, 1-based as written (0 is kept: the planner
+    /// rejects it).
     Position(usize),
     Expression(Expr),
 }
@@ -624,7 +626,8 @@ impl ColumnDef {
     }
 }
 
-/// `[CONSTRAINT name] PRIMARY KEY (...) | UNIQUE (...) | CHECK (...) | FOREIGN KEY (...) REFERENCES ...`
+/// `[CONSTRAINT name] PRIMARY KEY (...) | UNIQUE (...) | CHECK (...)
+/// | FOREIGN KEY (...) REFERENCES ...`
 #[derive(Debug, Clone, PartialEq)]
 pub struct TableConstraint {
     pub name: Option<String>,

@@ -680,15 +680,11 @@ mod tests {
         let sql = "SELECT * FROM t WHERE a = 'x''y' AND b = 42";
         let mut shared = String::new();
         let mut previous_end = 0;
-        let mut count = 0;
-        for token in tokenize(sql)
-            .unwrap()
-            .iter()
-            .filter(|token| token.kind.is_literal())
-        {
+        let tokens = tokenize(sql).unwrap();
+        let literals = tokens.iter().filter(|token| token.kind.is_literal());
+        for (count, token) in literals.enumerate() {
             shared.push_str(&sql[previous_end..token.start]);
             shared.push_str(&format!(":\"SYS_B_{count}\""));
-            count += 1;
             previous_end = token.end;
         }
         shared.push_str(&sql[previous_end..]);
