@@ -482,10 +482,13 @@ impl BufferCache {
                 }
             } else {
                 // Changed while being written: what is on disk now holds every change up to
-                // `written_lsn`, so the first change not on disk comes after it.
+                // the record at `written_lsn`. The checkpoint may move up to that record but
+                // not past it: a checkpoint position must be a record boundary, because
+                // recovery starts parsing redo there (replaying that one record again is
+                // harmless: the block's LSN shows it is already applied).
                 state
                     .first_dirty_lsn
-                    .fetch_max(written_lsn + 1, Ordering::AcqRel);
+                    .fetch_max(*written_lsn, Ordering::AcqRel);
             }
         }
         Ok(images.len())

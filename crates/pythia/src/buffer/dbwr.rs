@@ -117,7 +117,11 @@ impl Dbwr {
         while !self.shutdown.load(Ordering::Acquire) {
             let (posted, target) = {
                 let mut requests = self.requests.lock();
-                if !requests.posted && requests.checkpoint_target.is_none() {
+                // Checked under the lock that `shutdown` notifies under: no missed wake-up.
+                if !requests.posted
+                    && requests.checkpoint_target.is_none()
+                    && !self.shutdown.load(Ordering::Acquire)
+                {
                     let _idle = instrumentation::wait(WaitEvent::RdbmsIpcMessage, 300, 0, 0);
                     self.posted.wait_for(&mut requests, DBWR_TIMEOUT);
                 }

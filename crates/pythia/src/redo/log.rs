@@ -58,6 +58,13 @@ use crate::storage::vfs::{Vfs, VfsFile};
 pub const REDO_BLOCK_BYTES: usize = 512;
 pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
 pub const REDO_PAYLOAD_BYTES: usize = REDO_BLOCK_BYTES - REDO_BLOCK_HEADER_BYTES;
+/// A record opens with its length, a u32.
+const RECORD_LENGTH_BYTES: usize = 4;
+
+/// Payload bytes from `offset` (within a sequence) to the end of its redo block.
+fn block_bytes_left(offset: u64) -> u64 {
+    REDO_PAYLOAD_BYTES as u64 - offset % REDO_PAYLOAD_BYTES as u64
+}
 pub const LOG_FILE_MAGIC: &[u8; 8] = b"PYTHRLOG";
 /// LGWR writes at least this often when there is redo to write (Oracle: every 3 seconds).
 pub const LGWR_TIMEOUT: Duration = Duration::from_secs(3);
@@ -285,6 +292,24 @@ impl RedoLog {
                 let target = self.current_lsn();
                 self.wait_written(target)?;
                 continue;
+            }
+            // A record never starts in the last bytes of a redo block, where its length word
+            // would straddle the boundary: the reader could not tell it from padding.
+            let left_in_block = block_bytes_left(state.next_lsn - state.sequence_start_lsn);
+            if left_in_block < RECORD_LENGTH_BYTES as u64 {
+                let start = state.next_lsn;
+                if let Some(chunk) = state
+                    .chunks
+                    .last_mut()
+                    .filter(|chunk| chunk.start_lsn + chunk.bytes.len() as u64 == start)
+                {
+                    chunk
+                        .bytes
+                        .resize(chunk.bytes.len() + left_in_block as usize, 0);
+                }
+                state.next_lsn += left_in_block;
+                state.buffered_bytes += left_in_block as usize;
+                instrumentation::add(Statistic::RedoWastage, left_in_block);
             }
             let sequence_end = state.sequence_start_lsn + self.capacity;
             if state.next_lsn + length as u64 > sequence_end {
@@ -710,11 +735,16 @@ impl RedoLog {
             if position + 4 > stream.len() {
                 return (records, lsn);
             }
+            let left_in_block = block_bytes_left(lsn - sequence_start) as usize;
+            if left_in_block < RECORD_LENGTH_BYTES {
+                // Too little room for a length word: padding (see `append`).
+                position += left_in_block;
+                continue;
+            }
             let length = read_u32(stream, position) as usize;
             if length == 0 {
                 // Padding: the rest of this redo block is unused.
-                let in_block = ((lsn - sequence_start) % REDO_PAYLOAD_BYTES as u64) as usize;
-                let next = position + (REDO_PAYLOAD_BYTES - in_block);
+                let next = position + left_in_block;
                 if next > stream.len() || stream[position..next].iter().any(|&byte| byte != 0) {
                     return (records, lsn);
                 }
@@ -730,6 +760,73 @@ impl RedoLog {
             }
             records.push((lsn, record));
             position += length;
+        }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::redo::record::{self, RecordBuilder};
+    use crate::storage::block::BlockId;
+    use crate::storage::vfs::SimVfs;
+
+    /// A valid record of exactly `length` bytes (one vector with one changed range).
+    fn record_of(length: usize) -> Vec<u8> {
+        let changed = length - record::RECORD_HEADER_BYTES - record::VECTOR_HEADER_BYTES - 4;
+        let before = vec![0u8; 2048];
+        let mut after = before.clone();
+        after[100..100 + changed].fill(0xAB);
+        let mut builder = RecordBuilder::new(1, 0);
+        assert!(builder.push_vector(BlockId::new(1, 1), &before, &after, false));
+        let bytes = builder.finish();
+        assert_eq!(bytes.len(), length);
+        bytes
+    }
+
+    /// The stream of sequence 1 read back, split into records.
+    fn records_on_disk(log: &RedoLog) -> Vec<u64> {
+        let mut epoch = 0;
+        let stream = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        let (records, _) = RedoLog::split_records(&stream, 0, 0);
+        records.into_iter().map(|(lsn, _)| lsn).collect()
+    }
+
+    /// A record ending one to three bytes before a redo block's end leaves too little room
+    /// for the next length word. Whether LGWR's write pads that gap or the next record does,
+    /// the reader must step over it; it once stopped there and lost every later commit.
+    #[test]
+    fn a_gap_too_small_for_a_length_word_is_padding_whoever_pads_it() {
+        for gap in 1..=3usize {
+            for write_between in [true, false] {
+                let vfs = SimVfs::new(gap as u64);
+                let dir = std::path::Path::new("/db");
+                vfs.create_dir_all(dir).unwrap();
+                let log = RedoLog::open(&vfs, dir, 2, 64 << 10, 1 << 20).unwrap();
+                log.start_at(
+                    StreamPosition {
+                        sequence: 1,
+                        sequence_start_lsn: 0,
+                        next_lsn: 0,
+                    },
+                    0,
+                    1,
+                )
+                .unwrap();
+                let (first, end) = log.append(&record_of(REDO_PAYLOAD_BYTES - gap)).unwrap();
+                if write_between {
+                    log.write_once().unwrap();
+                }
+                let (second, _) = log.append(&record_of(100)).unwrap();
+                log.write_once().unwrap();
+                assert_eq!(first, 0);
+                assert_eq!(end as usize, REDO_PAYLOAD_BYTES - gap);
+                assert_eq!(
+                    second as usize, REDO_PAYLOAD_BYTES,
+                    "the next record starts a block"
+                );
+                assert_eq!(records_on_disk(&log), vec![first, second], "gap {gap}");
+            }
         }
     }
 }
