@@ -1,11 +1,17 @@
 //! Pythia: an embeddable SQL engine built on Oracle's instance architecture.
 pub mod buffer;
+pub mod catalog;
 pub mod error;
 pub mod instance;
 pub mod instrumentation;
 pub mod redo;
+pub mod session;
 pub mod sql;
 pub mod storage;
 pub mod transaction;
 pub mod types;
 pub use error::{Error, Result};
+pub use instance::Instance;
+pub use session::{Column, DescribeColumn, Session, StatementResult};
+pub use sql::engine::Prepared;
+pub use types::Value;

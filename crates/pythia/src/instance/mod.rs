@@ -42,6 +42,7 @@ use crate::storage::space::SpaceManager;
 use crate::storage::vfs::Vfs;
 use crate::transaction::undo::{self, UndoLayout};
 use crate::transaction::{TransactionManager, XID_RESERVATION};
+use parameters::{names, Parameters, SetScope};
 
 /// The sizes an instance is started with (from the parameters).
 #[derive(Clone, Debug)]
@@ -97,13 +98,82 @@ pub struct Instance {
     threads: Mutex<Vec<JoinHandle<()>>>,
     closed: AtomicBool,
     report: OpenReport,
+    /// The instance's parameters (`ALTER SYSTEM` changes them; sessions clone them at logon).
+    parameters: parking_lot::RwLock<Parameters>,
+    catalog: crate::catalog::Catalog,
     _directory_lock: Box<dyn std::any::Any + Send + Sync>,
 }
 
+impl InstanceConfig {
+    /// The sizes the parameters ask for.
+    pub fn from_parameters(parameters: &Parameters) -> InstanceConfig {
+        InstanceConfig {
+            block_size: parameters.get_integer(names::DB_BLOCK_SIZE) as usize,
+            cache_bytes: parameters.get_bytes(names::DB_CACHE_SIZE),
+            log_buffer_bytes: parameters.get_bytes(names::LOG_BUFFER),
+            log_file_size: parameters.get_bytes(names::LOG_FILE_SIZE),
+            log_groups: parameters.get_integer(names::LOG_GROUPS) as u32,
+            undo_bytes: parameters.get_bytes(names::UNDO_TABLESPACE_SIZE),
+        }
+    }
+}
+
+/// The parameter file read at every open.
+pub const PARAMETER_FILE: &str = "init.ora";
+
 impl Instance {
+    /// Opens (creating when needed) the database in `dir`: reads `dir/init.ora` when present,
+    /// then applies `overrides` (`-p name=value`) for this run only.
+    ///
+    /// ```no_run
+    /// let instance = pythia::Instance::open("./pythia-data", &[("db_cache_size", "64M")])?;
+    /// let mut session = instance.connect()?;
+    /// session.execute("create table t (id number primary key, name varchar2(20))")?;
+    /// session.execute("insert into t values (1, 'one')")?;
+    /// session.execute("commit")?;
+    /// let result = session.execute("select name from t where id = 1")?;
+    /// assert_eq!(result.rows[0][0].to_string(), "one");
+    /// # Ok::<(), pythia::Error>(())
+    /// ```
+    pub fn open(dir: impl AsRef<Path>, overrides: &[(&str, &str)]) -> Result<Arc<Instance>> {
+        let dir = dir.as_ref();
+        let vfs = crate::storage::vfs::os();
+        let parameters = Instance::read_parameters(vfs.as_ref(), dir, overrides)?;
+        Instance::open_with_parameters(vfs, dir, parameters)
+    }
+
+    /// The parameters `open` would start with: `init.ora` in `dir` if it exists, then the
+    /// overrides.
+    pub fn read_parameters(
+        vfs: &dyn Vfs,
+        dir: &Path,
+        overrides: &[(&str, &str)],
+    ) -> Result<Parameters> {
+        let file = dir.join(PARAMETER_FILE);
+        let mut parameters = if vfs.exists(&file) {
+            Parameters::load_file(&file)?
+        } else {
+            Parameters::defaults()
+        };
+        for (name, value) in overrides {
+            parameters.set(name, value, SetScope::CommandLine)?;
+        }
+        Ok(parameters)
+    }
+
     /// Opens (creating when needed) the database in `dir` on the real file system.
     pub fn open_directory(dir: &Path, config: InstanceConfig) -> Result<Arc<Instance>> {
         Instance::open_with(crate::storage::vfs::os(), dir, config)
+    }
+
+    /// Opens with the given parameters through `vfs`.
+    pub fn open_with_parameters(
+        vfs: Arc<dyn Vfs>,
+        dir: &Path,
+        parameters: Parameters,
+    ) -> Result<Arc<Instance>> {
+        let config = InstanceConfig::from_parameters(&parameters);
+        Instance::start(vfs, dir, config, parameters)
     }
 
     /// Opens the database in `dir` through `vfs` (tests pass a simulated file system).
@@ -111,6 +181,15 @@ impl Instance {
         vfs: Arc<dyn Vfs>,
         dir: &Path,
         config: InstanceConfig,
+    ) -> Result<Arc<Instance>> {
+        Instance::start(vfs, dir, config, Parameters::defaults())
+    }
+
+    fn start(
+        vfs: Arc<dyn Vfs>,
+        dir: &Path,
+        config: InstanceConfig,
+        parameters: Parameters,
     ) -> Result<Arc<Instance>> {
         vfs.create_dir_all(dir)
             .map_err(|error| Error::io(dir, error))?;
@@ -278,6 +357,8 @@ impl Instance {
             threads: Mutex::new(threads),
             closed: AtomicBool::new(false),
             report,
+            parameters: parking_lot::RwLock::new(parameters),
+            catalog: crate::catalog::Catalog::empty(),
             _directory_lock: directory_lock,
         });
         instance.checkpoint()?;
@@ -324,6 +405,20 @@ impl Instance {
 
     pub fn files(&self) -> &Arc<FileSet> {
         &self.files
+    }
+
+    /// A new session on this instance.
+    pub fn connect(self: &Arc<Self>) -> Result<crate::Session> {
+        crate::sql::engine::Session::new(self.clone())
+    }
+
+    /// The instance's parameters (a cheap copy).
+    pub fn parameters(&self) -> Parameters {
+        self.parameters.read().clone()
+    }
+
+    pub fn catalog(&self) -> &crate::catalog::Catalog {
+        &self.catalog
     }
 
     pub fn open_report(&self) -> &OpenReport {

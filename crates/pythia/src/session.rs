@@ -1,0 +1,52 @@
+//! Sessions: what `instance.connect()` returns, and the embedded API's entry point.
+//!
+//! A session runs one statement at a time on the calling thread (Oracle's dedicated server).
+//! It owns its transaction (begun at the first change, ended by COMMIT, ROLLBACK or DDL),
+//! its copy of the parameters (`ALTER SESSION`), its sequences' CURRVAL, and its
+//! instrumentation (the `sid` of `v$session`). Many sessions run at once on their own threads;
+//! they share the instance's structures, each guarded by its own latch.
+
+use crate::types::{DataType, Value};
+
+/// A column of a statement's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// The column's heading: its alias, or the expression as written, in upper case.
+    pub name: String,
+    /// None when every value is NULL and no type could be inferred.
+    pub data_type: Option<DataType>,
+}
+
+/// What a statement returned.
+#[derive(Clone, Debug, Default, PartialEq)]
+pub struct StatementResult {
+    /// True for queries (even with no rows): `columns` and `rows` hold the result.
+    pub is_query: bool,
+    pub columns: Vec<Column>,
+    pub rows: Vec<Vec<Value>>,
+    /// Rows inserted, updated or deleted; rows returned for a query.
+    pub rows_affected: u64,
+    /// SQL*Plus feedback: `Table created.`, `3 rows updated.`, `Commit complete.`; for a
+    /// query, `no rows selected` or `n rows selected.`.
+    pub feedback: String,
+}
+
+/// A column as `DESCRIBE` shows it.
+#[derive(Clone, Debug, PartialEq)]
+pub struct DescribeColumn {
+    pub name: String,
+    pub nullable: bool,
+    /// `NUMBER(10,2)`, `VARCHAR2(30)`, `DATE`, ...
+    pub type_text: String,
+}
+
+pub use crate::sql::engine::Session;
+
+impl StatementResult {
+    pub(crate) fn done(feedback: impl Into<String>) -> StatementResult {
+        StatementResult {
+            feedback: feedback.into(),
+            ..Default::default()
+        }
+    }
+}
