@@ -1,9 +1,1076 @@
-//! The data dictionary (stub while it lands).
+//! The data dictionary: tables, indexes and sequences, stored in the database itself.
+//!
+//! ```text
+//!   file header (block 0) --bootstrap pointer--> DICT$ segment (object 1, a heap table)
+//!                                                 one row per object, through transactions:
+//!      ['TABLE',    obj#, name, segment block, CREATE TABLE text, created]
+//!      ['INDEX',    obj#, name, table obj#, unique, column positions "0,2", segment block,
+//!                   constraint name or NULL]
+//!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
+//!
+//!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
+//!                                                           writes DICT$, then swaps it in
+//! ```
+//!
+//! DICT$ rows are written through the transaction layer like any table's rows, so they have
+//! redo and undo: a DDL statement is one transaction, committed before it returns (Oracle's
+//! implicit commit), and a crash in the middle leaves either the whole change or none of it.
+//! Segments are created and dropped by mini-transactions of their own; a crash between the
+//! segment's creation and the DDL's commit leaks the segment's extents (known limit: no
+//! space reclamation at recovery yet).
+//!
+//! A table's row holds the CREATE TABLE text it was made with, and opening the database
+//! parses it again for the columns, types, defaults and NOT NULL flags: one definition of
+//! what a column is, the parser's. `dba_tab_columns` and friends are built from the parsed
+//! form. Object numbers come from a counter rebuilt at open as one past the highest in DICT$.
+//!
+//! Readers take `current()`, a pointer to an immutable dictionary, at the start of each
+//! statement: name resolution never waits for DDL. DDL statements are serialized by one
+//! mutex. A statement that started before a DROP TABLE and still reads the table may fail
+//! on the freed blocks (known limit: Oracle's DDL locks, in the library cache issue).
+//!
+//! Sequences hand out numbers from an in-memory range of `cache` values; taking a new range
+//! first writes its end (the high-water value) to DICT$ in a recursive transaction committed
+//! at once, as Oracle updates SEQ$. After a crash the numbers of the unused cached range are
+//! skipped, never handed out twice.
 
-pub struct Catalog {}
+pub mod views;
+
+use std::collections::BTreeMap;
+use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::Arc;
+
+use parking_lot::Mutex;
+
+use crate::buffer::{AccessKind, BufferCache};
+use crate::error::{Error, Result};
+use crate::instrumentation::{LatchName, RwLatch};
+use crate::redo::log::RedoLog;
+use crate::redo::mtr::Mtr;
+use crate::sql::ast;
+use crate::storage::block::BlockId;
+use crate::storage::btree::BTree;
+use crate::storage::datafile::SYSTEM_FILE;
+use crate::storage::heap::{self, RowId};
+use crate::storage::segment::{self, SegmentKind};
+use crate::storage::space::SpaceManager;
+use crate::transaction::{RowChange, TransactionManager};
+use crate::types::{decode_row, encode_row, DataType, Value};
+
+/// DICT$'s object number.
+pub const DICTIONARY_OBJECT: u32 = 1;
+/// The first object number given to user objects.
+pub const FIRST_USER_OBJECT: u32 = 100;
+/// Columns a table may have (Oracle: 1000).
+pub const TABLE_COLUMNS_MAX: usize = 1000;
+/// Columns an index may have (Oracle: 32).
+pub const INDEX_COLUMNS_MAX: usize = 32;
+/// Length of an object name (Oracle 12.2+: 128 bytes).
+pub const OBJECT_NAME_BYTES_MAX: usize = 128;
+/// The owner every object belongs to until users arrive with the server issue.
+pub const OWNER: &str = "SYSTEM";
+
+#[derive(Clone, Debug)]
+pub struct ColumnDef {
+    pub name: String,
+    pub data_type: DataType,
+    pub nullable: bool,
+    pub default: Option<ast::Expr>,
+}
+
+#[derive(Debug)]
+pub struct TableDef {
+    pub object_id: u32,
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    /// The heap segment's header block.
+    pub segment: BlockId,
+    /// The block inserts try first (shared by every version of this definition).
+    pub insert_hint: Arc<AtomicU64>,
+    pub indexes: Vec<Arc<IndexDef>>,
+    pub created: i64,
+    ddl: String,
+    dictionary_row: RowId,
+}
+
+impl TableDef {
+    /// The column's position, by its (upper-case) name.
+    pub fn column(&self, name: &str) -> Option<usize> {
+        self.columns.iter().position(|column| column.name == name)
+    }
+}
+
+#[derive(Debug)]
+pub struct IndexDef {
+    pub object_id: u32,
+    pub name: String,
+    pub table_id: u32,
+    pub table_name: String,
+    /// Positions of the indexed columns in the table.
+    pub columns: Vec<usize>,
+    pub unique: bool,
+    /// The PRIMARY KEY or UNIQUE constraint the index enforces, if any.
+    pub constraint: Option<String>,
+    pub tree: BTree,
+    dictionary_row: RowId,
+}
+
+impl IndexDef {
+    /// The index's DICT$ row.
+    fn dictionary_values(&self) -> Vec<Value> {
+        let positions: Vec<String> = self.columns.iter().map(usize::to_string).collect();
+        vec![
+            Value::text("INDEX"),
+            Value::integer(self.object_id as i64),
+            Value::text(&self.name),
+            Value::integer(self.table_id as i64),
+            Value::integer(self.unique as i64),
+            Value::text(positions.join(",")),
+            Value::integer(self.tree.header().block as i64),
+            self.constraint.as_deref().map_or(Value::Null, Value::text),
+        ]
+    }
+}
+
+#[derive(Debug)]
+pub struct SequenceDef {
+    pub object_id: u32,
+    pub name: String,
+    pub increment: i128,
+    pub min: i128,
+    pub max: i128,
+    pub cache: i128,
+    pub cycle: bool,
+    state: Arc<Mutex<SequenceState>>,
+    dictionary_row: RowId,
+}
+
+#[derive(Debug)]
+struct SequenceState {
+    /// The next value to hand out.
+    next: i128,
+    /// Values up to (ascending) or down to (descending) this one, exclusive, are reserved in
+    /// DICT$ already.
+    high_water: i128,
+}
+
+impl SequenceDef {
+    /// The last number a `nextval` may reach before the reservation runs out, for views.
+    pub fn last_number(&self) -> i128 {
+        self.state.lock().high_water
+    }
+}
+
+/// One immutable version of the dictionary.
+#[derive(Clone, Debug, Default)]
+pub struct Dictionary {
+    pub tables: BTreeMap<String, Arc<TableDef>>,
+    pub indexes: BTreeMap<String, Arc<IndexDef>>,
+    pub sequences: BTreeMap<String, Arc<SequenceDef>>,
+}
+
+impl Dictionary {
+    pub fn table(&self, name: &str) -> Result<&Arc<TableDef>> {
+        self.tables.get(name).ok_or_else(Error::table_not_found)
+    }
+
+    fn name_in_use(&self, name: &str) -> bool {
+        self.tables.contains_key(name)
+            || self.indexes.contains_key(name)
+            || self.sequences.contains_key(name)
+    }
+}
+
+/// The storage a catalog works on (the instance's components).
+#[derive(Clone)]
+pub struct Storage {
+    pub cache: Arc<BufferCache>,
+    pub log: Arc<RedoLog>,
+    pub space: Arc<SpaceManager>,
+    pub transactions: Arc<TransactionManager>,
+}
+
+pub struct Catalog {
+    storage: Storage,
+    dictionary_segment: BlockId,
+    dictionary_hint: AtomicU64,
+    current: RwLatch<Arc<Dictionary>>,
+    next_object_id: AtomicU64,
+    ddl: Mutex<()>,
+}
 
 impl Catalog {
-    pub fn empty() -> Catalog {
-        Catalog {}
+    /// Creates DICT$ in a new database.
+    pub fn create(storage: Storage) -> Result<Catalog> {
+        let mut mtr = Mtr::new(&storage.cache);
+        let header = segment::create(
+            &mut mtr,
+            &storage.space,
+            DICTIONARY_OBJECT,
+            SegmentKind::Heap,
+        )?;
+        storage.space.set_bootstrap(&mut mtr, header.block)?;
+        let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
+        storage.log.flush_to(end)?;
+        Ok(Catalog::with(
+            storage,
+            header,
+            Dictionary::default(),
+            FIRST_USER_OBJECT,
+        ))
     }
+
+    /// Reads DICT$ of an existing database (after recovery).
+    pub fn open(storage: Storage) -> Result<Catalog> {
+        let header = storage.space.bootstrap(&storage.cache)?;
+        if header == 0 {
+            return Err(Error::new(
+                704,
+                "bootstrap process failure: the datafile has no dictionary",
+            ));
+        }
+        let header = BlockId::new(SYSTEM_FILE, header);
+        let mut dictionary = Dictionary::default();
+        let mut highest = FIRST_USER_OBJECT - 1;
+        let mut index_rows = Vec::new();
+        for (rowid, values) in scan_dictionary(&storage, header)? {
+            let object_id = integer(&values, 1)? as u32;
+            highest = highest.max(object_id);
+            match text(&values, 0)?.as_str() {
+                "TABLE" => {
+                    let table = table_from_row(rowid, &values)?;
+                    dictionary
+                        .tables
+                        .insert(table.name.clone(), Arc::new(table));
+                }
+                "INDEX" => index_rows.push((rowid, values)),
+                "SEQUENCE" => {
+                    let sequence = sequence_from_row(rowid, &values)?;
+                    dictionary
+                        .sequences
+                        .insert(sequence.name.clone(), Arc::new(sequence));
+                }
+                other => {
+                    return Err(Error::internal(format!(
+                        "unknown dictionary row kind {other}"
+                    )))
+                }
+            }
+        }
+        for (rowid, values) in index_rows {
+            let table_id = integer(&values, 3)? as u32;
+            let Some(table) = dictionary
+                .tables
+                .values()
+                .find(|table| table.object_id == table_id)
+                .cloned()
+            else {
+                continue; // its table was dropped in the same transaction's aftermath
+            };
+            let index = index_from_row(&storage.cache, rowid, &values, &table)?;
+            let index = Arc::new(index);
+            dictionary.indexes.insert(index.name.clone(), index.clone());
+            let mut table = clone_table(&table);
+            table.indexes.push(index);
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+        }
+        Ok(Catalog::with(storage, header, dictionary, highest + 1))
+    }
+
+    fn with(storage: Storage, header: BlockId, dictionary: Dictionary, next: u32) -> Catalog {
+        Catalog {
+            storage,
+            dictionary_segment: header,
+            dictionary_hint: AtomicU64::new(0),
+            current: RwLatch::new(LatchName::RowCacheObjects, Arc::new(dictionary)),
+            next_object_id: AtomicU64::new(next as u64),
+            ddl: Mutex::new(()),
+        }
+    }
+
+    /// The dictionary as of now; statements resolve names against one version.
+    pub fn current(&self) -> Arc<Dictionary> {
+        self.current.read().clone()
+    }
+
+    /// A name for an unnamed constraint: SYS_C followed by a number, as Oracle names them.
+    pub fn constraint_name(&self) -> String {
+        format!("SYS_C{:07}", self.next_object_id())
+    }
+
+    fn next_object_id(&self) -> u32 {
+        self.next_object_id.fetch_add(1, Ordering::AcqRel) as u32
+    }
+
+    /// Runs a DDL change: serialized with other DDL, in its own transaction that is
+    /// committed (durably) before the new dictionary is published.
+    fn change(
+        &self,
+        work: impl FnOnce(&mut Dictionary, &mut DdlContext) -> Result<()>,
+    ) -> Result<()> {
+        let _ddl = self.ddl.lock();
+        let mut dictionary = (*self.current()).clone();
+        let transactions = &self.storage.transactions;
+        let mut context = DdlContext {
+            catalog: self,
+            transaction: Some(transactions.begin()?),
+            after_commit: Vec::new(),
+        };
+        match work(&mut dictionary, &mut context) {
+            Ok(()) => {
+                let transaction = context.transaction.take().expect("transaction");
+                transactions.commit(transaction, true)?;
+                *self.current.write() = Arc::new(dictionary);
+                for action in context.after_commit.drain(..) {
+                    action(self)?;
+                }
+                Ok(())
+            }
+            Err(error) => {
+                if let Some(transaction) = context.transaction.take() {
+                    transactions.rollback(transaction)?;
+                }
+                Err(error)
+            }
+        }
+    }
+
+    pub fn create_table(&self, name: &str, columns: Vec<ColumnDef>, ddl: &str) -> Result<()> {
+        check_name(name)?;
+        if columns.is_empty() || columns.len() > TABLE_COLUMNS_MAX {
+            return Err(Error::new(
+                1792,
+                format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
+            ));
+        }
+        self.change(|dictionary, context| {
+            if dictionary.name_in_use(name) {
+                return Err(Error::name_in_use());
+            }
+            let object_id = self.next_object_id();
+            let segment = context.create_segment(object_id, SegmentKind::Heap)?;
+            let created = now_seconds();
+            let row = vec![
+                Value::text("TABLE"),
+                Value::integer(object_id as i64),
+                Value::text(name),
+                Value::integer(segment.block as i64),
+                Value::text(ddl),
+                Value::integer(created),
+            ];
+            let dictionary_row = context.insert(&row)?;
+            let table = TableDef {
+                object_id,
+                name: name.to_string(),
+                columns,
+                segment,
+                insert_hint: Arc::new(AtomicU64::new(0)),
+                indexes: Vec::new(),
+                created,
+                ddl: ddl.to_string(),
+                dictionary_row,
+            };
+            dictionary.tables.insert(name.to_string(), Arc::new(table));
+            Ok(())
+        })
+    }
+
+    /// Creates an index (and fills it from the table's committed rows). `constraint` names
+    /// the PRIMARY KEY or UNIQUE constraint it enforces.
+    pub fn create_index(
+        &self,
+        name: &str,
+        table_name: &str,
+        columns: &[String],
+        unique: bool,
+        constraint: Option<&str>,
+    ) -> Result<()> {
+        check_name(name)?;
+        if columns.is_empty() || columns.len() > INDEX_COLUMNS_MAX {
+            return Err(Error::new(
+                1793,
+                format!("maximum number of index columns is {INDEX_COLUMNS_MAX}"),
+            ));
+        }
+        self.change(|dictionary, context| {
+            if dictionary.name_in_use(name) {
+                return Err(Error::name_in_use());
+            }
+            let table = dictionary.table(table_name)?.clone();
+            let mut positions = Vec::with_capacity(columns.len());
+            for column in columns {
+                let position = table
+                    .column(column)
+                    .ok_or_else(|| Error::invalid_identifier(column))?;
+                if positions.contains(&position) {
+                    return Err(Error::new(957, "duplicate column name"));
+                }
+                positions.push(position);
+            }
+            if let Some(existing) = table
+                .indexes
+                .iter()
+                .find(|index| index.columns == positions)
+            {
+                if constraint.is_none() || existing.unique {
+                    return Err(Error::new(1408, "such column list already indexed"));
+                }
+            }
+            let object_id = self.next_object_id();
+            let tree = self.create_tree(object_id, unique)?;
+            let mut index = IndexDef {
+                object_id,
+                name: name.to_string(),
+                table_id: table.object_id,
+                table_name: table.name.clone(),
+                columns: positions,
+                unique,
+                constraint: constraint.map(str::to_string),
+                tree,
+                dictionary_row: RowId { block: 0, slot: 0 },
+            };
+            index.dictionary_row = context.insert(&index.dictionary_values())?;
+            let index = Arc::new(index);
+            crate::sql::dml::build_index(&self.storage, context.transaction(), &table, &index)?;
+            dictionary.indexes.insert(name.to_string(), index.clone());
+            let mut changed = clone_table(&table);
+            changed.indexes.push(index);
+            dictionary
+                .tables
+                .insert(changed.name.clone(), Arc::new(changed));
+            Ok(())
+        })
+    }
+
+    pub fn drop_table(&self, name: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let table = dictionary.table(name)?.clone();
+            for index in &table.indexes {
+                context.delete(index.dictionary_row)?;
+                dictionary.indexes.remove(&index.name);
+                let header = index.tree.header();
+                context.after_commit(move |catalog| catalog.drop_segment(header));
+            }
+            context.delete(table.dictionary_row)?;
+            dictionary.tables.remove(name);
+            let header = table.segment;
+            context.after_commit(move |catalog| catalog.drop_segment(header));
+            Ok(())
+        })
+    }
+
+    pub fn drop_index(&self, name: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let index = dictionary
+                .indexes
+                .get(name)
+                .cloned()
+                .ok_or_else(|| Error::new(1418, "specified index does not exist"))?;
+            if index.constraint.is_some() {
+                return Err(Error::new(
+                    2429,
+                    "cannot drop index used for enforcement of unique/primary key",
+                ));
+            }
+            context.delete(index.dictionary_row)?;
+            dictionary.indexes.remove(name);
+            if let Some(table) = dictionary
+                .tables
+                .values()
+                .find(|table| table.object_id == index.table_id)
+                .cloned()
+            {
+                let mut changed = clone_table(&table);
+                changed
+                    .indexes
+                    .retain(|other| other.object_id != index.object_id);
+                dictionary
+                    .tables
+                    .insert(changed.name.clone(), Arc::new(changed));
+            }
+            let header = index.tree.header();
+            context.after_commit(move |catalog| catalog.drop_segment(header));
+            Ok(())
+        })
+    }
+
+    /// TRUNCATE: the table's segment keeps its first extent and loses the rest, and each
+    /// index gets a new, empty segment (the old ones are dropped after the commit). The
+    /// heap's truncation is a mini-transaction of its own: TRUNCATE cannot be rolled back
+    /// in Oracle either.
+    pub fn truncate_table(&self, name: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let table = dictionary.table(name)?.clone();
+            let storage = &self.storage;
+            let mut mtr = Mtr::new(&storage.cache);
+            segment::truncate(&mut mtr, &storage.space, table.segment)?;
+            mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
+            table.insert_hint.store(0, Ordering::Release);
+            let mut changed = clone_table(&table);
+            changed.indexes.clear();
+            for old in &table.indexes {
+                let index = Arc::new(IndexDef {
+                    object_id: old.object_id,
+                    name: old.name.clone(),
+                    table_id: old.table_id,
+                    table_name: old.table_name.clone(),
+                    columns: old.columns.clone(),
+                    unique: old.unique,
+                    constraint: old.constraint.clone(),
+                    tree: self.create_tree(old.object_id, old.unique)?,
+                    dictionary_row: old.dictionary_row,
+                });
+                context.update(index.dictionary_row, &index.dictionary_values())?;
+                dictionary.indexes.insert(index.name.clone(), index.clone());
+                changed.indexes.push(index);
+                let header = old.tree.header();
+                context.after_commit(move |catalog| catalog.drop_segment(header));
+            }
+            dictionary
+                .tables
+                .insert(changed.name.clone(), Arc::new(changed));
+            Ok(())
+        })
+    }
+
+    fn create_tree(&self, object_id: u32, unique: bool) -> Result<BTree> {
+        let storage = &self.storage;
+        let mut mtr = Mtr::new(&storage.cache);
+        let tree = BTree::create(&mut mtr, &storage.space, object_id, unique)?;
+        let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
+        storage.log.flush_to(end)?;
+        Ok(tree)
+    }
+
+    pub fn create_sequence(&self, name: &str, options: &[ast::SequenceOption]) -> Result<()> {
+        check_name(name)?;
+        let settings = SequenceSettings::from_options(options, None)?;
+        self.change(|dictionary, context| {
+            if dictionary.name_in_use(name) {
+                return Err(Error::name_in_use());
+            }
+            let object_id = self.next_object_id();
+            let mut row = vec![
+                Value::text("SEQUENCE"),
+                Value::integer(object_id as i64),
+                Value::text(name),
+            ];
+            settings.push_values(&mut row, settings.start);
+            let dictionary_row = context.insert(&row)?;
+            let sequence = settings.into_def(object_id, name, settings.start, dictionary_row);
+            dictionary
+                .sequences
+                .insert(name.to_string(), Arc::new(sequence));
+            Ok(())
+        })
+    }
+
+    pub fn alter_sequence(&self, name: &str, options: &[ast::SequenceOption]) -> Result<()> {
+        self.change(|dictionary, context| {
+            let old = dictionary
+                .sequences
+                .get(name)
+                .cloned()
+                .ok_or_else(|| Error::new(2289, "sequence does not exist"))?;
+            if options
+                .iter()
+                .any(|option| matches!(option, ast::SequenceOption::StartWith(_)))
+            {
+                return Err(Error::new(2283, "cannot alter starting sequence number"));
+            }
+            let settings = SequenceSettings::from_options(options, Some(&old))?;
+            // The next value continues where the old definition was: unused cached values
+            // are discarded, as in Oracle.
+            let next = old.state.lock().next;
+            let mut row = vec![
+                Value::text("SEQUENCE"),
+                Value::integer(old.object_id as i64),
+                Value::text(name),
+            ];
+            settings.push_values(&mut row, next);
+            context.update(old.dictionary_row, &row)?;
+            let sequence = settings.into_def(old.object_id, name, next, old.dictionary_row);
+            dictionary
+                .sequences
+                .insert(name.to_string(), Arc::new(sequence));
+            Ok(())
+        })
+    }
+
+    pub fn drop_sequence(&self, name: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let sequence = dictionary
+                .sequences
+                .remove(name)
+                .ok_or_else(|| Error::new(2289, "sequence does not exist"))?;
+            context.delete(sequence.dictionary_row)
+        })
+    }
+
+    /// NEXTVAL: the next number, reserving a new cached range in DICT$ when the current one
+    /// is used up.
+    pub fn next_value(&self, sequence: &SequenceDef) -> Result<i128> {
+        let mut state = sequence.state.lock();
+        let ascending = sequence.increment > 0;
+        let mut value = state.next;
+        let beyond = if ascending {
+            value > sequence.max
+        } else {
+            value < sequence.min
+        };
+        if beyond {
+            if !sequence.cycle {
+                return Err(Error::new(
+                    8004,
+                    format!(
+                        "sequence {}.NEXTVAL {} {}VALUE and cannot be instantiated",
+                        sequence.name,
+                        if ascending { "exceeds" } else { "goes below" },
+                        if ascending { "MAX" } else { "MIN" }
+                    ),
+                ));
+            }
+            value = if ascending {
+                sequence.min
+            } else {
+                sequence.max
+            };
+            state.high_water = value;
+        }
+        let reserved = if ascending {
+            value < state.high_water
+        } else {
+            value > state.high_water
+        };
+        if !reserved {
+            let high_water = value + sequence.increment * sequence.cache.max(1);
+            let mut row = vec![
+                Value::text("SEQUENCE"),
+                Value::integer(sequence.object_id as i64),
+                Value::text(&sequence.name),
+            ];
+            SequenceSettings::of(sequence).push_values(&mut row, high_water);
+            self.recursive_update(sequence.dictionary_row, &row)?;
+            state.high_water = high_water;
+        }
+        state.next = value + sequence.increment;
+        Ok(value)
+    }
+
+    /// Changes a DICT$ row in a transaction of its own, committed at once (Oracle's
+    /// recursive SQL for SEQ$).
+    fn recursive_update(&self, rowid: RowId, row: &[Value]) -> Result<()> {
+        let transactions = &self.storage.transactions;
+        let mut transaction = transactions.begin()?;
+        let mut data = Vec::new();
+        encode_row(row, &mut data);
+        let changed =
+            transactions.change_row(&mut transaction, DICTIONARY_OBJECT, rowid, &mut |_| {
+                Ok(RowChange::Update(data.clone()))
+            });
+        match changed {
+            Ok(_) => transactions.commit(transaction, true).map(|_| ()),
+            Err(error) => {
+                transactions.rollback(transaction)?;
+                Err(error)
+            }
+        }
+    }
+
+    fn drop_segment(&self, header: BlockId) -> Result<()> {
+        let storage = &self.storage;
+        let mut mtr = Mtr::new(&storage.cache);
+        segment::drop_segment(&mut mtr, &storage.space, header)?;
+        mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
+        Ok(())
+    }
+
+    pub fn storage(&self) -> &Storage {
+        &self.storage
+    }
+}
+
+type AfterCommit = Box<dyn FnOnce(&Catalog) -> Result<()>>;
+
+/// What a DDL change works with.
+struct DdlContext<'a> {
+    catalog: &'a Catalog,
+    transaction: Option<crate::transaction::Transaction>,
+    after_commit: Vec<AfterCommit>,
+}
+
+impl DdlContext<'_> {
+    fn transaction(&mut self) -> &mut crate::transaction::Transaction {
+        self.transaction.as_mut().expect("DDL transaction")
+    }
+
+    fn create_segment(&mut self, object_id: u32, kind: SegmentKind) -> Result<BlockId> {
+        let storage = &self.catalog.storage;
+        let mut mtr = Mtr::new(&storage.cache);
+        let header = segment::create(&mut mtr, &storage.space, object_id, kind)?;
+        let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
+        storage.log.flush_to(end)?;
+        Ok(header)
+    }
+
+    fn insert(&mut self, row: &[Value]) -> Result<RowId> {
+        let mut data = Vec::new();
+        encode_row(row, &mut data);
+        let catalog = self.catalog;
+        let transaction = self.transaction.as_mut().expect("DDL transaction");
+        catalog.storage.transactions.insert_row(
+            transaction,
+            catalog.dictionary_segment,
+            DICTIONARY_OBJECT,
+            &catalog.dictionary_hint,
+            &data,
+        )
+    }
+
+    fn update(&mut self, rowid: RowId, row: &[Value]) -> Result<()> {
+        let mut data = Vec::new();
+        encode_row(row, &mut data);
+        let catalog = self.catalog;
+        let transaction = self.transaction.as_mut().expect("DDL transaction");
+        catalog.storage.transactions.change_row(
+            transaction,
+            DICTIONARY_OBJECT,
+            rowid,
+            &mut |_| Ok(RowChange::Update(data.clone())),
+        )?;
+        Ok(())
+    }
+
+    fn delete(&mut self, rowid: RowId) -> Result<()> {
+        let catalog = self.catalog;
+        let transaction = self.transaction.as_mut().expect("DDL transaction");
+        catalog.storage.transactions.change_row(
+            transaction,
+            DICTIONARY_OBJECT,
+            rowid,
+            &mut |_| Ok(RowChange::Delete),
+        )?;
+        Ok(())
+    }
+
+    fn after_commit(&mut self, action: impl FnOnce(&Catalog) -> Result<()> + 'static) {
+        self.after_commit.push(Box::new(action));
+    }
+}
+
+/// Sequence options resolved to values, with Oracle's defaults.
+#[derive(Clone, Copy)]
+struct SequenceSettings {
+    start: i128,
+    increment: i128,
+    min: i128,
+    max: i128,
+    cache: i128,
+    cycle: bool,
+}
+
+/// NOMAXVALUE of an ascending sequence: 10^28 - 1 (Oracle: 10^28 - 1 too).
+const SEQUENCE_VALUE_MAX: i128 = 9_999_999_999_999_999_999_999_999_999;
+
+impl SequenceSettings {
+    fn of(sequence: &SequenceDef) -> SequenceSettings {
+        SequenceSettings {
+            start: 0,
+            increment: sequence.increment,
+            min: sequence.min,
+            max: sequence.max,
+            cache: sequence.cache,
+            cycle: sequence.cycle,
+        }
+    }
+
+    fn from_options(
+        options: &[ast::SequenceOption],
+        old: Option<&SequenceDef>,
+    ) -> Result<SequenceSettings> {
+        use ast::SequenceOption as O;
+        let mut increment = old.map_or(1, |old| old.increment);
+        let mut start = None;
+        let mut min = old.map(|old| old.min);
+        let mut max = old.map(|old| old.max);
+        let mut cache = old.map_or(20, |old| old.cache);
+        let mut cycle = old.is_some_and(|old| old.cycle);
+        for option in options {
+            match *option {
+                O::StartWith(value) => start = Some(value),
+                O::IncrementBy(value) => increment = value,
+                O::MinValue(value) => min = Some(value),
+                O::NoMinValue => min = None,
+                O::MaxValue(value) => max = Some(value),
+                O::NoMaxValue => max = None,
+                O::Cache(value) => cache = value,
+                O::NoCache => cache = 1,
+                O::Cycle => cycle = true,
+                O::NoCycle => cycle = false,
+                O::Order | O::NoOrder => {}
+            }
+        }
+        if increment == 0 {
+            return Err(Error::new(4002, "INCREMENT must be a non-zero integer"));
+        }
+        let min = min.unwrap_or(if increment > 0 {
+            1
+        } else {
+            -SEQUENCE_VALUE_MAX
+        });
+        let max = max.unwrap_or(if increment > 0 {
+            SEQUENCE_VALUE_MAX
+        } else {
+            -1
+        });
+        if min >= max {
+            return Err(Error::new(4004, "MINVALUE must be less than MAXVALUE"));
+        }
+        if cache < 1 {
+            return Err(Error::new(
+                4010,
+                "the number of values to CACHE must be greater than 1",
+            ));
+        }
+        let start = start.unwrap_or(if increment > 0 { min } else { max });
+        if start < min {
+            return Err(Error::new(4006, "START WITH cannot be less than MINVALUE"));
+        }
+        if start > max {
+            return Err(Error::new(4008, "START WITH cannot be more than MAXVALUE"));
+        }
+        Ok(SequenceSettings {
+            start,
+            increment,
+            min,
+            max,
+            cache,
+            cycle,
+        })
+    }
+
+    fn push_values(&self, row: &mut Vec<Value>, high_water: i128) {
+        for value in [self.increment, self.min, self.max, self.cache] {
+            row.push(number(value));
+        }
+        row.push(Value::integer(self.cycle as i64));
+        row.push(number(high_water));
+    }
+
+    fn into_def(self, object_id: u32, name: &str, next: i128, row: RowId) -> SequenceDef {
+        SequenceDef {
+            object_id,
+            name: name.to_string(),
+            increment: self.increment,
+            min: self.min,
+            max: self.max,
+            cache: self.cache,
+            cycle: self.cycle,
+            state: Arc::new(Mutex::new(SequenceState {
+                next,
+                high_water: next,
+            })),
+            dictionary_row: row,
+        }
+    }
+}
+
+fn number(value: i128) -> Value {
+    Value::Number(rust_decimal::Decimal::from_i128_with_scale(value, 0))
+}
+
+/// Every committed DICT$ row with its rowid.
+fn scan_dictionary(storage: &Storage, header: BlockId) -> Result<Vec<(RowId, Vec<Value>)>> {
+    let transactions = &storage.transactions;
+    let snapshot = transactions.snapshot();
+    let mut rows = Vec::new();
+    for block in segment::used_blocks(&storage.cache, header)? {
+        let pieces = {
+            let data = storage.cache.read(block, AccessKind::Lookup)?;
+            heap::pieces(&data)?
+        };
+        for (slot, piece) in pieces {
+            if let Some(data) = transactions.consistent_version(piece, snapshot.scn, 0)? {
+                rows.push((
+                    RowId {
+                        block: block.block,
+                        slot,
+                    },
+                    decode_row(&data)?,
+                ));
+            }
+        }
+    }
+    Ok(rows)
+}
+
+fn integer(values: &[Value], index: usize) -> Result<i128> {
+    values
+        .get(index)
+        .and_then(Value::as_decimal)
+        .and_then(|number| i128::try_from(number).ok())
+        .ok_or_else(|| Error::internal(format!("dictionary row: column {index} is not a number")))
+}
+
+fn text(values: &[Value], index: usize) -> Result<String> {
+    values
+        .get(index)
+        .and_then(|value| value.as_str().map(str::to_string))
+        .ok_or_else(|| Error::internal(format!("dictionary row: column {index} is not text")))
+}
+
+fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
+    let ddl = text(values, 4)?;
+    let ast::Statement::CreateTable { columns, .. } = crate::sql::parser::parse(&ddl)? else {
+        return Err(Error::internal(
+            "dictionary row: table text is not CREATE TABLE",
+        ));
+    };
+    Ok(TableDef {
+        object_id: integer(values, 1)? as u32,
+        name: text(values, 2)?,
+        columns: columns_from_ast(&columns)?,
+        segment: BlockId::new(SYSTEM_FILE, integer(values, 3)? as u32),
+        insert_hint: Arc::new(AtomicU64::new(0)),
+        indexes: Vec::new(),
+        created: integer(values, 5)? as i64,
+        ddl,
+        dictionary_row: rowid,
+    })
+}
+
+fn index_from_row(
+    cache: &BufferCache,
+    rowid: RowId,
+    values: &[Value],
+    table: &TableDef,
+) -> Result<IndexDef> {
+    let unique = integer(values, 4)? != 0;
+    let columns = text(values, 5)?
+        .split(',')
+        .map(|position| {
+            position
+                .parse::<usize>()
+                .map_err(|_| Error::internal("dictionary row: bad index column list"))
+        })
+        .collect::<Result<Vec<_>>>()?;
+    let header = BlockId::new(SYSTEM_FILE, integer(values, 6)? as u32);
+    Ok(IndexDef {
+        object_id: integer(values, 1)? as u32,
+        name: text(values, 2)?,
+        table_id: table.object_id,
+        table_name: table.name.clone(),
+        columns,
+        unique,
+        constraint: values
+            .get(7)
+            .and_then(|value| value.as_str().map(str::to_string)),
+        tree: BTree::open(cache, header, unique)?,
+        dictionary_row: rowid,
+    })
+}
+
+fn sequence_from_row(rowid: RowId, values: &[Value]) -> Result<SequenceDef> {
+    let settings = SequenceSettings {
+        start: 0,
+        increment: integer(values, 3)?,
+        min: integer(values, 4)?,
+        max: integer(values, 5)?,
+        cache: integer(values, 6)?,
+        cycle: integer(values, 7)? != 0,
+    };
+    // Numbers below the high-water value may have been handed out before the crash or
+    // shutdown: continue after it.
+    let high_water = integer(values, 8)?;
+    Ok(settings.into_def(
+        integer(values, 1)? as u32,
+        &text(values, 2)?,
+        high_water,
+        rowid,
+    ))
+}
+
+fn clone_table(table: &TableDef) -> TableDef {
+    TableDef {
+        object_id: table.object_id,
+        name: table.name.clone(),
+        columns: table.columns.clone(),
+        segment: table.segment,
+        insert_hint: table.insert_hint.clone(),
+        indexes: table.indexes.clone(),
+        created: table.created,
+        ddl: table.ddl.clone(),
+        dictionary_row: table.dictionary_row,
+    }
+}
+
+fn check_name(name: &str) -> Result<()> {
+    if name.is_empty() || name.len() > OBJECT_NAME_BYTES_MAX {
+        return Err(Error::new(
+            972,
+            format!("identifier is too long (at most {OBJECT_NAME_BYTES_MAX} bytes)"),
+        ));
+    }
+    Ok(())
+}
+
+/// Columns of a CREATE TABLE, checked: types valid, names unique.
+pub fn columns_from_ast(columns: &[ast::ColumnDef]) -> Result<Vec<ColumnDef>> {
+    let mut result: Vec<ColumnDef> = Vec::with_capacity(columns.len());
+    for column in columns {
+        if result.iter().any(|other| other.name == column.name) {
+            return Err(Error::new(957, "duplicate column name"));
+        }
+        let data_type = data_type_from_ast(&column.data_type)?;
+        data_type.validate()?;
+        result.push(ColumnDef {
+            name: column.name.clone(),
+            data_type,
+            nullable: !(column.not_null || column.primary_key),
+            default: column.default.clone(),
+        });
+    }
+    Ok(result)
+}
+
+/// The type system's type for a declared type.
+pub fn data_type_from_ast(data_type: &ast::DataType) -> Result<DataType> {
+    Ok(match *data_type {
+        ast::DataType::Number { precision, scale } => match (precision, scale) {
+            (None, None) => DataType::number(),
+            (precision, scale) => {
+                let precision = match precision {
+                    Some(precision) => Some(u8::try_from(precision).map_err(|_| {
+                        Error::new(
+                            1727,
+                            "numeric precision specifier is out of range (1 to 38)",
+                        )
+                    })?),
+                    None => None,
+                };
+                let scale = match scale {
+                    Some(scale) => Some(i8::try_from(scale).map_err(|_| {
+                        Error::new(1728, "numeric scale specifier is out of range (-84 to 127)")
+                    })?),
+                    None => None,
+                };
+                DataType::Number { precision, scale }
+            }
+        },
+        ast::DataType::Integer => DataType::integer(),
+        ast::DataType::Float => DataType::Float,
+        ast::DataType::Varchar2 { length } => DataType::varchar2(length),
+        ast::DataType::Char { length } => DataType::char(length),
+        ast::DataType::Date => DataType::Date,
+        ast::DataType::Timestamp { .. } => DataType::Timestamp,
+        ast::DataType::Boolean => DataType::Boolean,
+    })
+}
+
+fn now_seconds() -> i64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs() as i64)
 }

@@ -345,6 +345,17 @@ impl Instance {
             report.transactions_rolled_back = rolled_back;
             report.undo_records_applied = applied;
         }
+        let storage = crate::catalog::Storage {
+            cache: cache.clone(),
+            log: log.clone(),
+            space: space.clone(),
+            transactions: transactions.clone(),
+        };
+        let catalog = if report.created {
+            crate::catalog::Catalog::create(storage)?
+        } else {
+            crate::catalog::Catalog::open(storage)?
+        };
         let instance = Arc::new(Instance {
             dir: dir.to_path_buf(),
             files,
@@ -358,7 +369,7 @@ impl Instance {
             closed: AtomicBool::new(false),
             report,
             parameters: parking_lot::RwLock::new(parameters),
-            catalog: crate::catalog::Catalog::empty(),
+            catalog,
             _directory_lock: directory_lock,
         });
         instance.checkpoint()?;
@@ -415,6 +426,24 @@ impl Instance {
     /// The instance's parameters (a cheap copy).
     pub fn parameters(&self) -> Parameters {
         self.parameters.read().clone()
+    }
+
+    /// ALTER SYSTEM SET: changes the instance's parameters (SCOPE=MEMORY or BOTH) and the
+    /// parameter file (SCOPE=SPFILE or BOTH).
+    pub fn alter_system_set(
+        &self,
+        name: &str,
+        value: &str,
+        scope: parameters::AlterSystemScope,
+    ) -> Result<()> {
+        let mut parameters = self.parameters.write();
+        let mut changed = parameters.clone();
+        changed.set(name, value, SetScope::AlterSystem { scope })?;
+        if scope != parameters::AlterSystemScope::Memory {
+            changed.write_file(&self.dir.join(PARAMETER_FILE))?;
+        }
+        *parameters = changed;
+        Ok(())
     }
 
     pub fn catalog(&self) -> &crate::catalog::Catalog {

@@ -1,25 +1,88 @@
-//! The session and statement execution (stub while the executor lands).
+//! The session: parses statements, runs them, and keeps what lives between them (the open
+//! transaction, savepoints, CURRVAL, the session's parameters, its parsed statements).
+//!
+//! ```text
+//!   execute(text, binds)
+//!     user call (DB time, DB CPU)
+//!     parse  ── session's parsed statements (text → AST), else the parser ── parse count
+//!     execute ── query: snapshot → plan → rows
+//!             ── DML: transaction (begun at the first change) → rows changed, or undone to
+//!                the statement's start on error (statement-level atomicity)
+//!             ── DDL: commit what is open, then the catalog's own transaction
+//!             ── COMMIT / ROLLBACK / SAVEPOINT, ALTER SESSION / SYSTEM
+//! ```
+//!
+//! Plans are made at every execution: the library cache (shared cursors, plans reused across
+//! executions and sessions) is its own issue. What a session keeps is the parsed tree per
+//! statement text, up to [`PARSED_STATEMENTS_MAX`] texts.
 
+use std::cell::RefCell;
+use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::catalog::{self, views::dictionary_view, Dictionary, SequenceDef, TableDef};
 use crate::error::{Error, Result};
+use crate::instance::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::instance::Instance;
-use crate::session::{DescribeColumn, StatementResult};
+use crate::instrumentation::{
+    self, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic,
+};
+use crate::session::{Column, DescribeColumn, StatementResult};
+use crate::sql::ast::{self, Statement};
+use crate::sql::eval::SequenceAccess;
+use crate::sql::query::{self, BindValues, Reader, RowSet};
+use crate::sql::{dml, parser};
+use crate::transaction::Transaction;
 use crate::types::Value;
 
-/// A parsed statement a session may execute many times with different binds.
+/// Parsed statements a session keeps, by text.
+pub const PARSED_STATEMENTS_MAX: usize = 256;
+
+/// A statement parsed once for repeated execution with different binds.
 #[derive(Clone, Debug)]
 pub struct Prepared {
-    pub(crate) text: String,
+    text: String,
+    statement: Arc<Statement>,
+}
+
+impl Prepared {
+    pub fn text(&self) -> &str {
+        &self.text
+    }
 }
 
 pub struct Session {
     instance: Arc<Instance>,
+    instrumentation: Arc<SessionInstrumentation>,
+    transaction: Option<Transaction>,
+    parameters: Parameters,
+    current_values: RefCell<HashMap<u32, Value>>,
+    parsed: HashMap<String, Arc<Statement>>,
+}
+
+impl Drop for Session {
+    fn drop(&mut self) {
+        // A session that ends without COMMIT loses its changes, as in Oracle.
+        if let Some(transaction) = self.transaction.take() {
+            let _entered = instrumentation::enter(&self.instrumentation);
+            let _ = self.instance.transactions().rollback(transaction);
+        }
+    }
 }
 
 impl Session {
     pub(crate) fn new(instance: Arc<Instance>) -> Result<Session> {
-        Ok(Session { instance })
+        let instrumentation =
+            SessionInstrumentation::new(SessionType::User, catalog::OWNER, "pythia")?;
+        let parameters = instance.parameters();
+        Ok(Session {
+            instance,
+            instrumentation,
+            transaction: None,
+            parameters,
+            current_values: RefCell::new(HashMap::new()),
+            parsed: HashMap::new(),
+        })
     }
 
     pub fn instance(&self) -> &Arc<Instance> {
@@ -28,7 +91,17 @@ impl Session {
 
     /// The session's id, as `v$session.sid` shows it.
     pub fn sid(&self) -> u32 {
-        0
+        self.instrumentation.sid()
+    }
+
+    /// The session's parameters (its copy: ALTER SESSION changes only these).
+    pub fn parameters(&self) -> &Parameters {
+        &self.parameters
+    }
+
+    /// Whether a transaction is open (changes not yet committed or rolled back).
+    pub fn in_transaction(&self) -> bool {
+        self.transaction.is_some()
     }
 
     /// Parses and executes one statement.
@@ -36,16 +109,22 @@ impl Session {
         self.execute_with(sql, &[])
     }
 
-    /// Executes one statement with bind values (`:1`, `:name`, `$1` in order of position).
+    /// Executes one statement with bind values (`:1`, `$1` by number; `:name` in order of
+    /// first appearance).
     pub fn execute_with(&mut self, sql: &str, binds: &[Value]) -> Result<StatementResult> {
-        let _ = (sql, binds);
-        Err(Error::new(3001, "unimplemented feature"))
+        let _entered = instrumentation::enter(&self.instrumentation);
+        let _call = instrumentation::user_call();
+        let statement = self.parse(sql)?;
+        self.run(&statement, sql, binds)
     }
 
     /// Parses once for repeated execution.
     pub fn prepare(&mut self, sql: &str) -> Result<Prepared> {
+        let _entered = instrumentation::enter(&self.instrumentation);
+        let _call = instrumentation::user_call();
         Ok(Prepared {
             text: sql.to_string(),
+            statement: self.parse(sql)?,
         })
     }
 
@@ -54,17 +133,754 @@ impl Session {
         prepared: &Prepared,
         binds: &[Value],
     ) -> Result<StatementResult> {
-        let text = prepared.text.clone();
-        self.execute_with(&text, binds)
+        let _entered = instrumentation::enter(&self.instrumentation);
+        let _call = instrumentation::user_call();
+        self.run(&prepared.statement.clone(), &prepared.text, binds)
     }
 
     /// The columns of a table or view, for `DESCRIBE`. ORA-04043 when there is no such object.
     pub fn describe(&mut self, name: &str) -> Result<Vec<DescribeColumn>> {
-        Err(Error::new(4043, format!("object {name} does not exist")))
+        let _entered = instrumentation::enter(&self.instrumentation);
+        let name = name.trim().trim_matches('"').to_uppercase();
+        let dictionary = self.instance.catalog().current();
+        if let Some(table) = dictionary.tables.get(&name) {
+            return Ok(table
+                .columns
+                .iter()
+                .map(|column| DescribeColumn {
+                    name: column.name.clone(),
+                    nullable: column.nullable,
+                    type_text: column.data_type.to_string(),
+                })
+                .collect());
+        }
+        match self.view(&dictionary, &name)? {
+            Some(rows) => Ok(rows
+                .columns
+                .into_iter()
+                .map(|(name, data_type)| DescribeColumn {
+                    name,
+                    nullable: true,
+                    type_text: data_type.map_or("VARCHAR2(4000)".to_string(), |t| t.to_string()),
+                })
+                .collect()),
+            None => Err(Error::new(4043, format!("object {name} does not exist"))),
+        }
     }
 
-    /// Whether a transaction is open (changes not yet committed or rolled back).
-    pub fn in_transaction(&self) -> bool {
-        false
+    fn parse(&mut self, sql: &str) -> Result<Arc<Statement>> {
+        instrumentation::add(Statistic::ParseCountTotal, 1);
+        if let Some(statement) = self.parsed.get(sql) {
+            instrumentation::add(Statistic::SessionCursorCacheHits, 1);
+            return Ok(statement.clone());
+        }
+        let _timed = instrumentation::timed(TimeModelStatistic::ParseTimeElapsed);
+        instrumentation::add(Statistic::ParseCountHard, 1);
+        let statement = match parser::parse(sql) {
+            Ok(statement) => Arc::new(statement),
+            Err(error) => {
+                instrumentation::add(Statistic::ParseCountFailures, 1);
+                return Err(error);
+            }
+        };
+        if self.parsed.len() >= PARSED_STATEMENTS_MAX {
+            self.parsed.clear();
+        }
+        self.parsed.insert(sql.to_string(), statement.clone());
+        Ok(statement)
+    }
+
+    fn run(
+        &mut self,
+        statement: &Statement,
+        text: &str,
+        binds: &[Value],
+    ) -> Result<StatementResult> {
+        instrumentation::add(Statistic::ExecuteCount, 1);
+        let _timed = instrumentation::timed(TimeModelStatistic::SqlExecuteElapsedTime);
+        match statement {
+            Statement::Select(query) => self.select(query, binds),
+            Statement::Insert {
+                table,
+                columns,
+                source,
+                ..
+            } => self
+                .dml(|session, transaction| {
+                    session.insert(transaction, table, columns.as_deref(), source, binds)
+                })
+                .map(|rows| changed(rows, "created")),
+            Statement::Update {
+                table,
+                alias,
+                assignments,
+                where_clause,
+                ..
+            } => self
+                .dml(|session, transaction| {
+                    session.update(
+                        transaction,
+                        table,
+                        alias.as_deref(),
+                        assignments,
+                        where_clause.as_ref(),
+                        binds,
+                    )
+                })
+                .map(|rows| changed(rows, "updated")),
+            Statement::Delete {
+                table,
+                alias,
+                where_clause,
+                ..
+            } => self
+                .dml(|session, transaction| {
+                    session.delete(
+                        transaction,
+                        table,
+                        alias.as_deref(),
+                        where_clause.as_ref(),
+                        binds,
+                    )
+                })
+                .map(|rows| changed(rows, "deleted")),
+            Statement::Commit { write } => {
+                let wait = write.as_ref().and_then(|write| write.wait).unwrap_or(true);
+                self.commit(wait)?;
+                Ok(StatementResult::done("Commit complete."))
+            }
+            Statement::Rollback { to_savepoint } => {
+                self.rollback(to_savepoint.as_deref())?;
+                Ok(StatementResult::done("Rollback complete."))
+            }
+            Statement::Savepoint(name) => {
+                let transaction = self.begin()?;
+                let uba = transaction.last_uba;
+                transaction
+                    .savepoints
+                    .retain(|(existing, _)| existing != name);
+                transaction.savepoints.push((name.clone(), uba));
+                Ok(StatementResult::done("Savepoint created."))
+            }
+            Statement::Begin => Ok(StatementResult::done("")),
+            Statement::AlterSession(settings) => {
+                for setting in settings {
+                    let value = parameter_text(&setting.value);
+                    self.parameters.set(
+                        &setting.name.to_lowercase(),
+                        &value,
+                        SetScope::AlterSession,
+                    )?;
+                }
+                Ok(StatementResult::done("Session altered."))
+            }
+            Statement::AlterSystem(action) => self.alter_system(action),
+            other => {
+                self.commit(true)?; // DDL commits what is open, as in Oracle
+                self.ddl(other, text)
+            }
+        }
+    }
+
+    fn reader_parts(&self) -> (Arc<Dictionary>, u64) {
+        let xid = self
+            .transaction
+            .as_ref()
+            .map_or(0, |transaction| transaction.xid);
+        (self.instance.catalog().current(), xid)
+    }
+
+    fn view(&self, dictionary: &Dictionary, name: &str) -> Result<Option<RowSet>> {
+        if let Some(rows) = dictionary_view(name, dictionary, self.instance.cache())? {
+            return Ok(Some(rows));
+        }
+        let context = crate::views::ViewContext {
+            sid: self.sid(),
+            parameters: self.parameters.visible_rows(),
+        };
+        Ok(
+            crate::views::fixed_table(name, &context).map(|table| RowSet {
+                columns: table
+                    .columns
+                    .into_iter()
+                    .map(|(name, data_type)| (name, Some(data_type)))
+                    .collect(),
+                rows: table.rows,
+            }),
+        )
+    }
+
+    /// Runs `work` with a reader for the current moment (statement-level consistency).
+    fn with_reader<T>(
+        &self,
+        binds: &BindValues,
+        work: impl FnOnce(&Reader) -> Result<T>,
+    ) -> Result<T> {
+        let (dictionary, xid) = self.reader_parts();
+        let snapshot = self.instance.transactions().snapshot();
+        let views = |name: &str| self.view(&dictionary, name).ok().flatten();
+        let sequences = SessionSequences { session: self };
+        let reader = Reader {
+            storage: self.instance.catalog().storage(),
+            dictionary: &dictionary,
+            snapshot_scn: snapshot.scn,
+            xid,
+            binds,
+            sequences: &sequences,
+            views: &views,
+        };
+        work(&reader)
+    }
+
+    fn select(&mut self, query: &ast::Query, binds: &[Value]) -> Result<StatementResult> {
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let rows = self.with_reader(&plan_binds, |reader| {
+            query::run_query(reader, &mut bind_values, query)
+        })?;
+        let count = rows.rows.len() as u64;
+        Ok(StatementResult {
+            is_query: true,
+            columns: rows
+                .columns
+                .into_iter()
+                .map(|(name, data_type)| Column { name, data_type })
+                .collect(),
+            rows: rows.rows,
+            rows_affected: count,
+            feedback: match count {
+                0 => "no rows selected".to_string(),
+                1 => "1 row selected.".to_string(),
+                n => format!("{n} rows selected."),
+            },
+        })
+    }
+
+    /// The open transaction, begun if there is none.
+    fn begin(&mut self) -> Result<&mut Transaction> {
+        if self.transaction.is_none() {
+            self.transaction = Some(self.instance.transactions().begin()?);
+        }
+        Ok(self.transaction.as_mut().expect("transaction"))
+    }
+
+    /// Runs a DML statement in the session's transaction; on error its changes are undone
+    /// and the transaction goes on (statement-level atomicity).
+    fn dml(&mut self, work: impl FnOnce(&Session, &mut Transaction) -> Result<u64>) -> Result<u64> {
+        let mut transaction = match self.transaction.take() {
+            Some(transaction) => transaction,
+            None => self.instance.transactions().begin()?,
+        };
+        let start = transaction.last_uba;
+        let result = work(self, &mut transaction);
+        if result.is_err() {
+            let undone = self
+                .instance
+                .transactions()
+                .rollback_to(&mut transaction, start);
+            self.transaction = Some(transaction);
+            undone?;
+            return result;
+        }
+        self.transaction = Some(transaction);
+        result
+    }
+
+    fn commit(&mut self, wait: bool) -> Result<()> {
+        if let Some(transaction) = self.transaction.take() {
+            if transaction.last_uba == 0 {
+                // Nothing changed: no commit record is needed (Oracle writes none either).
+                return self.instance.transactions().rollback(transaction);
+            }
+            self.instance.transactions().commit(transaction, wait)?;
+        }
+        Ok(())
+    }
+
+    fn rollback(&mut self, to_savepoint: Option<&str>) -> Result<()> {
+        let transactions = self.instance.transactions().clone();
+        match to_savepoint {
+            None => {
+                if let Some(transaction) = self.transaction.take() {
+                    transactions.rollback(transaction)?;
+                }
+                Ok(())
+            }
+            Some(name) => {
+                let Some(transaction) = self.transaction.as_mut() else {
+                    return Err(Error::new(
+                        1086,
+                        format!(
+                            "savepoint '{name}' never established in this session or is invalid"
+                        ),
+                    ));
+                };
+                let Some(position) = transaction
+                    .savepoints
+                    .iter()
+                    .position(|(saved, _)| saved == name)
+                else {
+                    return Err(Error::new(
+                        1086,
+                        format!(
+                            "savepoint '{name}' never established in this session or is invalid"
+                        ),
+                    ));
+                };
+                let uba = transaction.savepoints[position].1;
+                transaction.savepoints.truncate(position + 1);
+                transactions.rollback_to(transaction, uba)
+            }
+        }
+    }
+
+    fn table(&self, name: &ast::ObjectName) -> Result<Arc<TableDef>> {
+        if name
+            .schema
+            .as_deref()
+            .is_some_and(|schema| schema != catalog::OWNER)
+        {
+            return Err(Error::table_not_found());
+        }
+        self.instance.catalog().current().table(&name.name).cloned()
+    }
+
+    fn insert(
+        &self,
+        transaction: &mut Transaction,
+        table_name: &ast::ObjectName,
+        columns: Option<&[String]>,
+        source: &ast::InsertSource,
+        binds: &[Value],
+    ) -> Result<u64> {
+        let table = self.table(table_name)?;
+        let targets: Vec<usize> = match columns {
+            None => (0..table.columns.len()).collect(),
+            Some(names) => {
+                let mut targets = Vec::with_capacity(names.len());
+                for name in names {
+                    let position = table
+                        .column(name)
+                        .ok_or_else(|| Error::invalid_identifier(name))?;
+                    if targets.contains(&position) {
+                        return Err(Error::new(957, "duplicate column name"));
+                    }
+                    targets.push(position);
+                }
+                targets
+            }
+        };
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let storage = self.instance.catalog().storage().clone();
+        let rows: Vec<Vec<Value>> = self.with_reader(&plan_binds, |reader| match source {
+            ast::InsertSource::Values(rows) => {
+                let context = reader.row_context();
+                rows.iter()
+                    .map(|row| {
+                        row.iter()
+                            .map(|expr| {
+                                query::compile_row_free(reader, &mut bind_values, expr)?
+                                    .evaluate(&[], &context)
+                            })
+                            .collect::<Result<Vec<_>>>()
+                    })
+                    .collect()
+            }
+            ast::InsertSource::Query(query) => {
+                Ok(query::run_query(reader, &mut bind_values, query)?.rows)
+            }
+        })?;
+        let mut count = 0;
+        for values in rows {
+            if values.len() != targets.len() {
+                return Err(Error::new(
+                    if values.len() > targets.len() {
+                        913
+                    } else {
+                        947
+                    },
+                    if values.len() > targets.len() {
+                        "too many values"
+                    } else {
+                        "not enough values"
+                    },
+                ));
+            }
+            let mut row = vec![None; table.columns.len()];
+            for (value, &target) in values.into_iter().zip(&targets) {
+                row[target] = Some(value);
+            }
+            let row = self.fill_defaults(&table, row, binds)?;
+            let row = dml::check_row(&table, row)?;
+            dml::insert_row(&storage, transaction, &table, &row)?;
+            count += 1;
+        }
+        Ok(count)
+    }
+
+    fn fill_defaults(
+        &self,
+        table: &TableDef,
+        row: Vec<Option<Value>>,
+        binds: &[Value],
+    ) -> Result<Vec<Value>> {
+        let mut result = Vec::with_capacity(row.len());
+        for (position, value) in row.into_iter().enumerate() {
+            match value {
+                Some(value) => result.push(value),
+                None => match &table.columns[position].default {
+                    None => result.push(Value::Null),
+                    Some(default) => {
+                        let mut bind_values = BindValues::new(binds.to_vec());
+                        let plan_binds = bind_values.clone();
+                        let value = self.with_reader(&plan_binds, |reader| {
+                            query::compile_row_free(reader, &mut bind_values, default)?
+                                .evaluate(&[], &reader.row_context())
+                        })?;
+                        result.push(value);
+                    }
+                },
+            }
+        }
+        Ok(result)
+    }
+
+    fn update(
+        &self,
+        transaction: &mut Transaction,
+        table_name: &ast::ObjectName,
+        alias: Option<&str>,
+        assignments: &[(String, ast::Expr)],
+        where_clause: Option<&ast::Expr>,
+        binds: &[Value],
+    ) -> Result<u64> {
+        let table = self.table(table_name)?;
+        let mut targets = Vec::with_capacity(assignments.len());
+        for (name, _) in assignments {
+            targets.push(
+                table
+                    .column(name)
+                    .ok_or_else(|| Error::invalid_identifier(name))?,
+            );
+        }
+        let expressions: Vec<&ast::Expr> = assignments.iter().map(|(_, expr)| expr).collect();
+        let storage = self.instance.catalog().storage().clone();
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let xid = transaction.xid;
+        let (plan, rows) = self.with_reader(&plan_binds, |reader| {
+            let reader = Reader { xid, ..*reader };
+            let plan = query::plan_table_statement(
+                &reader,
+                &mut bind_values,
+                &table,
+                alias,
+                &expressions,
+                where_clause,
+            )?;
+            let rows = query::matching_rows(&reader, &table, &plan)?;
+            Ok((plan, rows))
+        })?;
+        let final_binds = bind_values;
+        let mut count = 0;
+        self.with_reader(&final_binds, |reader| {
+            let context = reader.row_context();
+            for (rowid, _) in rows {
+                let updated =
+                    dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
+                        for filter in &plan.filters {
+                            if !filter.is_true(current, &context)? {
+                                return Ok(None);
+                            }
+                        }
+                        let mut row = current.to_vec();
+                        for (expr, &target) in plan.expressions.iter().zip(&targets) {
+                            row[target] = expr.evaluate(current, &context)?;
+                        }
+                        Ok(Some(row))
+                    })?;
+                count += updated as u64;
+            }
+            Ok(())
+        })?;
+        Ok(count)
+    }
+
+    fn delete(
+        &self,
+        transaction: &mut Transaction,
+        table_name: &ast::ObjectName,
+        alias: Option<&str>,
+        where_clause: Option<&ast::Expr>,
+        binds: &[Value],
+    ) -> Result<u64> {
+        let table = self.table(table_name)?;
+        let storage = self.instance.catalog().storage().clone();
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let xid = transaction.xid;
+        let (plan, rows) = self.with_reader(&plan_binds, |reader| {
+            let reader = Reader { xid, ..*reader };
+            let plan = query::plan_table_statement(
+                &reader,
+                &mut bind_values,
+                &table,
+                alias,
+                &[],
+                where_clause,
+            )?;
+            let rows = query::matching_rows(&reader, &table, &plan)?;
+            Ok((plan, rows))
+        })?;
+        let final_binds = bind_values;
+        let mut count = 0;
+        self.with_reader(&final_binds, |reader| {
+            let context = reader.row_context();
+            for (rowid, _) in rows {
+                let deleted =
+                    dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
+                        for filter in &plan.filters {
+                            if !filter.is_true(current, &context)? {
+                                return Ok(false);
+                            }
+                        }
+                        Ok(true)
+                    })?;
+                count += deleted as u64;
+            }
+            Ok(())
+        })?;
+        Ok(count)
+    }
+
+    fn ddl(&mut self, statement: &Statement, text: &str) -> Result<StatementResult> {
+        let catalog = self.instance.catalog();
+        match statement {
+            Statement::CreateTable {
+                name,
+                if_not_exists,
+                columns,
+                constraints,
+                as_query,
+                ..
+            } => {
+                if as_query.is_some() {
+                    return Err(unsupported("CREATE TABLE ... AS SELECT"));
+                }
+                if *if_not_exists && catalog.current().tables.contains_key(&name.name) {
+                    return Ok(StatementResult::done("Table created."));
+                }
+                let mut definitions = catalog::columns_from_ast(columns)?;
+                // Keys: (columns, is primary, constraint name).
+                let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
+                for column in columns {
+                    if !column.constraints.is_empty() {
+                        return Err(unsupported("CHECK and FOREIGN KEY constraints"));
+                    }
+                    if column.primary_key {
+                        keys.push((
+                            vec![column.name.clone()],
+                            true,
+                            column.primary_key_constraint_name.clone(),
+                        ));
+                    }
+                    if column.unique {
+                        keys.push((
+                            vec![column.name.clone()],
+                            false,
+                            column.unique_constraint_name.clone(),
+                        ));
+                    }
+                }
+                for constraint in constraints {
+                    match &constraint.kind {
+                        ast::TableConstraintKind::PrimaryKey { columns } => {
+                            keys.push((columns.clone(), true, constraint.name.clone()))
+                        }
+                        ast::TableConstraintKind::Unique { columns } => {
+                            keys.push((columns.clone(), false, constraint.name.clone()))
+                        }
+                        _ => return Err(unsupported("CHECK and FOREIGN KEY constraints")),
+                    }
+                }
+                if keys.iter().filter(|(_, primary, _)| *primary).count() > 1 {
+                    return Err(Error::new(2260, "table can have only one primary key"));
+                }
+                for (key_columns, primary, _) in &keys {
+                    for key_column in key_columns {
+                        let Some(definition) =
+                            definitions.iter_mut().find(|c| &c.name == key_column)
+                        else {
+                            return Err(Error::invalid_identifier(key_column));
+                        };
+                        if *primary {
+                            definition.nullable = false;
+                        }
+                    }
+                }
+                catalog.create_table(&name.name, definitions, text)?;
+                for (key_columns, _, constraint_name) in keys {
+                    let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
+                    if let Err(error) = catalog.create_index(
+                        &constraint,
+                        &name.name,
+                        &key_columns,
+                        true,
+                        Some(&constraint),
+                    ) {
+                        let _ = catalog.drop_table(&name.name);
+                        return Err(error);
+                    }
+                }
+                Ok(StatementResult::done("Table created."))
+            }
+            Statement::DropTable {
+                name, if_exists, ..
+            } => {
+                if *if_exists && !catalog.current().tables.contains_key(&name.name) {
+                    return Ok(StatementResult::done("Table dropped."));
+                }
+                catalog.drop_table(&name.name)?;
+                Ok(StatementResult::done("Table dropped."))
+            }
+            Statement::Truncate { tables } => {
+                for table in tables {
+                    catalog.truncate_table(&table.name)?;
+                }
+                Ok(StatementResult::done("Table truncated."))
+            }
+            Statement::CreateIndex {
+                name,
+                unique,
+                table,
+                columns,
+                ..
+            } => {
+                if columns.iter().any(|(_, descending)| *descending) {
+                    return Err(unsupported("descending index columns"));
+                }
+                let names: Vec<String> = columns.iter().map(|(name, _)| name.clone()).collect();
+                catalog.create_index(&name.name, &table.name, &names, *unique, None)?;
+                Ok(StatementResult::done("Index created."))
+            }
+            Statement::DropIndex { name } => {
+                catalog.drop_index(&name.name)?;
+                Ok(StatementResult::done("Index dropped."))
+            }
+            Statement::CreateSequence { name, options } => {
+                catalog.create_sequence(&name.name, options)?;
+                Ok(StatementResult::done("Sequence created."))
+            }
+            Statement::AlterSequence { name, options } => {
+                catalog.alter_sequence(&name.name, options)?;
+                Ok(StatementResult::done("Sequence altered."))
+            }
+            Statement::DropSequence { name } => {
+                catalog.drop_sequence(&name.name)?;
+                Ok(StatementResult::done("Sequence dropped."))
+            }
+            _ => Err(unsupported("this statement")),
+        }
+    }
+
+    fn alter_system(&mut self, action: &ast::AlterSystemAction) -> Result<StatementResult> {
+        match action {
+            ast::AlterSystemAction::Set {
+                name,
+                values,
+                scope,
+                ..
+            } => {
+                let value = values
+                    .iter()
+                    .map(parameter_text)
+                    .collect::<Vec<_>>()
+                    .join(",");
+                let scope = match scope {
+                    None | Some(ast::ParameterScope::Both) => AlterSystemScope::Both,
+                    Some(ast::ParameterScope::Memory) => AlterSystemScope::Memory,
+                    Some(ast::ParameterScope::Spfile) => AlterSystemScope::Spfile,
+                };
+                let name = name.to_lowercase();
+                self.instance.alter_system_set(&name, &value, scope)?;
+                self.parameters
+                    .inherit_system_change(&self.instance.parameters(), &name);
+                Ok(StatementResult::done("System altered."))
+            }
+            ast::AlterSystemAction::Checkpoint { .. } => {
+                self.instance.checkpoint()?;
+                Ok(StatementResult::done("System altered."))
+            }
+            ast::AlterSystemAction::SwitchLogfile => {
+                self.instance.switch_logfile()?;
+                Ok(StatementResult::done("System altered."))
+            }
+            ast::AlterSystemAction::FlushBufferCache => {
+                self.instance.cache().flush()?;
+                Ok(StatementResult::done("System altered."))
+            }
+            ast::AlterSystemAction::FlushSharedPool => {
+                self.parsed.clear();
+                Ok(StatementResult::done("System altered."))
+            }
+        }
+    }
+}
+
+fn changed(rows: u64, verb: &str) -> StatementResult {
+    StatementResult {
+        rows_affected: rows,
+        feedback: format!("{rows} row{} {verb}.", if rows == 1 { "" } else { "s" }),
+        ..Default::default()
+    }
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::new(3001, format!("unimplemented feature: {what}"))
+}
+
+/// A parameter value as the parameter registry reads it.
+fn parameter_text(value: &ast::ParameterValue) -> String {
+    match value {
+        ast::ParameterValue::Number(text)
+        | ast::ParameterValue::String(text)
+        | ast::ParameterValue::Identifier(text)
+        | ast::ParameterValue::Size(text)
+        | ast::ParameterValue::List(text) => text.clone(),
+    }
+}
+
+/// NEXTVAL through the catalog, CURRVAL from the session.
+struct SessionSequences<'a> {
+    session: &'a Session,
+}
+
+impl SequenceAccess for SessionSequences<'_> {
+    fn next_value(&self, sequence: &SequenceDef) -> Result<Value> {
+        let value = self.session.instance.catalog().next_value(sequence)?;
+        let value = Value::Number(rust_decimal::Decimal::from_i128_with_scale(value, 0));
+        self.session
+            .current_values
+            .borrow_mut()
+            .insert(sequence.object_id, value.clone());
+        Ok(value)
+    }
+
+    fn current_value(&self, sequence: &SequenceDef) -> Result<Value> {
+        self.session
+            .current_values
+            .borrow()
+            .get(&sequence.object_id)
+            .cloned()
+            .ok_or_else(|| {
+                Error::new(
+                    8002,
+                    format!(
+                        "sequence {}.CURRVAL is not yet defined in this session",
+                        sequence.name
+                    ),
+                )
+            })
     }
 }

@@ -1,5 +1,8 @@
 //! The SQL layer: lexer -> parser -> planner -> executor.
 pub mod ast;
+pub mod dml;
 pub mod engine;
+pub mod eval;
 pub mod lexer;
 pub mod parser;
+pub mod query;

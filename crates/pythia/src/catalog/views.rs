@@ -1,0 +1,349 @@
+//! The dictionary views (`dba_tables`, `user_tables`, `dba_indexes`, `dba_segments`,
+//! `dba_sequences`, `dba_tab_columns`, `dba_objects`, their `user_` twins) and DUAL, built
+//! from one version of the dictionary. Every object belongs to SYSTEM for now, so the
+//! `user_` views are the `dba_` views without the OWNER column.
+
+use rust_decimal::Decimal;
+
+use crate::buffer::BufferCache;
+use crate::catalog::{Dictionary, OWNER};
+use crate::error::Result;
+use crate::sql::query::RowSet;
+use crate::storage::segment;
+use crate::types::{DataType, Value};
+
+/// Names of the views this module serves.
+pub const DICTIONARY_VIEWS: &[&str] = &[
+    "DUAL",
+    "DBA_TABLES",
+    "USER_TABLES",
+    "DBA_INDEXES",
+    "USER_INDEXES",
+    "DBA_IND_COLUMNS",
+    "USER_IND_COLUMNS",
+    "DBA_SEGMENTS",
+    "USER_SEGMENTS",
+    "DBA_SEQUENCES",
+    "USER_SEQUENCES",
+    "DBA_TAB_COLUMNS",
+    "USER_TAB_COLUMNS",
+    "DBA_OBJECTS",
+    "USER_OBJECTS",
+];
+
+fn text() -> Option<DataType> {
+    Some(DataType::varchar2(128))
+}
+
+fn number() -> Option<DataType> {
+    Some(DataType::number())
+}
+
+fn rowset(columns: &[(&str, Option<DataType>)], rows: Vec<Vec<Value>>) -> RowSet {
+    RowSet {
+        columns: columns
+            .iter()
+            .map(|(name, data_type)| (name.to_string(), *data_type))
+            .collect(),
+        rows,
+    }
+}
+
+/// The view `name` (upper case), or None when it is not a dictionary view.
+pub fn dictionary_view(
+    name: &str,
+    dictionary: &Dictionary,
+    cache: &BufferCache,
+) -> Result<Option<RowSet>> {
+    let (base, user) = match name.strip_prefix("USER_") {
+        Some(rest) => (format!("DBA_{rest}"), true),
+        None => (name.to_string(), false),
+    };
+    let mut view = match base.as_str() {
+        "DUAL" => rowset(
+            &[("DUMMY", Some(DataType::varchar2(1)))],
+            vec![vec![Value::text("X")]],
+        ),
+        "DBA_TABLES" => rowset(
+            &[
+                ("OWNER", text()),
+                ("TABLE_NAME", text()),
+                ("TABLESPACE_NAME", text()),
+                ("NUM_ROWS", number()),
+                ("BLOCKS", number()),
+                ("CACHE", text()),
+                ("BUFFER_POOL", text()),
+            ],
+            dictionary
+                .tables
+                .values()
+                .map(|table| {
+                    Ok(vec![
+                        Value::text(OWNER),
+                        Value::text(&table.name),
+                        Value::text("SYSTEM"),
+                        Value::Null,
+                        Value::integer(segment::used_blocks(cache, table.segment)?.len() as i64),
+                        Value::text("N"),
+                        Value::text("DEFAULT"),
+                    ])
+                })
+                .collect::<Result<_>>()?,
+        ),
+        "DBA_INDEXES" => rowset(
+            &[
+                ("OWNER", text()),
+                ("INDEX_NAME", text()),
+                ("INDEX_TYPE", text()),
+                ("TABLE_OWNER", text()),
+                ("TABLE_NAME", text()),
+                ("UNIQUENESS", text()),
+                ("TABLESPACE_NAME", text()),
+                ("BLEVEL", number()),
+                ("LEAF_BLOCKS", number()),
+                ("DISTINCT_KEYS", number()),
+                ("BUFFER_POOL", text()),
+            ],
+            dictionary
+                .indexes
+                .values()
+                .map(|index| {
+                    let statistics = index.tree.statistics(cache)?;
+                    Ok(vec![
+                        Value::text(OWNER),
+                        Value::text(&index.name),
+                        Value::text("NORMAL"),
+                        Value::text(OWNER),
+                        Value::text(&index.table_name),
+                        Value::text(if index.unique { "UNIQUE" } else { "NONUNIQUE" }),
+                        Value::text("SYSTEM"),
+                        Value::integer(statistics.blevel as i64),
+                        Value::integer(statistics.leaf_blocks as i64),
+                        Value::integer(statistics.distinct_keys as i64),
+                        Value::text("DEFAULT"),
+                    ])
+                })
+                .collect::<Result<_>>()?,
+        ),
+        "DBA_IND_COLUMNS" => {
+            let mut rows = Vec::new();
+            for index in dictionary.indexes.values() {
+                let Some(table) = dictionary.tables.get(&index.table_name) else {
+                    continue;
+                };
+                for (position, &column) in index.columns.iter().enumerate() {
+                    rows.push(vec![
+                        Value::text(OWNER),
+                        Value::text(&index.name),
+                        Value::text(OWNER),
+                        Value::text(&index.table_name),
+                        Value::text(&table.columns[column].name),
+                        Value::integer(position as i64 + 1),
+                        Value::text("ASC"),
+                    ]);
+                }
+            }
+            rowset(
+                &[
+                    ("INDEX_OWNER", text()),
+                    ("INDEX_NAME", text()),
+                    ("TABLE_OWNER", text()),
+                    ("TABLE_NAME", text()),
+                    ("COLUMN_NAME", text()),
+                    ("COLUMN_POSITION", number()),
+                    ("DESCEND", text()),
+                ],
+                rows,
+            )
+        }
+        "DBA_SEGMENTS" => {
+            let block_size = cache.block_size() as i64;
+            let mut rows = Vec::new();
+            for table in dictionary.tables.values() {
+                rows.push(segment_row(
+                    cache,
+                    &table.name,
+                    "TABLE",
+                    table.segment,
+                    block_size,
+                )?);
+            }
+            for index in dictionary.indexes.values() {
+                rows.push(segment_row(
+                    cache,
+                    &index.name,
+                    "INDEX",
+                    index.tree.header(),
+                    block_size,
+                )?);
+            }
+            rowset(
+                &[
+                    ("OWNER", text()),
+                    ("SEGMENT_NAME", text()),
+                    ("SEGMENT_TYPE", text()),
+                    ("TABLESPACE_NAME", text()),
+                    ("HEADER_FILE", number()),
+                    ("HEADER_BLOCK", number()),
+                    ("BYTES", number()),
+                    ("BLOCKS", number()),
+                    ("EXTENTS", number()),
+                    ("BUFFER_POOL", text()),
+                ],
+                rows,
+            )
+        }
+        "DBA_SEQUENCES" => rowset(
+            &[
+                ("SEQUENCE_OWNER", text()),
+                ("SEQUENCE_NAME", text()),
+                ("MIN_VALUE", number()),
+                ("MAX_VALUE", number()),
+                ("INCREMENT_BY", number()),
+                ("CYCLE_FLAG", text()),
+                ("ORDER_FLAG", text()),
+                ("CACHE_SIZE", number()),
+                ("LAST_NUMBER", number()),
+            ],
+            dictionary
+                .sequences
+                .values()
+                .map(|sequence| {
+                    vec![
+                        Value::text(OWNER),
+                        Value::text(&sequence.name),
+                        big(sequence.min),
+                        big(sequence.max),
+                        big(sequence.increment),
+                        Value::text(if sequence.cycle { "Y" } else { "N" }),
+                        Value::text("N"),
+                        big(if sequence.cache <= 1 {
+                            0
+                        } else {
+                            sequence.cache
+                        }),
+                        big(sequence.last_number()),
+                    ]
+                })
+                .collect(),
+        ),
+        "DBA_TAB_COLUMNS" => {
+            let mut rows = Vec::new();
+            for table in dictionary.tables.values() {
+                for (position, column) in table.columns.iter().enumerate() {
+                    let (length, precision, scale) = match column.data_type {
+                        DataType::Number { precision, scale } => {
+                            (22, precision.map(i64::from), scale.map(i64::from))
+                        }
+                        DataType::Varchar2 { length } | DataType::Char { length } => {
+                            (length as i64, None, None)
+                        }
+                        DataType::Date => (7, None, None),
+                        DataType::Timestamp => (11, None, None),
+                        DataType::Float => (8, None, None),
+                        DataType::Boolean => (1, None, None),
+                    };
+                    rows.push(vec![
+                        Value::text(OWNER),
+                        Value::text(&table.name),
+                        Value::text(&column.name),
+                        Value::text(column.data_type.name()),
+                        Value::integer(length),
+                        precision.map_or(Value::Null, Value::integer),
+                        scale.map_or(Value::Null, Value::integer),
+                        Value::text(if column.nullable { "Y" } else { "N" }),
+                        Value::integer(position as i64 + 1),
+                    ]);
+                }
+            }
+            rowset(
+                &[
+                    ("OWNER", text()),
+                    ("TABLE_NAME", text()),
+                    ("COLUMN_NAME", text()),
+                    ("DATA_TYPE", text()),
+                    ("DATA_LENGTH", number()),
+                    ("DATA_PRECISION", number()),
+                    ("DATA_SCALE", number()),
+                    ("NULLABLE", Some(DataType::varchar2(1))),
+                    ("COLUMN_ID", number()),
+                ],
+                rows,
+            )
+        }
+        "DBA_OBJECTS" => {
+            let mut rows = Vec::new();
+            let object = |name: &str, id: u32, kind: &str| {
+                vec![
+                    Value::text(OWNER),
+                    Value::text(name),
+                    Value::integer(id as i64),
+                    Value::integer(id as i64),
+                    Value::text(kind),
+                    Value::text("VALID"),
+                ]
+            };
+            for table in dictionary.tables.values() {
+                rows.push(object(&table.name, table.object_id, "TABLE"));
+            }
+            for index in dictionary.indexes.values() {
+                rows.push(object(&index.name, index.object_id, "INDEX"));
+            }
+            for sequence in dictionary.sequences.values() {
+                rows.push(object(&sequence.name, sequence.object_id, "SEQUENCE"));
+            }
+            rows.sort_by_key(|row| row[2].as_decimal().unwrap_or_default());
+            rowset(
+                &[
+                    ("OWNER", text()),
+                    ("OBJECT_NAME", text()),
+                    ("OBJECT_ID", number()),
+                    ("DATA_OBJECT_ID", number()),
+                    ("OBJECT_TYPE", text()),
+                    ("STATUS", text()),
+                ],
+                rows,
+            )
+        }
+        _ => return Ok(None),
+    };
+    if user && name != "DUAL" {
+        // The user_ view: the same rows without the owner column (the first one here).
+        if let Some(owner) = view.columns.iter().position(|(column, _)| {
+            column == "OWNER" || column == "SEQUENCE_OWNER" || column == "INDEX_OWNER"
+        }) {
+            view.columns.remove(owner);
+            for row in &mut view.rows {
+                row.remove(owner);
+            }
+        }
+    }
+    Ok(Some(view))
+}
+
+fn big(value: i128) -> Value {
+    Value::Number(Decimal::from_i128_with_scale(value, 0))
+}
+
+fn segment_row(
+    cache: &BufferCache,
+    name: &str,
+    kind: &str,
+    header: crate::storage::block::BlockId,
+    block_size: i64,
+) -> Result<Vec<Value>> {
+    let extents = segment::extents(cache, header)?;
+    let blocks: i64 = extents.iter().map(|(_, count)| *count as i64).sum();
+    Ok(vec![
+        Value::text(OWNER),
+        Value::text(name),
+        Value::text(kind),
+        Value::text("SYSTEM"),
+        Value::integer(header.file as i64),
+        Value::integer(header.block as i64),
+        Value::integer(blocks * block_size),
+        Value::integer(blocks),
+        Value::integer(extents.len() as i64),
+        Value::text("DEFAULT"),
+    ])
+}

@@ -1,0 +1,315 @@
+//! INSERT, UPDATE and DELETE on tables and their indexes, and the checks that go with them:
+//! types and lengths (ORA-01438, ORA-12899), NOT NULL (ORA-01400), unique keys (ORA-00001).
+//!
+//! Every change goes through the transaction layer: the row first (undo, then the heap
+//! block), then each index entry (undo, then the B-tree). Rows are locked by the change
+//! itself: `change_row` waits on 'enq: TX - row lock contention' for a row another active
+//! transaction changed, and re-reads it when that transaction ends. UPDATE and DELETE find
+//! their rows with the statement's snapshot, then re-check the WHERE clause on the row's
+//! current version before changing it (a row changed meanwhile by a committed transaction is
+//! judged on what it is now; Oracle restarts the statement instead, a known difference).
+//!
+//! Unique keys. Index entries carry no inserting xid, so a unique check looks at the rows
+//! the key's entries point to: a live entry whose row is committed and not deleted is a
+//! violation; one whose row is being changed by another active transaction makes us wait
+//! for that transaction and look again (Oracle waits the same way, on the TX enqueue); a
+//! delete-marked entry of an active transaction also makes us wait, since a rollback would
+//! bring the key back. The check and the insertion of our entry happen under a latch
+//! chosen by hashing (index, key), so two sessions inserting the same new key cannot both
+//! pass the check: the second one finds the first one's entry. Keys with a NULL column are
+//! never checked (Oracle: such keys are never equal).
+
+use std::hash::{Hash, Hasher};
+use std::sync::OnceLock;
+
+use crate::catalog::{IndexDef, Storage, TableDef, OWNER};
+use crate::error::{Error, Result};
+use crate::instrumentation::{Latch, LatchName};
+use crate::storage::heap::RowId;
+use crate::transaction::{RowChange, RowOutcome, Transaction, TransactionStatus};
+use crate::types::{coerce_to_column, decode_row, encode_key, encode_row, Value};
+
+/// Latches serializing unique checks on the same (index, key) hash.
+const UNIQUE_CHECK_LATCHES: usize = 64;
+
+fn unique_latches() -> &'static [Latch<()>] {
+    static LATCHES: OnceLock<Vec<Latch<()>>> = OnceLock::new();
+    LATCHES.get_or_init(|| {
+        (0..UNIQUE_CHECK_LATCHES)
+            .map(|_| Latch::new(LatchName::EnqueueHashChains, ()))
+            .collect()
+    })
+}
+
+/// Oracle's way of naming a column in ORA-12899 and ORA-01400.
+fn qualified_column(table: &TableDef, column: usize) -> String {
+    format!(
+        "\"{OWNER}\".\"{}\".\"{}\"",
+        table.name, table.columns[column].name
+    )
+}
+
+/// Converts a full row to the table's column types and checks NOT NULL.
+pub fn check_row(table: &TableDef, values: Vec<Value>) -> Result<Vec<Value>> {
+    values
+        .into_iter()
+        .enumerate()
+        .map(|(position, value)| {
+            let column = &table.columns[position];
+            let value =
+                coerce_to_column(value, &column.data_type, &qualified_column(table, position))?;
+            if value.is_null() && !column.nullable {
+                return Err(Error::null_into_not_null(OWNER, &table.name, &column.name));
+            }
+            Ok(value)
+        })
+        .collect()
+}
+
+/// The key bytes of `index` for a row, and whether any key column is NULL.
+pub fn index_key(index: &IndexDef, row: &[Value]) -> (Vec<u8>, bool) {
+    let values: Vec<Value> = index
+        .columns
+        .iter()
+        .map(|&column| row[column].clone())
+        .collect();
+    let has_null = values.iter().any(Value::is_null);
+    let mut key = Vec::new();
+    encode_key(&values, &vec![false; values.len()], &mut key);
+    (key, has_null)
+}
+
+/// Inserts one checked row and its index entries. Returns its rowid.
+pub fn insert_row(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    table: &TableDef,
+    row: &[Value],
+) -> Result<RowId> {
+    let mut data = Vec::new();
+    encode_row(row, &mut data);
+    let rowid = storage.transactions.insert_row(
+        transaction,
+        table.segment,
+        table.object_id,
+        &table.insert_hint,
+        &data,
+    )?;
+    for index in &table.indexes {
+        let (key, has_null) = index_key(index, row);
+        add_entry(storage, transaction, index, &key, has_null, rowid)?;
+    }
+    Ok(rowid)
+}
+
+/// Adds an index entry, checking uniqueness first for a unique index.
+fn add_entry(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    index: &IndexDef,
+    key: &[u8],
+    has_null: bool,
+    rowid: RowId,
+) -> Result<()> {
+    let transactions = &storage.transactions;
+    if !index.unique || has_null {
+        return transactions.index_insert(transaction, &index.tree, index.object_id, key, rowid);
+    }
+    let latch = {
+        let mut hasher = std::collections::hash_map::DefaultHasher::new();
+        index.object_id.hash(&mut hasher);
+        key.hash(&mut hasher);
+        &unique_latches()[hasher.finish() as usize % UNIQUE_CHECK_LATCHES]
+    };
+    loop {
+        let guard = latch.lock();
+        let mut holder = None;
+        for entry in index.tree.lookup(&storage.cache, key)? {
+            if entry.rowid == rowid.to_u64() {
+                continue;
+            }
+            if entry.deleted {
+                if entry.xid != transaction.xid
+                    && transactions.status(entry.xid) == TransactionStatus::Active
+                {
+                    holder = Some(entry.xid);
+                    break;
+                }
+                continue;
+            }
+            let Some(piece) = transactions.current_piece(RowId::from_u64(entry.rowid))? else {
+                continue;
+            };
+            if piece.xid != transaction.xid
+                && piece.xid != 0
+                && transactions.status(piece.xid) == TransactionStatus::Active
+            {
+                holder = Some(piece.xid);
+                break;
+            }
+            if !piece.is_deleted() {
+                let name = index.constraint.as_deref().unwrap_or(&index.name);
+                return Err(Error::unique_violated(&format!("{OWNER}.{name}")));
+            }
+        }
+        match holder {
+            None => {
+                let result = transactions.index_insert(
+                    transaction,
+                    &index.tree,
+                    index.object_id,
+                    key,
+                    rowid,
+                );
+                drop(guard);
+                return result;
+            }
+            Some(holder) => {
+                drop(guard);
+                transactions.wait_for(transaction.xid, holder)?;
+            }
+        }
+    }
+}
+
+/// Updates one row: `compute` gets the row's current values and returns the new ones, or
+/// None to leave it (it no longer qualifies). Returns whether the row was updated.
+pub fn update_row(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    table: &TableDef,
+    rowid: RowId,
+    compute: &mut dyn FnMut(&[Value]) -> Result<Option<Vec<Value>>>,
+) -> Result<bool> {
+    let mut new_row: Option<Vec<Value>> = None;
+    let outcome =
+        storage
+            .transactions
+            .change_row(transaction, table.object_id, rowid, &mut |current| {
+                let Some(current) = current else {
+                    return Ok(RowChange::Keep);
+                };
+                let current = decode_row(current)?;
+                match compute(&current)? {
+                    None => Ok(RowChange::Keep),
+                    Some(values) => {
+                        let values = check_row(table, values)?;
+                        let mut data = Vec::new();
+                        encode_row(&values, &mut data);
+                        new_row = Some(values);
+                        Ok(RowChange::Update(data))
+                    }
+                }
+            })?;
+    let RowOutcome::Updated(old_data) = outcome else {
+        return Ok(false);
+    };
+    let old_row = decode_row(&old_data)?;
+    let new_row = new_row.expect("an update computed its row");
+    for index in &table.indexes {
+        let (old_key, _) = index_key(index, &old_row);
+        let (new_key, has_null) = index_key(index, &new_row);
+        if old_key == new_key {
+            continue;
+        }
+        storage.transactions.index_delete(
+            transaction,
+            &index.tree,
+            index.object_id,
+            &old_key,
+            rowid,
+        )?;
+        add_entry(storage, transaction, index, &new_key, has_null, rowid)?;
+    }
+    Ok(true)
+}
+
+/// Deletes one row if `still_matches` its current values. Returns whether it was deleted.
+pub fn delete_row(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    table: &TableDef,
+    rowid: RowId,
+    still_matches: &mut dyn FnMut(&[Value]) -> Result<bool>,
+) -> Result<bool> {
+    let outcome =
+        storage
+            .transactions
+            .change_row(transaction, table.object_id, rowid, &mut |current| {
+                let Some(current) = current else {
+                    return Ok(RowChange::Keep);
+                };
+                if still_matches(&decode_row(current)?)? {
+                    Ok(RowChange::Delete)
+                } else {
+                    Ok(RowChange::Keep)
+                }
+            })?;
+    let RowOutcome::Deleted(old_data) = outcome else {
+        return Ok(false);
+    };
+    let old_row = decode_row(&old_data)?;
+    for index in &table.indexes {
+        let (key, _) = index_key(index, &old_row);
+        storage.transactions.index_delete(
+            transaction,
+            &index.tree,
+            index.object_id,
+            &key,
+            rowid,
+        )?;
+    }
+    Ok(true)
+}
+
+/// Fills a new index from the table's rows (CREATE INDEX). Rows changed by transactions
+/// still active make it fail with ORA-00054, as Oracle's CREATE INDEX without a DDL lock
+/// timeout does: their index entries could not be undone with them.
+pub fn build_index(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    table: &TableDef,
+    index: &IndexDef,
+) -> Result<()> {
+    let transactions = &storage.transactions;
+    let mut rows = Vec::new();
+    for block in crate::storage::segment::used_blocks(&storage.cache, table.segment)? {
+        let pieces = {
+            let data = storage.cache.read(block, crate::buffer::AccessKind::Scan)?;
+            crate::storage::heap::pieces(&data)?
+        };
+        for (slot, piece) in pieces {
+            if piece.xid != 0
+                && piece.xid != transaction.xid
+                && transactions.status(piece.xid) == TransactionStatus::Active
+            {
+                return Err(Error::new(
+                    54,
+                    "resource busy and acquire with NOWAIT specified or timeout expired",
+                ));
+            }
+            if !piece.is_deleted() {
+                rows.push((
+                    RowId {
+                        block: block.block,
+                        slot,
+                    },
+                    decode_row(&piece.data)?,
+                ));
+            }
+        }
+    }
+    for (rowid, row) in rows {
+        let (key, has_null) = index_key(index, &row);
+        match add_entry(storage, transaction, index, &key, has_null, rowid) {
+            Err(error) if error.code() == 1 => {
+                return Err(Error::new(
+                    1452,
+                    "cannot CREATE UNIQUE INDEX; duplicate keys found",
+                ))
+            }
+            other => other?,
+        }
+    }
+    Ok(())
+}

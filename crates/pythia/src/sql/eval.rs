@@ -1,0 +1,647 @@
+//! Compiled expressions and their evaluation.
+//!
+//! The planner turns each `ast::Expr` into an [`Expr`] whose column references are positions
+//! in the row being evaluated (the concatenated columns of the FROM sources, or a group's
+//! keys and aggregates), whose binds are positions in the bind array, and whose functions are
+//! resolved. Evaluation is then a walk with no name lookups.
+//!
+//! Conditions use three-valued logic: TRUE, FALSE and unknown (NULL). A WHERE clause keeps
+//! a row only when its condition is TRUE. Conditions evaluate to `Value::Boolean` or
+//! `Value::Null`.
+
+use std::cmp::Ordering;
+use std::sync::Arc;
+
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
+
+use crate::catalog::SequenceDef;
+use crate::error::{Error, Result};
+use crate::sql::ast::{BinaryOperator, UnaryOperator};
+use crate::types::{DataType, Value};
+
+#[derive(Clone, Debug)]
+pub enum Expr {
+    Constant(Value),
+    Column(usize),
+    Bind(usize),
+    Unary(UnaryOperator, Box<Expr>),
+    Binary(Box<Expr>, BinaryOperator, Box<Expr>),
+    IsNull(Box<Expr>, bool),
+    Between {
+        expr: Box<Expr>,
+        low: Box<Expr>,
+        high: Box<Expr>,
+        negated: bool,
+    },
+    InList {
+        expr: Box<Expr>,
+        list: Vec<Expr>,
+        negated: bool,
+    },
+    Like {
+        expr: Box<Expr>,
+        pattern: Box<Expr>,
+        escape: Option<Box<Expr>>,
+        negated: bool,
+    },
+    Case {
+        operand: Option<Box<Expr>>,
+        when_then: Vec<(Expr, Expr)>,
+        else_result: Option<Box<Expr>>,
+    },
+    Function(Function, Vec<Expr>),
+    Cast(Box<Expr>, DataType),
+    NextValue(Arc<SequenceDef>),
+    CurrentValue(Arc<SequenceDef>),
+    Rownum,
+}
+
+/// Built-in scalar functions (the SQL issue adds the rest of Oracle's).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum Function {
+    Nvl,
+    Coalesce,
+    Upper,
+    Lower,
+    Length,
+    Substr,
+    Abs,
+    Round,
+    Trunc,
+    Mod,
+    Sysdate,
+    Systimestamp,
+    ToChar,
+    ToNumber,
+    Concat,
+    Greatest,
+    Least,
+    Decode,
+    Nullif,
+    User,
+}
+
+impl Function {
+    /// The function named `name` (upper case) with `arguments` arguments, or the error.
+    pub fn resolve(name: &str, arguments: usize) -> Result<Function> {
+        use Function as F;
+        let (function, min, max) = match name {
+            "NVL" => (F::Nvl, 2, 2),
+            "COALESCE" => (F::Coalesce, 1, usize::MAX),
+            "UPPER" => (F::Upper, 1, 1),
+            "LOWER" => (F::Lower, 1, 1),
+            "LENGTH" => (F::Length, 1, 1),
+            "SUBSTR" => (F::Substr, 2, 3),
+            "ABS" => (F::Abs, 1, 1),
+            "ROUND" => (F::Round, 1, 2),
+            "TRUNC" => (F::Trunc, 1, 2),
+            "MOD" => (F::Mod, 2, 2),
+            "SYSDATE" | "CURRENT_DATE" => (F::Sysdate, 0, 0),
+            "SYSTIMESTAMP" | "CURRENT_TIMESTAMP" | "LOCALTIMESTAMP" => (F::Systimestamp, 0, 1),
+            "TO_CHAR" => (F::ToChar, 1, 2),
+            "TO_NUMBER" => (F::ToNumber, 1, 1),
+            "CONCAT" => (F::Concat, 2, 2),
+            "GREATEST" => (F::Greatest, 1, usize::MAX),
+            "LEAST" => (F::Least, 1, usize::MAX),
+            "DECODE" => (F::Decode, 3, usize::MAX),
+            "NULLIF" => (F::Nullif, 2, 2),
+            "USER" | "CURRENT_USER" | "SESSION_USER" => (F::User, 0, 0),
+            _ => return Err(Error::new(904, format!("\"{name}\": invalid identifier"))),
+        };
+        if arguments < min {
+            return Err(Error::new(938, "not enough arguments for function"));
+        }
+        if arguments > max {
+            return Err(Error::new(939, "too many arguments for function"));
+        }
+        Ok(function)
+    }
+}
+
+/// What evaluation needs besides the row.
+pub struct Context<'a> {
+    pub binds: &'a [Value],
+    pub rownum: u64,
+    pub sequences: &'a dyn SequenceAccess,
+}
+
+/// NEXTVAL and CURRVAL go through the session (CURRVAL is per session).
+pub trait SequenceAccess {
+    fn next_value(&self, sequence: &SequenceDef) -> Result<Value>;
+    fn current_value(&self, sequence: &SequenceDef) -> Result<Value>;
+}
+
+impl Expr {
+    pub fn evaluate(&self, row: &[Value], context: &Context) -> Result<Value> {
+        match self {
+            Expr::Constant(value) => Ok(value.clone()),
+            Expr::Column(index) => Ok(row[*index].clone()),
+            Expr::Bind(index) => context
+                .binds
+                .get(*index)
+                .cloned()
+                .ok_or_else(|| Error::new(1008, "not all variables bound")),
+            Expr::Unary(op, expr) => {
+                let value = expr.evaluate(row, context)?;
+                match op {
+                    UnaryOperator::Plus => Ok(value),
+                    UnaryOperator::Minus => value.neg(),
+                    UnaryOperator::Not => Ok(match truth(&value) {
+                        Some(truth) => Value::Boolean(!truth),
+                        None => Value::Null,
+                    }),
+                }
+            }
+            Expr::Binary(left, op, right) => binary(left, *op, right, row, context),
+            Expr::IsNull(expr, negated) => {
+                let is_null = expr.evaluate(row, context)?.is_null();
+                Ok(Value::Boolean(is_null != *negated))
+            }
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => {
+                let value = expr.evaluate(row, context)?;
+                let low = compare(&value, &low.evaluate(row, context)?)?;
+                let high = compare(&value, &high.evaluate(row, context)?)?;
+                let inside = and(
+                    low.map(|order| order != Ordering::Less),
+                    high.map(|order| order != Ordering::Greater),
+                );
+                Ok(boolean(inside.map(|inside| inside != *negated)))
+            }
+            Expr::InList {
+                expr,
+                list,
+                negated,
+            } => {
+                let value = expr.evaluate(row, context)?;
+                let mut result = Some(false);
+                for item in list {
+                    match compare(&value, &item.evaluate(row, context)?)? {
+                        Some(Ordering::Equal) => {
+                            result = Some(true);
+                            break;
+                        }
+                        Some(_) => {}
+                        None => result = None,
+                    }
+                }
+                Ok(boolean(result.map(|found| found != *negated)))
+            }
+            Expr::Like {
+                expr,
+                pattern,
+                escape,
+                negated,
+            } => {
+                let value = expr.evaluate(row, context)?;
+                let pattern = pattern.evaluate(row, context)?;
+                let escape = match escape {
+                    Some(escape) => escape.evaluate(row, context)?.to_text(),
+                    None => None,
+                };
+                let (Some(value), Some(pattern)) = (value.to_text(), pattern.to_text()) else {
+                    return Ok(Value::Null);
+                };
+                let escape = match escape {
+                    Some(text) if text.chars().count() == 1 => text.chars().next(),
+                    Some(_) => {
+                        return Err(Error::new(
+                            1425,
+                            "escape character must be character string of length 1",
+                        ))
+                    }
+                    None => None,
+                };
+                let matched = like(&value, &pattern, escape);
+                Ok(Value::Boolean(matched != *negated))
+            }
+            Expr::Case {
+                operand,
+                when_then,
+                else_result,
+            } => {
+                let operand = match operand {
+                    Some(operand) => Some(operand.evaluate(row, context)?),
+                    None => None,
+                };
+                for (when, then) in when_then {
+                    let when = when.evaluate(row, context)?;
+                    let hit = match &operand {
+                        Some(operand) => compare(operand, &when)? == Some(Ordering::Equal),
+                        None => truth(&when) == Some(true),
+                    };
+                    if hit {
+                        return then.evaluate(row, context);
+                    }
+                }
+                match else_result {
+                    Some(result) => result.evaluate(row, context),
+                    None => Ok(Value::Null),
+                }
+            }
+            Expr::Function(function, arguments) => call(*function, arguments, row, context),
+            Expr::Cast(expr, data_type) => expr.evaluate(row, context)?.cast(data_type),
+            Expr::NextValue(sequence) => context.sequences.next_value(sequence),
+            Expr::CurrentValue(sequence) => context.sequences.current_value(sequence),
+            Expr::Rownum => Ok(Value::integer(context.rownum as i64)),
+        }
+    }
+
+    /// A condition's truth: Some(true) only when TRUE.
+    pub fn is_true(&self, row: &[Value], context: &Context) -> Result<bool> {
+        Ok(truth(&self.evaluate(row, context)?) == Some(true))
+    }
+
+    /// Whether the expression reads no column, bind, sequence or ROWNUM (foldable at plan time).
+    pub fn is_constant(&self) -> bool {
+        match self {
+            Expr::Constant(_) => true,
+            Expr::Column(_)
+            | Expr::Bind(_)
+            | Expr::NextValue(_)
+            | Expr::CurrentValue(_)
+            | Expr::Rownum => false,
+            Expr::Function(function, arguments) => {
+                !matches!(function, Function::Sysdate | Function::Systimestamp)
+                    && arguments.iter().all(Expr::is_constant)
+            }
+            _ => {
+                let mut constant = true;
+                self.visit_children(&mut |child| constant &= child.is_constant());
+                constant
+            }
+        }
+    }
+
+    /// The highest column position read, if any (which sources an expression needs).
+    pub fn max_column(&self) -> Option<usize> {
+        match self {
+            Expr::Column(index) => Some(*index),
+            _ => {
+                let mut highest: Option<usize> = None;
+                self.visit_children(&mut |child| {
+                    if let Some(column) = child.max_column() {
+                        highest = Some(highest.map_or(column, |highest| highest.max(column)));
+                    }
+                });
+                highest
+            }
+        }
+    }
+
+    /// Whether any column below `limit` is read.
+    pub fn reads_columns_in(&self, range: std::ops::Range<usize>) -> bool {
+        match self {
+            Expr::Column(index) => range.contains(index),
+            _ => {
+                let mut reads = false;
+                self.visit_children(&mut |child| reads |= child.reads_columns_in(range.clone()));
+                reads
+            }
+        }
+    }
+
+    fn visit_children(&self, visit: &mut dyn FnMut(&Expr)) {
+        match self {
+            Expr::Constant(_)
+            | Expr::Column(_)
+            | Expr::Bind(_)
+            | Expr::NextValue(_)
+            | Expr::CurrentValue(_)
+            | Expr::Rownum => {}
+            Expr::Unary(_, expr) | Expr::IsNull(expr, _) | Expr::Cast(expr, _) => visit(expr),
+            Expr::Binary(left, _, right) => {
+                visit(left);
+                visit(right);
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } => {
+                visit(expr);
+                visit(low);
+                visit(high);
+            }
+            Expr::InList { expr, list, .. } => {
+                visit(expr);
+                list.iter().for_each(|item| visit(item));
+            }
+            Expr::Like {
+                expr,
+                pattern,
+                escape,
+                ..
+            } => {
+                visit(expr);
+                visit(pattern);
+                if let Some(escape) = escape {
+                    visit(escape);
+                }
+            }
+            Expr::Case {
+                operand,
+                when_then,
+                else_result,
+            } => {
+                if let Some(operand) = operand {
+                    visit(operand);
+                }
+                for (when, then) in when_then {
+                    visit(when);
+                    visit(then);
+                }
+                if let Some(result) = else_result {
+                    visit(result);
+                }
+            }
+            Expr::Function(_, arguments) => arguments.iter().for_each(|item| visit(item)),
+        }
+    }
+}
+
+/// TRUE, FALSE or unknown.
+pub fn truth(value: &Value) -> Option<bool> {
+    match value {
+        Value::Boolean(truth) => Some(*truth),
+        Value::Null => None,
+        // A number used as a condition (PostgreSQL clients do this): non-zero is true.
+        other => other.as_decimal().map(|number| !number.is_zero()),
+    }
+}
+
+fn boolean(truth: Option<bool>) -> Value {
+    truth.map_or(Value::Null, Value::Boolean)
+}
+
+fn and(left: Option<bool>, right: Option<bool>) -> Option<bool> {
+    match (left, right) {
+        (Some(false), _) | (_, Some(false)) => Some(false),
+        (Some(true), Some(true)) => Some(true),
+        _ => None,
+    }
+}
+
+fn or(left: Option<bool>, right: Option<bool>) -> Option<bool> {
+    match (left, right) {
+        (Some(true), _) | (_, Some(true)) => Some(true),
+        (Some(false), Some(false)) => Some(false),
+        _ => None,
+    }
+}
+
+/// SQL comparison with Oracle's implicit conversions; None when either side is NULL.
+pub fn compare(left: &Value, right: &Value) -> Result<Option<Ordering>> {
+    left.sql_compare(right)
+}
+
+fn binary(
+    left: &Expr,
+    op: BinaryOperator,
+    right: &Expr,
+    row: &[Value],
+    context: &Context,
+) -> Result<Value> {
+    use BinaryOperator as B;
+    match op {
+        B::And => {
+            let left = truth(&left.evaluate(row, context)?);
+            if left == Some(false) {
+                return Ok(Value::Boolean(false));
+            }
+            Ok(boolean(and(left, truth(&right.evaluate(row, context)?))))
+        }
+        B::Or => {
+            let left = truth(&left.evaluate(row, context)?);
+            if left == Some(true) {
+                return Ok(Value::Boolean(true));
+            }
+            Ok(boolean(or(left, truth(&right.evaluate(row, context)?))))
+        }
+        _ => {
+            let left = left.evaluate(row, context)?;
+            let right = right.evaluate(row, context)?;
+            match op {
+                B::Add => left.add(&right),
+                B::Subtract => left.sub(&right),
+                B::Multiply => left.mul(&right),
+                B::Divide => left.div(&right),
+                B::Concat => left.concat(&right),
+                B::Equal => Ok(boolean(compare(&left, &right)?.map(Ordering::is_eq))),
+                B::NotEqual => Ok(boolean(compare(&left, &right)?.map(Ordering::is_ne))),
+                B::Less => Ok(boolean(compare(&left, &right)?.map(Ordering::is_lt))),
+                B::LessOrEqual => Ok(boolean(compare(&left, &right)?.map(Ordering::is_le))),
+                B::Greater => Ok(boolean(compare(&left, &right)?.map(Ordering::is_gt))),
+                B::GreaterOrEqual => Ok(boolean(compare(&left, &right)?.map(Ordering::is_ge))),
+                #[allow(unreachable_patterns)]
+                other => Err(Error::new(
+                    3001,
+                    format!("unimplemented feature: operator {other:?}"),
+                )),
+            }
+        }
+    }
+}
+
+/// LIKE with `%` and `_` (and an optional escape character), on characters.
+pub fn like(value: &str, pattern: &str, escape: Option<char>) -> bool {
+    let value: Vec<char> = value.chars().collect();
+    let mut tokens = Vec::new(); // (char, is_wildcard)
+    let mut chars = pattern.chars();
+    while let Some(c) = chars.next() {
+        if Some(c) == escape {
+            if let Some(next) = chars.next() {
+                tokens.push((next, false));
+            }
+        } else {
+            tokens.push((c, c == '%' || c == '_'));
+        }
+    }
+    // Iterative matching with backtracking to the last '%'.
+    let (mut v, mut p) = (0usize, 0usize);
+    let mut star: Option<(usize, usize)> = None;
+    while v < value.len() {
+        if p < tokens.len() && tokens[p] == ('_', true) {
+            v += 1;
+            p += 1;
+        } else if p < tokens.len() && tokens[p] == ('%', true) {
+            star = Some((p, v));
+            p += 1;
+        } else if p < tokens.len() && !tokens[p].1 && tokens[p].0 == value[v] {
+            v += 1;
+            p += 1;
+        } else if let Some((star_p, star_v)) = star {
+            p = star_p + 1;
+            v = star_v + 1;
+            star = Some((star_p, star_v + 1));
+        } else {
+            return false;
+        }
+    }
+    while p < tokens.len() && tokens[p] == ('%', true) {
+        p += 1;
+    }
+    p == tokens.len()
+}
+
+fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context) -> Result<Value> {
+    use Function as F;
+    // Functions that do not evaluate every argument first.
+    match function {
+        F::Coalesce | F::Nvl => {
+            for argument in arguments {
+                let value = argument.evaluate(row, context)?;
+                if !value.is_null() {
+                    return Ok(value);
+                }
+            }
+            return Ok(Value::Null);
+        }
+        F::Decode => {
+            let subject = arguments[0].evaluate(row, context)?;
+            let mut pairs = arguments[1..].chunks(2);
+            for pair in pairs.by_ref() {
+                if pair.len() == 1 {
+                    return pair[0].evaluate(row, context);
+                }
+                let search = pair[0].evaluate(row, context)?;
+                // DECODE treats two NULLs as equal.
+                let equal = (subject.is_null() && search.is_null())
+                    || compare(&subject, &search)? == Some(Ordering::Equal);
+                if equal {
+                    return pair[1].evaluate(row, context);
+                }
+            }
+            return Ok(Value::Null);
+        }
+        _ => {}
+    }
+    let values = arguments
+        .iter()
+        .map(|argument| argument.evaluate(row, context))
+        .collect::<Result<Vec<_>>>()?;
+    let null_in = values.iter().any(Value::is_null);
+    match function {
+        F::Sysdate => Ok(Value::Date(now_micros() / 1_000_000)),
+        F::Systimestamp => Ok(Value::Timestamp(now_micros())),
+        F::User => Ok(Value::text(crate::catalog::OWNER)),
+        F::Greatest | F::Least => {
+            if null_in {
+                return Ok(Value::Null);
+            }
+            let mut best = values[0].clone();
+            for value in &values[1..] {
+                let order = compare(value, &best)?;
+                let better = match function {
+                    F::Greatest => order == Some(Ordering::Greater),
+                    _ => order == Some(Ordering::Less),
+                };
+                if better {
+                    best = value.clone();
+                }
+            }
+            Ok(best)
+        }
+        F::Nullif => Ok(
+            if compare(&values[0], &values[1])? == Some(Ordering::Equal) {
+                Value::Null
+            } else {
+                values[0].clone()
+            },
+        ),
+        F::Concat => values[0].concat(&values[1]),
+        _ if null_in => Ok(Value::Null),
+        F::Upper => Ok(Value::text(text_of(&values[0]).to_uppercase())),
+        F::Lower => Ok(Value::text(text_of(&values[0]).to_lowercase())),
+        F::Length => Ok(Value::integer(text_of(&values[0]).chars().count() as i64)),
+        F::Substr => {
+            let text: Vec<char> = text_of(&values[0]).chars().collect();
+            let start = integer_of(&values[1])?;
+            let length = match values.get(2) {
+                Some(length) => Some(integer_of(length)?),
+                None => None,
+            };
+            let count = text.len() as i64;
+            let begin = match start {
+                0 => 0,
+                start if start > 0 => start - 1,
+                start => count + start,
+            };
+            if begin < 0 || begin >= count || length.is_some_and(|length| length < 1) {
+                return Ok(Value::Null);
+            }
+            let end = length.map_or(count, |length| (begin + length).min(count));
+            Ok(Value::text(
+                text[begin as usize..end as usize]
+                    .iter()
+                    .collect::<String>(),
+            ))
+        }
+        F::Abs => Ok(match &values[0] {
+            Value::Float(float) => Value::Float(float.abs()),
+            other => Value::Number(other.to_decimal()?.abs()),
+        }),
+        F::Round | F::Trunc => {
+            if let Value::Date(seconds) = values[0] {
+                // ROUND/TRUNC(date): to the day (the only format before the SQL issue).
+                let day = seconds.div_euclid(86_400) * 86_400;
+                let rounded = if function == F::Round && seconds - day >= 43_200 {
+                    day + 86_400
+                } else {
+                    day
+                };
+                return Ok(Value::Date(rounded));
+            }
+            let places = match values.get(1) {
+                Some(places) => integer_of(places)?,
+                None => 0,
+            };
+            let number = values[0].to_decimal()?;
+            Ok(Value::Number(round_decimal(
+                number,
+                places,
+                function == F::Round,
+            )))
+        }
+        F::Mod => values[0].modulo(&values[1]),
+        F::ToChar => Ok(Value::text(text_of(&values[0]))),
+        F::ToNumber => Value::parse_number(&text_of(&values[0])),
+        F::Nvl | F::Coalesce | F::Decode => unreachable!("handled above"),
+    }
+}
+
+fn round_decimal(number: Decimal, places: i64, round: bool) -> Decimal {
+    let strategy = if round {
+        rust_decimal::RoundingStrategy::MidpointAwayFromZero
+    } else {
+        rust_decimal::RoundingStrategy::ToZero
+    };
+    if places >= 0 {
+        number.round_dp_with_strategy(places.min(28) as u32, strategy)
+    } else {
+        let factor = Decimal::from_i128_with_scale(10i128.pow((-places).min(28) as u32), 0);
+        (number / factor).round_dp_with_strategy(0, strategy) * factor
+    }
+}
+
+fn text_of(value: &Value) -> String {
+    value.to_text().unwrap_or_default()
+}
+
+fn integer_of(value: &Value) -> Result<i64> {
+    value
+        .to_decimal()?
+        .trunc()
+        .to_i64()
+        .ok_or_else(crate::types::errors::numeric_overflow)
+}
+
+fn now_micros() -> i64 {
+    chrono::Local::now()
+        .naive_local()
+        .and_utc()
+        .timestamp_micros()
+}

@@ -1,0 +1,1878 @@
+//! Queries: name resolution, access paths, and the row pipeline.
+//!
+//! ```text
+//!   ast::Query ──plan──> QueryPlan
+//!                          sources: [ table (full scan | index scan) | rows (views, DUAL,
+//!                                     inline views) ], each with its join kind, ON
+//!                                     conditions and the WHERE conjuncts that become
+//!                                     evaluable once it is bound
+//!                          grouping: GROUP BY keys + aggregates, HAVING
+//!                          projection, DISTINCT, ORDER BY keys, OFFSET / FETCH
+//!
+//!   execute: nested loops over the sources in FROM order (a left-deep join; the index of
+//!   an inner table is probed with values of the outer row), filters applied at the first
+//!   level where they can be, then grouping, projection, DISTINCT, sort, and the row limit.
+//! ```
+//!
+//! Access paths. For each table the planner looks at the conjuncts that compare an indexed
+//! column with an expression of constants, binds and columns of earlier sources: equality
+//! on every column of a unique index is an INDEX UNIQUE SCAN; equality on a prefix of an
+//! index's columns, possibly followed by a range (`<`, `<=`, `>`, `>=`, BETWEEN) on the next
+//! column, an INDEX RANGE SCAN; otherwise a TABLE ACCESS FULL. The index narrows what is
+//! read, and every conjunct is still evaluated on every row read: an index entry only
+//! proposes a rowid, and the row version the statement's snapshot sees decides. This is a
+//! rule-based choice; the SQL issue replaces it with costs from gathered statistics.
+//!
+//! Reads are consistent: every table is read as of the statement's snapshot SCN through
+//! undo (see `transaction`), plus the reading transaction's own changes. Subqueries in
+//! WHERE and SELECT lists are uncorrelated here: they run once, at plan time, under the same
+//! snapshot, and become constants (correlated ones fail with ORA-00904 until the SQL issue).
+//!
+//! Everything is materialized in memory between the pipeline and the result: a known limit
+//! until the SQL issue's bounded work areas.
+
+use std::collections::{HashMap, HashSet};
+use std::ops::Bound;
+use std::sync::Arc;
+
+use crate::buffer::AccessKind;
+use crate::catalog::{Dictionary, IndexDef, Storage, TableDef};
+use crate::error::{Error, Result};
+use crate::instrumentation::{self, Statistic};
+use crate::session::Column;
+use crate::sql::ast::{self, BinaryOperator};
+use crate::sql::eval::{self, Context, Expr, Function, SequenceAccess};
+use crate::storage::heap::{self, RowId};
+use crate::storage::segment;
+use crate::types::{compare_tuples, encode_key, key_prefix_successor, DataType, GroupKey, Value};
+
+/// A table of values with named columns: views, DUAL, inline views.
+#[derive(Clone, Debug, Default)]
+pub struct RowSet {
+    pub columns: Vec<(String, Option<DataType>)>,
+    pub rows: Vec<Vec<Value>>,
+}
+
+/// Where a statement reads from, and as of when.
+pub struct Reader<'a> {
+    pub storage: &'a Storage,
+    pub dictionary: &'a Dictionary,
+    pub snapshot_scn: u64,
+    /// The reading transaction (its own changes are visible), 0 for none.
+    pub xid: u64,
+    pub binds: &'a BindValues,
+    pub sequences: &'a dyn SequenceAccess,
+    /// Resolves names that are not tables: views (v$, dba_), DUAL.
+    pub views: &'a dyn Fn(&str) -> Option<RowSet>,
+}
+
+/// Bind values by position, and the map from bind names to positions.
+#[derive(Clone, Debug, Default)]
+pub struct BindValues {
+    pub values: Vec<Value>,
+    /// `:name` binds: the position of each name's first occurrence, in order of appearance.
+    pub names: HashMap<String, usize>,
+}
+
+impl BindValues {
+    /// Binds for a statement given in positional order; names get positions on first use.
+    pub fn new(values: Vec<Value>) -> BindValues {
+        BindValues {
+            values,
+            names: HashMap::new(),
+        }
+    }
+
+    fn index_of(&mut self, name: &str) -> usize {
+        // `:1`, `$1`: numbered. `:name`: in order of first appearance.
+        if let Ok(number) = name.parse::<usize>() {
+            if number >= 1 {
+                return number - 1;
+            }
+        }
+        let next = self.names.len();
+        *self.names.entry(name.to_string()).or_insert(next)
+    }
+}
+
+impl<'a> Reader<'a> {
+    fn context(&self, rownum: u64) -> Context<'_> {
+        Context {
+            binds: &self.binds.values,
+            rownum,
+            sequences: self.sequences,
+        }
+    }
+
+    /// Calls `visit` with each row of `table` visible to this reader, with its rowid, until
+    /// it returns false.
+    pub fn scan_table(
+        &self,
+        table: &TableDef,
+        visit: &mut dyn FnMut(RowId, Vec<Value>) -> Result<bool>,
+    ) -> Result<bool> {
+        let cache = &self.storage.cache;
+        let transactions = &self.storage.transactions;
+        let blocks = segment::used_blocks(cache, table.segment)?;
+        instrumentation::add(
+            if blocks.len() <= SHORT_TABLE_BLOCKS {
+                Statistic::TableScansShortTables
+            } else {
+                Statistic::TableScansLongTables
+            },
+            1,
+        );
+        for block in blocks {
+            let pieces = {
+                let data = cache.read(block, AccessKind::Scan)?;
+                heap::pieces(&data)?
+            };
+            instrumentation::add(Statistic::TableScanBlocksGotten, 1);
+            for (slot, piece) in pieces {
+                if let Some(data) =
+                    transactions.consistent_version(piece, self.snapshot_scn, self.xid)?
+                {
+                    instrumentation::add(Statistic::TableScanRowsGotten, 1);
+                    let rowid = RowId {
+                        block: block.block,
+                        slot,
+                    };
+                    if !visit(rowid, crate::types::decode_row(&data)?)? {
+                        return Ok(false);
+                    }
+                }
+            }
+        }
+        Ok(true)
+    }
+
+    /// The version of the row at `rowid` visible to this reader.
+    pub fn fetch(&self, rowid: RowId) -> Result<Option<Vec<Value>>> {
+        instrumentation::add(Statistic::TableFetchByRowid, 1);
+        let transactions = &self.storage.transactions;
+        let Some(piece) = transactions.current_piece(rowid)? else {
+            return Ok(None);
+        };
+        match transactions.consistent_version(piece, self.snapshot_scn, self.xid)? {
+            Some(data) => Ok(Some(crate::types::decode_row(&data)?)),
+            None => Ok(None),
+        }
+    }
+}
+
+/// Tables of at most this many blocks count as short (`_small_table_threshold`'s role).
+const SHORT_TABLE_BLOCKS: usize = 20;
+
+/// How a table source is read.
+#[derive(Clone, Debug)]
+pub enum Access {
+    Full,
+    Index {
+        index: Arc<IndexDef>,
+        /// Values for a prefix of the index's columns.
+        equal: Vec<Expr>,
+        lower: Option<(Expr, bool)>,
+        upper: Option<(Expr, bool)>,
+    },
+}
+
+impl Access {
+    /// The operation names EXPLAIN PLAN shows.
+    pub fn describe(&self, table: &str) -> Vec<String> {
+        match self {
+            Access::Full => vec![format!("TABLE ACCESS FULL {table}")],
+            Access::Index {
+                index,
+                equal,
+                lower,
+                upper,
+            } => {
+                let unique = index.unique
+                    && equal.len() == index.columns.len()
+                    && lower.is_none()
+                    && upper.is_none();
+                vec![
+                    format!("TABLE ACCESS BY INDEX ROWID {table}"),
+                    format!(
+                        "  INDEX {} SCAN {}",
+                        if unique { "UNIQUE" } else { "RANGE" },
+                        index.name
+                    ),
+                ]
+            }
+        }
+    }
+}
+
+#[derive(Clone, Debug)]
+enum SourceKind {
+    Table {
+        table: Arc<TableDef>,
+        access: Access,
+    },
+    Rows(Arc<Vec<Vec<Value>>>),
+}
+
+#[derive(Clone, Debug)]
+struct Source {
+    kind: SourceKind,
+    offset: usize,
+    width: usize,
+    outer: bool,
+    /// ON conditions of an outer join (a row that fails them does not match).
+    on: Vec<Expr>,
+    /// Conjuncts evaluable once this source is bound (applied after outer-join padding).
+    filters: Vec<Expr>,
+    /// Conjuncts on ROWNUM, applied after every other filter of the last level.
+    name: String,
+}
+
+#[derive(Clone, Debug)]
+struct ScopeColumn {
+    qualifier: String,
+    name: String,
+    data_type: Option<DataType>,
+}
+
+#[derive(Clone, Debug, Default)]
+struct Scope {
+    columns: Vec<ScopeColumn>,
+}
+
+impl Scope {
+    fn resolve(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
+        let mut found = None;
+        for (index, column) in self.columns.iter().enumerate() {
+            if column.name == name && table.is_none_or(|table| column.qualifier == table) {
+                if found.is_some() {
+                    return Err(Error::new(918, "column ambiguously defined"));
+                }
+                found = Some(index);
+            }
+        }
+        Ok(found)
+    }
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum AggregateFunction {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+}
+
+#[derive(Clone, Debug)]
+struct Aggregate {
+    function: AggregateFunction,
+    argument: Option<Expr>,
+    distinct: bool,
+}
+
+/// GROUP BY keys (ASTs, to recognize them in the select list) and aggregates found.
+#[derive(Default)]
+struct Grouping {
+    keys: Vec<ast::Expr>,
+    key_exprs: Vec<Expr>,
+    aggregates: Vec<Aggregate>,
+    /// ASTs of aggregates already registered (reused when written twice).
+    aggregate_asts: Vec<ast::Expr>,
+}
+
+/// A planned query.
+pub struct QueryPlan {
+    sources: Vec<Source>,
+    width: usize,
+    rownum_filters: Vec<Expr>,
+    grouped: Option<GroupedPlan>,
+    projection: Vec<Expr>,
+    order_by: Vec<(Expr, bool, bool)>,
+    distinct: bool,
+    offset: Option<Expr>,
+    fetch: Option<Expr>,
+    pub columns: Vec<Column>,
+}
+
+struct GroupedPlan {
+    keys: Vec<Expr>,
+    aggregates: Vec<Aggregate>,
+    having: Option<Expr>,
+}
+
+/// Plans and runs a query; returns its columns and rows.
+pub fn run_query(reader: &Reader, binds: &mut BindValues, query: &ast::Query) -> Result<RowSet> {
+    let plan = plan_query(reader, binds, query)?;
+    let rows = execute(reader, &plan)?;
+    Ok(RowSet {
+        columns: plan
+            .columns
+            .iter()
+            .map(|column| (column.name.clone(), column.data_type))
+            .collect(),
+        rows,
+    })
+}
+
+pub fn plan_query(
+    reader: &Reader,
+    binds: &mut BindValues,
+    query: &ast::Query,
+) -> Result<QueryPlan> {
+    if !query.with.is_empty() {
+        return Err(unsupported("WITH clauses"));
+    }
+    if query.for_update.is_some() {
+        return Err(unsupported("SELECT ... FOR UPDATE"));
+    }
+    let select = match &query.body {
+        ast::SetExpr::Select(select) => select,
+        ast::SetExpr::Query(inner) if query.order_by.is_empty() => {
+            return plan_query(reader, binds, inner)
+        }
+        _ => return Err(unsupported("set operators (UNION, INTERSECT, MINUS)")),
+    };
+    let mut planner = Planner {
+        reader,
+        binds,
+        scope: Scope::default(),
+        grouping: None,
+    };
+    let mut sources = Vec::new();
+    let mut where_conjuncts = Vec::new();
+    if let Some(condition) = &select.where_clause {
+        split_conjuncts(condition, &mut where_conjuncts);
+    }
+    for reference in &select.from {
+        planner.add_reference(reference, false, &mut sources)?;
+    }
+    if sources.is_empty() {
+        return Err(Error::new(923, "FROM keyword not found where expected"));
+    }
+    // WHERE conjuncts go to the first level where every column they read is bound.
+    let mut rownum_filters = Vec::new();
+    let mut pending = Vec::new();
+    for conjunct in where_conjuncts {
+        let compiled = planner.compile(conjunct)?;
+        if mentions_rownum(conjunct) {
+            rownum_filters.push(compiled);
+        } else {
+            pending.push((conjunct, compiled));
+        }
+    }
+    for (ast_conjunct, compiled) in pending {
+        let level = level_of(&sources, &compiled);
+        sources[level].filters.push(compiled);
+        let _ = ast_conjunct;
+    }
+    // Access paths, from the conjuncts at or before each table's level (inner joins) or its
+    // ON conditions (outer joins).
+    for level in 0..sources.len() {
+        let SourceKind::Table { table, .. } = &sources[level].kind else {
+            continue;
+        };
+        let table = table.clone();
+        let offset = sources[level].offset;
+        let candidates: Vec<Expr> = if sources[level].outer {
+            sources[level].on.clone()
+        } else {
+            sources[level].filters.clone()
+        };
+        let access = choose_access(&table, offset, &candidates);
+        if let SourceKind::Table { access: slot, .. } = &mut sources[level].kind {
+            *slot = access;
+        }
+    }
+    let width = planner.scope.columns.len();
+    // Grouping.
+    let has_aggregates = select.projection.iter().any(
+        |item| matches!(item, ast::SelectItem::Expression { expr, .. } if contains_aggregate(expr)),
+    ) || select.having.as_ref().is_some_and(contains_aggregate)
+        || query.order_by.iter().any(
+            |item| matches!(&item.key, ast::SortKey::Expression(expr) if contains_aggregate(expr)),
+        );
+    let grouped = !select.group_by.is_empty() || has_aggregates;
+    if grouped {
+        let mut grouping = Grouping::default();
+        for key in &select.group_by {
+            grouping.key_exprs.push(planner.compile(key)?);
+            grouping.keys.push(key.clone());
+        }
+        planner.grouping = Some(grouping);
+    }
+    // Projection.
+    let mut projection = Vec::new();
+    let mut columns = Vec::new();
+    let mut aliases: Vec<Option<String>> = Vec::new();
+    for item in &select.projection {
+        match item {
+            ast::SelectItem::Wildcard | ast::SelectItem::QualifiedWildcard(_) => {
+                if grouped {
+                    return Err(Error::new(979, "not a GROUP BY expression"));
+                }
+                let qualifier = match item {
+                    ast::SelectItem::QualifiedWildcard(name) => Some(name.name.clone()),
+                    _ => None,
+                };
+                let mut any = false;
+                for (index, column) in planner.scope.columns.iter().enumerate() {
+                    if qualifier.as_ref().is_none_or(|q| &column.qualifier == q) {
+                        projection.push(Expr::Column(index));
+                        columns.push(Column {
+                            name: column.name.clone(),
+                            data_type: column.data_type,
+                        });
+                        aliases.push(Some(column.name.clone()));
+                        any = true;
+                    }
+                }
+                if !any {
+                    return Err(Error::new(
+                        904,
+                        format!("\"{}\": invalid identifier", qualifier.unwrap_or_default()),
+                    ));
+                }
+            }
+            ast::SelectItem::Expression { expr, alias } => {
+                let compiled = planner.compile(expr)?;
+                let name = alias.clone().unwrap_or_else(|| heading(expr));
+                columns.push(Column {
+                    name: name.clone(),
+                    data_type: planner.type_of(expr),
+                });
+                aliases.push(Some(name));
+                projection.push(compiled);
+            }
+        }
+    }
+    let having = match &select.having {
+        Some(condition) if grouped => Some(planner.compile(condition)?),
+        Some(_) => return Err(Error::new(979, "not a GROUP BY expression")),
+        None => None,
+    };
+    // ORDER BY: positions and select-list aliases refer to the projection; other
+    // expressions are computed from the row (or the group).
+    let mut order_by = Vec::new();
+    for item in &query.order_by {
+        let nulls_first = item.nulls_first.unwrap_or(item.descending);
+        let key = match &item.key {
+            ast::SortKey::Position(position) => {
+                if *position == 0 || *position > projection.len() {
+                    return Err(Error::new(
+                        1785,
+                        "ORDER BY item must be the number of a SELECT-list expression",
+                    ));
+                }
+                OrderKey::Output(position - 1)
+            }
+            ast::SortKey::Expression(ast::Expr::Column {
+                table: None, name, ..
+            }) if aliases
+                .iter()
+                .filter(|alias| alias.as_deref() == Some(name))
+                .count()
+                == 1
+                && planner.scope.resolve(None, name)?.is_none_or(|_| true) =>
+            {
+                let position = aliases
+                    .iter()
+                    .position(|alias| alias.as_deref() == Some(name))
+                    .unwrap();
+                OrderKey::Output(position)
+            }
+            ast::SortKey::Expression(expr) => {
+                if select.distinct {
+                    return Err(Error::new(1791, "not a SELECTed expression"));
+                }
+                OrderKey::Computed(planner.compile(expr)?)
+            }
+        };
+        order_by.push((key, item.descending, nulls_first));
+    }
+    // Order keys that are outputs are evaluated as projection columns appended at the end.
+    let visible = projection.len();
+    let mut order_exprs = Vec::new();
+    for (key, descending, nulls_first) in order_by {
+        let expr = match key {
+            OrderKey::Output(position) => Expr::Column(position),
+            OrderKey::Computed(expr) => {
+                projection.push(expr);
+                Expr::Column(projection.len() - 1)
+            }
+        };
+        order_exprs.push((expr, descending, nulls_first));
+    }
+    let _ = visible;
+    let offset = query
+        .offset
+        .as_ref()
+        .map(|expr| planner.compile_scalar(expr))
+        .transpose()?;
+    let fetch = query
+        .fetch_first
+        .as_ref()
+        .map(|expr| planner.compile_scalar(expr))
+        .transpose()?;
+    let grouped_plan = planner.grouping.take().map(|grouping| GroupedPlan {
+        keys: grouping.key_exprs,
+        aggregates: grouping.aggregates,
+        having,
+    });
+    Ok(QueryPlan {
+        sources,
+        width,
+        rownum_filters,
+        grouped: grouped_plan,
+        projection,
+        order_by: order_exprs,
+        distinct: select.distinct,
+        offset,
+        fetch,
+        columns,
+    })
+}
+
+enum OrderKey {
+    Output(usize),
+    Computed(Expr),
+}
+
+fn unsupported(what: &str) -> Error {
+    Error::new(3001, format!("unimplemented feature: {what}"))
+}
+
+fn split_conjuncts<'e>(expr: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
+    if let ast::Expr::Binary {
+        left,
+        op: BinaryOperator::And,
+        right,
+    } = expr
+    {
+        split_conjuncts(left, out);
+        split_conjuncts(right, out);
+    } else {
+        out.push(expr);
+    }
+}
+
+fn mentions_rownum(expr: &ast::Expr) -> bool {
+    let mut found = false;
+    ast_walk(expr, &mut |node| found |= matches!(node, ast::Expr::Rownum));
+    found
+}
+
+fn contains_aggregate(expr: &ast::Expr) -> bool {
+    let mut found = false;
+    ast_walk(expr, &mut |node| {
+        if let ast::Expr::Function { name, .. } = node {
+            found |= aggregate_function(name).is_some();
+        }
+    });
+    found
+}
+
+fn aggregate_function(name: &str) -> Option<AggregateFunction> {
+    Some(match name {
+        "COUNT" => AggregateFunction::Count,
+        "SUM" => AggregateFunction::Sum,
+        "AVG" => AggregateFunction::Avg,
+        "MIN" => AggregateFunction::Min,
+        "MAX" => AggregateFunction::Max,
+        _ => return None,
+    })
+}
+
+/// Visits every node of an expression (not into subqueries).
+fn ast_walk(expr: &ast::Expr, visit: &mut dyn FnMut(&ast::Expr)) {
+    use ast::Expr as E;
+    visit(expr);
+    match expr {
+        E::Unary { expr, .. } | E::IsNull { expr, .. } | E::Cast { expr, .. } => {
+            ast_walk(expr, visit)
+        }
+        E::OuterJoin(expr) => ast_walk(expr, visit),
+        E::Binary { left, right, .. } => {
+            ast_walk(left, visit);
+            ast_walk(right, visit);
+        }
+        E::Between {
+            expr, low, high, ..
+        } => {
+            ast_walk(expr, visit);
+            ast_walk(low, visit);
+            ast_walk(high, visit);
+        }
+        E::InList { expr, list, .. } => {
+            ast_walk(expr, visit);
+            list.iter().for_each(|item| ast_walk(item, visit));
+        }
+        E::InSubquery { expr, .. } => ast_walk(expr, visit),
+        E::Like {
+            expr,
+            pattern,
+            escape,
+            ..
+        } => {
+            ast_walk(expr, visit);
+            ast_walk(pattern, visit);
+            if let Some(escape) = escape {
+                ast_walk(escape, visit);
+            }
+        }
+        E::Case {
+            operand,
+            when_then,
+            else_result,
+        } => {
+            if let Some(operand) = operand {
+                ast_walk(operand, visit);
+            }
+            for (when, then) in when_then {
+                ast_walk(when, visit);
+                ast_walk(then, visit);
+            }
+            if let Some(result) = else_result {
+                ast_walk(result, visit);
+            }
+        }
+        E::Function { args, .. } => args.iter().for_each(|item| ast_walk(item, visit)),
+        E::Tuple(items) => items.iter().for_each(|item| ast_walk(item, visit)),
+        E::QuantifiedComparison { left, .. } => ast_walk(left, visit),
+        _ => {}
+    }
+}
+
+/// The level (source) at which an expression's columns are all bound.
+fn level_of(sources: &[Source], expr: &Expr) -> usize {
+    match expr.max_column() {
+        None => 0,
+        Some(column) => sources
+            .iter()
+            .position(|source| column < source.offset + source.width)
+            .unwrap_or(sources.len() - 1),
+    }
+}
+
+/// The access path for a table at `offset` given conjuncts that may be evaluated when it is
+/// read (columns at `offset..` are the table's, earlier ones come from outer sources).
+fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> Access {
+    let width = table.columns.len();
+    let is_outer_value = |expr: &Expr| {
+        !expr.reads_columns_in(offset..offset + width)
+            && !matches!(expr, Expr::NextValue(_) | Expr::Rownum)
+    };
+    // (column, op, value) facts from the conjuncts.
+    let mut equal: HashMap<usize, Expr> = HashMap::new();
+    let mut lower: HashMap<usize, (Expr, bool)> = HashMap::new();
+    let mut upper: HashMap<usize, (Expr, bool)> = HashMap::new();
+    for conjunct in conjuncts {
+        match conjunct {
+            Expr::Binary(left, op, right) => {
+                let (column, op, value) = match (&**left, &**right) {
+                    (Expr::Column(c), value)
+                        if (offset..offset + width).contains(c) && is_outer_value(value) =>
+                    {
+                        (c - offset, *op, value.clone())
+                    }
+                    (value, Expr::Column(c))
+                        if (offset..offset + width).contains(c) && is_outer_value(value) =>
+                    {
+                        (c - offset, mirror(*op), value.clone())
+                    }
+                    _ => continue,
+                };
+                match op {
+                    BinaryOperator::Equal => {
+                        equal.entry(column).or_insert(value);
+                    }
+                    BinaryOperator::Greater => {
+                        lower.entry(column).or_insert((value, false));
+                    }
+                    BinaryOperator::GreaterOrEqual => {
+                        lower.entry(column).or_insert((value, true));
+                    }
+                    BinaryOperator::Less => {
+                        upper.entry(column).or_insert((value, false));
+                    }
+                    BinaryOperator::LessOrEqual => {
+                        upper.entry(column).or_insert((value, true));
+                    }
+                    _ => {}
+                }
+            }
+            Expr::Between {
+                expr,
+                low,
+                high,
+                negated: false,
+            } => {
+                if let Expr::Column(c) = **expr {
+                    if (offset..offset + width).contains(&c)
+                        && is_outer_value(low)
+                        && is_outer_value(high)
+                    {
+                        lower.entry(c - offset).or_insert(((**low).clone(), true));
+                        upper.entry(c - offset).or_insert(((**high).clone(), true));
+                    }
+                }
+            }
+            _ => {}
+        }
+    }
+    // Score each index: unique full equality best, then longest equality prefix, then a
+    // range on the next column.
+    let mut best: Option<(u32, Access)> = None;
+    for index in &table.indexes {
+        let mut prefix = Vec::new();
+        for column in &index.columns {
+            match equal.get(column) {
+                Some(value) => prefix.push(value.clone()),
+                None => break,
+            }
+        }
+        let next = index.columns.get(prefix.len()).copied();
+        let range_lower = next.and_then(|column| lower.get(&column).cloned());
+        let range_upper = next.and_then(|column| upper.get(&column).cloned());
+        if prefix.is_empty() && range_lower.is_none() && range_upper.is_none() {
+            continue;
+        }
+        let full_unique = index.unique && prefix.len() == index.columns.len();
+        let score = if full_unique {
+            1000
+        } else {
+            (prefix.len() as u32) * 10
+                + range_lower.is_some() as u32 * 3
+                + range_upper.is_some() as u32 * 3
+                + index.unique as u32
+        };
+        if best
+            .as_ref()
+            .is_none_or(|(best_score, _)| score > *best_score)
+        {
+            let (lower, upper) = if full_unique {
+                (None, None)
+            } else {
+                (range_lower, range_upper)
+            };
+            best = Some((
+                score,
+                Access::Index {
+                    index: index.clone(),
+                    equal: prefix,
+                    lower,
+                    upper,
+                },
+            ));
+        }
+    }
+    best.map_or(Access::Full, |(_, access)| access)
+}
+
+fn mirror(op: BinaryOperator) -> BinaryOperator {
+    match op {
+        BinaryOperator::Less => BinaryOperator::Greater,
+        BinaryOperator::LessOrEqual => BinaryOperator::GreaterOrEqual,
+        BinaryOperator::Greater => BinaryOperator::Less,
+        BinaryOperator::GreaterOrEqual => BinaryOperator::LessOrEqual,
+        other => other,
+    }
+}
+
+struct Planner<'r, 'a> {
+    reader: &'r Reader<'a>,
+    binds: &'r mut BindValues,
+    scope: Scope,
+    grouping: Option<Grouping>,
+}
+
+impl Planner<'_, '_> {
+    fn add_reference(
+        &mut self,
+        reference: &ast::TableReference,
+        outer: bool,
+        sources: &mut Vec<Source>,
+    ) -> Result<()> {
+        match reference {
+            ast::TableReference::Table { name, alias } => {
+                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+                let offset = self.scope.columns.len();
+                let (kind, columns): (SourceKind, Vec<(String, Option<DataType>)>) =
+                    match self.reader.dictionary.tables.get(&name.name) {
+                        Some(table)
+                            if name
+                                .schema
+                                .as_deref()
+                                .is_none_or(|schema| schema == crate::catalog::OWNER) =>
+                        {
+                            (
+                                SourceKind::Table {
+                                    table: table.clone(),
+                                    access: Access::Full,
+                                },
+                                table
+                                    .columns
+                                    .iter()
+                                    .map(|column| (column.name.clone(), Some(column.data_type)))
+                                    .collect(),
+                            )
+                        }
+                        _ => match (self.reader.views)(&name.name) {
+                            Some(rows) => (SourceKind::Rows(Arc::new(rows.rows)), rows.columns),
+                            None => return Err(Error::table_not_found()),
+                        },
+                    };
+                for (column, data_type) in &columns {
+                    self.scope.columns.push(ScopeColumn {
+                        qualifier: qualifier.clone(),
+                        name: column.clone(),
+                        data_type: *data_type,
+                    });
+                }
+                sources.push(Source {
+                    kind,
+                    offset,
+                    width: columns.len(),
+                    outer,
+                    on: Vec::new(),
+                    filters: Vec::new(),
+                    name: name.name.clone(),
+                });
+                Ok(())
+            }
+            ast::TableReference::Subquery { query, alias } => {
+                let mut binds = std::mem::take(self.binds);
+                let result = run_query(self.reader, &mut binds, query);
+                *self.binds = binds;
+                let rows = result?;
+                let qualifier = alias.clone().unwrap_or_default();
+                let offset = self.scope.columns.len();
+                for (column, data_type) in &rows.columns {
+                    self.scope.columns.push(ScopeColumn {
+                        qualifier: qualifier.clone(),
+                        name: column.clone(),
+                        data_type: *data_type,
+                    });
+                }
+                sources.push(Source {
+                    kind: SourceKind::Rows(Arc::new(rows.rows)),
+                    offset,
+                    width: rows.columns.len(),
+                    outer,
+                    on: Vec::new(),
+                    filters: Vec::new(),
+                    name: qualifier,
+                });
+                Ok(())
+            }
+            ast::TableReference::Join {
+                left,
+                right,
+                kind,
+                condition,
+            } => {
+                self.add_reference(left, outer, sources)?;
+                let is_outer = match kind {
+                    ast::JoinKind::Inner | ast::JoinKind::Cross => false,
+                    ast::JoinKind::Left => true,
+                    ast::JoinKind::Right | ast::JoinKind::Full => {
+                        return Err(unsupported("RIGHT and FULL outer joins"))
+                    }
+                };
+                let before = self.scope.columns.len();
+                self.add_reference(right, is_outer, sources)?;
+                let conditions: Vec<Expr> = match condition {
+                    ast::JoinCondition::On(expr) => {
+                        let mut conjuncts = Vec::new();
+                        split_conjuncts(expr, &mut conjuncts);
+                        conjuncts
+                            .into_iter()
+                            .map(|conjunct| self.compile(conjunct))
+                            .collect::<Result<_>>()?
+                    }
+                    ast::JoinCondition::Using(names) => {
+                        let mut conditions = Vec::new();
+                        for name in names {
+                            let left_column = self.scope.columns[..before]
+                                .iter()
+                                .position(|column| &column.name == name)
+                                .ok_or_else(|| Error::invalid_identifier(name))?;
+                            let right_column = self.scope.columns[before..]
+                                .iter()
+                                .position(|column| &column.name == name)
+                                .ok_or_else(|| Error::invalid_identifier(name))?
+                                + before;
+                            conditions.push(Expr::Binary(
+                                Box::new(Expr::Column(left_column)),
+                                BinaryOperator::Equal,
+                                Box::new(Expr::Column(right_column)),
+                            ));
+                        }
+                        conditions
+                    }
+                    ast::JoinCondition::Natural => return Err(unsupported("NATURAL joins")),
+                    ast::JoinCondition::None => Vec::new(),
+                };
+                let last = sources.len() - 1;
+                for condition in conditions {
+                    if is_outer {
+                        sources[last].on.push(condition);
+                    } else {
+                        let level = level_of(sources, &condition);
+                        sources[level].filters.push(condition);
+                    }
+                }
+                Ok(())
+            }
+        }
+    }
+
+    fn type_of(&self, expr: &ast::Expr) -> Option<DataType> {
+        match expr {
+            ast::Expr::Column { table, name, .. } => self
+                .scope
+                .resolve(table.as_deref(), name)
+                .ok()
+                .flatten()
+                .and_then(|index| self.scope.columns[index].data_type),
+            ast::Expr::Literal(ast::Literal::Number(_)) => Some(DataType::number()),
+            ast::Expr::Literal(ast::Literal::String(text)) => {
+                Some(DataType::varchar2(text.len().max(1) as u32))
+            }
+            ast::Expr::Function { name, .. } if name == "COUNT" => Some(DataType::number()),
+            _ => None,
+        }
+    }
+
+    /// An expression that may not read columns (OFFSET, FETCH FIRST).
+    fn compile_scalar(&mut self, expr: &ast::Expr) -> Result<Expr> {
+        let compiled = self.compile(expr)?;
+        if compiled.max_column().is_some() {
+            return Err(Error::new(
+                904,
+                "invalid identifier in a row limiting clause",
+            ));
+        }
+        Ok(compiled)
+    }
+
+    fn compile(&mut self, expr: &ast::Expr) -> Result<Expr> {
+        // In a grouped query, GROUP BY expressions and aggregates are columns of the group
+        // row: [keys..., aggregates...].
+        if let Some(grouping) = &self.grouping {
+            if let Some(position) = grouping.keys.iter().position(|key| key == expr) {
+                return Ok(Expr::Column(position));
+            }
+        }
+        if let ast::Expr::Function {
+            name,
+            args,
+            distinct,
+            star,
+        } = expr
+        {
+            if let Some(function) = aggregate_function(name) {
+                return self.compile_aggregate(expr, function, args, *distinct, *star);
+            }
+        }
+        use ast::Expr as E;
+        Ok(match expr {
+            E::Literal(literal) => Expr::Constant(literal_value(literal)?),
+            E::Column {
+                schema: _,
+                table,
+                name,
+            } => {
+                if self.grouping.is_some() {
+                    // Not a GROUP BY key (checked above) but maybe a pseudo-column.
+                    if let Some(sequence) = self.sequence_reference(table.as_deref(), name)? {
+                        return Ok(sequence);
+                    }
+                    if self.scope.resolve(table.as_deref(), name)?.is_some() {
+                        return Err(Error::new(979, "not a GROUP BY expression"));
+                    }
+                    return Err(invalid_column(table.as_deref(), name));
+                }
+                match self.scope.resolve(table.as_deref(), name)? {
+                    Some(index) => Expr::Column(index),
+                    None => match self.sequence_reference(table.as_deref(), name)? {
+                        Some(sequence) => sequence,
+                        None if table.is_none() && (name == "SYSDATE" || name == "USER") => {
+                            Expr::Function(Function::resolve(name, 0)?, Vec::new())
+                        }
+                        None => return Err(invalid_column(table.as_deref(), name)),
+                    },
+                }
+            }
+            E::Bind { name, .. } => Expr::Bind(self.binds.index_of(name)),
+            E::Rownum => Expr::Rownum,
+            E::OuterJoin(_) => return Err(unsupported("the (+) outer join operator")),
+            E::Unary { op, expr } => Expr::Unary(*op, Box::new(self.compile(expr)?)),
+            E::Binary { left, op, right } => Expr::Binary(
+                Box::new(self.compile(left)?),
+                *op,
+                Box::new(self.compile(right)?),
+            ),
+            E::IsNull { expr, negated } => Expr::IsNull(Box::new(self.compile(expr)?), *negated),
+            E::Between {
+                expr,
+                low,
+                high,
+                negated,
+            } => Expr::Between {
+                expr: Box::new(self.compile(expr)?),
+                low: Box::new(self.compile(low)?),
+                high: Box::new(self.compile(high)?),
+                negated: *negated,
+            },
+            E::InList {
+                expr,
+                list,
+                negated,
+            } => Expr::InList {
+                expr: Box::new(self.compile(expr)?),
+                list: list
+                    .iter()
+                    .map(|item| self.compile(item))
+                    .collect::<Result<_>>()?,
+                negated: *negated,
+            },
+            E::InSubquery {
+                expr,
+                query,
+                negated,
+            } => {
+                let rows = self.subquery(query)?;
+                if rows.columns.len() != 1 {
+                    return Err(Error::new(913, "too many values"));
+                }
+                Expr::InList {
+                    expr: Box::new(self.compile(expr)?),
+                    list: rows
+                        .rows
+                        .into_iter()
+                        .map(|mut row| Expr::Constant(row.remove(0)))
+                        .collect(),
+                    negated: *negated,
+                }
+            }
+            E::Exists { query, negated } => {
+                let rows = self.subquery(query)?;
+                Expr::Constant(Value::Boolean(rows.rows.is_empty() == *negated))
+            }
+            E::ScalarSubquery(query) => {
+                let rows = self.subquery(query)?;
+                if rows.columns.len() != 1 {
+                    return Err(Error::new(913, "too many values"));
+                }
+                match rows.rows.len() {
+                    0 => Expr::Constant(Value::Null),
+                    1 => Expr::Constant(rows.rows[0][0].clone()),
+                    _ => {
+                        return Err(Error::new(
+                            1427,
+                            "single-row subquery returns more than one row",
+                        ))
+                    }
+                }
+            }
+            E::Like {
+                expr,
+                pattern,
+                escape,
+                negated,
+            } => Expr::Like {
+                expr: Box::new(self.compile(expr)?),
+                pattern: Box::new(self.compile(pattern)?),
+                escape: escape
+                    .as_ref()
+                    .map(|escape| self.compile(escape).map(Box::new))
+                    .transpose()?,
+                negated: *negated,
+            },
+            E::Case {
+                operand,
+                when_then,
+                else_result,
+            } => Expr::Case {
+                operand: operand
+                    .as_ref()
+                    .map(|operand| self.compile(operand).map(Box::new))
+                    .transpose()?,
+                when_then: when_then
+                    .iter()
+                    .map(|(when, then)| Ok((self.compile(when)?, self.compile(then)?)))
+                    .collect::<Result<_>>()?,
+                else_result: else_result
+                    .as_ref()
+                    .map(|result| self.compile(result).map(Box::new))
+                    .transpose()?,
+            },
+            E::Function { name, args, .. } => {
+                let function = Function::resolve(name, args.len())?;
+                let args = args
+                    .iter()
+                    .map(|arg| self.compile(arg))
+                    .collect::<Result<Vec<_>>>()?;
+                Expr::Function(function, args)
+            }
+            E::Cast { expr, data_type } => Expr::Cast(
+                Box::new(self.compile(expr)?),
+                crate::catalog::data_type_from_ast(data_type)?,
+            ),
+            E::QuantifiedComparison { .. } => return Err(unsupported("ANY / ALL comparisons")),
+            E::Tuple(_) => return Err(unsupported("row value expressions")),
+        })
+    }
+
+    fn compile_aggregate(
+        &mut self,
+        expr: &ast::Expr,
+        function: AggregateFunction,
+        args: &[ast::Expr],
+        distinct: bool,
+        star: bool,
+    ) -> Result<Expr> {
+        let Some(grouping) = &self.grouping else {
+            return Err(Error::new(934, "group function is not allowed here"));
+        };
+        if let Some(position) = grouping
+            .aggregate_asts
+            .iter()
+            .position(|known| known == expr)
+        {
+            return Ok(Expr::Column(grouping.keys.len() + position));
+        }
+        if !(star || args.len() == 1) {
+            return Err(Error::new(909, "invalid number of arguments"));
+        }
+        // The argument is computed from the row, not the group.
+        let saved = self.grouping.take();
+        let argument = if star {
+            None
+        } else {
+            if contains_aggregate(&args[0]) {
+                self.grouping = saved;
+                return Err(Error::new(935, "group function is nested too deeply"));
+            }
+            match self.compile(&args[0]) {
+                Ok(argument) => Some(argument),
+                Err(error) => {
+                    self.grouping = saved;
+                    return Err(error);
+                }
+            }
+        };
+        let mut grouping = saved.expect("grouping");
+        grouping.aggregates.push(Aggregate {
+            function,
+            argument,
+            distinct,
+        });
+        grouping.aggregate_asts.push(expr.clone());
+        let position = grouping.keys.len() + grouping.aggregates.len() - 1;
+        self.grouping = Some(grouping);
+        Ok(Expr::Column(position))
+    }
+
+    fn sequence_reference(&self, table: Option<&str>, name: &str) -> Result<Option<Expr>> {
+        let Some(table) = table else {
+            return Ok(None);
+        };
+        if name != "NEXTVAL" && name != "CURRVAL" {
+            return Ok(None);
+        }
+        let Some(sequence) = self.reader.dictionary.sequences.get(table) else {
+            return Err(Error::new(2289, "sequence does not exist"));
+        };
+        Ok(Some(if name == "NEXTVAL" {
+            Expr::NextValue(sequence.clone())
+        } else {
+            Expr::CurrentValue(sequence.clone())
+        }))
+    }
+
+    fn subquery(&mut self, query: &ast::Query) -> Result<RowSet> {
+        run_query(self.reader, self.binds, query)
+    }
+}
+
+fn invalid_column(table: Option<&str>, name: &str) -> Error {
+    match table {
+        Some(table) => Error::new(904, format!("\"{table}\".\"{name}\": invalid identifier")),
+        None => Error::invalid_identifier(name),
+    }
+}
+
+pub fn literal_value(literal: &ast::Literal) -> Result<Value> {
+    Ok(match literal {
+        ast::Literal::Number(text) => Value::parse_number(text)?,
+        ast::Literal::String(text) => Value::text(text.clone()),
+        ast::Literal::Null => Value::Null,
+        ast::Literal::Boolean(value) => Value::Boolean(*value),
+        ast::Literal::Date(text) => Value::text(text.clone()).cast(&DataType::Date)?,
+        ast::Literal::Timestamp(text) => Value::text(text.clone()).cast(&DataType::Timestamp)?,
+    })
+}
+
+/// The heading Oracle gives an unaliased expression: its text, in upper case.
+pub fn heading(expr: &ast::Expr) -> String {
+    use ast::Expr as E;
+    match expr {
+        E::Column {
+            table: Some(table),
+            name,
+            ..
+        } if name == "NEXTVAL" || name == "CURRVAL" => {
+            format!("{table}.{name}")
+        }
+        E::Column { name, .. } => name.clone(),
+        E::Literal(ast::Literal::Number(text)) => text.clone(),
+        E::Literal(ast::Literal::String(text)) => format!("'{}'", text.to_uppercase()),
+        E::Literal(ast::Literal::Null) => "NULL".to_string(),
+        E::Bind { name, .. } => format!(":{name}"),
+        E::Rownum => "ROWNUM".to_string(),
+        E::Function {
+            name,
+            args,
+            star,
+            distinct,
+        } => {
+            if *star {
+                format!("{name}(*)")
+            } else {
+                let args: Vec<String> = args.iter().map(heading).collect();
+                format!(
+                    "{name}({}{})",
+                    if *distinct { "DISTINCT " } else { "" },
+                    args.join(",")
+                )
+            }
+        }
+        E::Binary { left, op, right } => {
+            let op = match op {
+                BinaryOperator::Add => "+",
+                BinaryOperator::Subtract => "-",
+                BinaryOperator::Multiply => "*",
+                BinaryOperator::Divide => "/",
+                BinaryOperator::Concat => "||",
+                _ => "?",
+            };
+            format!("{}{op}{}", heading(left), heading(right))
+        }
+        E::Unary {
+            op: ast::UnaryOperator::Minus,
+            expr,
+        } => format!("-{}", heading(expr)),
+        _ => "EXPR".to_string(),
+    }
+}
+
+// ----- execution ----------------------------------------------------------------------
+
+/// Aggregate state for one group.
+#[derive(Clone)]
+enum Accumulator {
+    Count(u64),
+    Sum(Value),
+    Avg(Value, u64),
+    Extreme(Value),
+}
+
+struct GroupState {
+    keys: Vec<Value>,
+    accumulators: Vec<Accumulator>,
+    distinct_seen: Vec<HashSet<GroupKey>>,
+}
+
+/// Runs a planned query.
+pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
+    let mut outputs: Vec<Vec<Value>> = Vec::new();
+    let mut groups: Vec<GroupState> = Vec::new();
+    let mut group_index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
+    let mut rownum = 0u64;
+    let mut row = vec![Value::Null; plan.width];
+    {
+        let mut emit = |row: &[Value]| -> Result<bool> {
+            // ROWNUM conditions: a row that fails them does not take the number; once such a
+            // condition that reads no column fails, no later row can pass it either.
+            let candidate = rownum + 1;
+            let context = reader.context(candidate);
+            for filter in &plan.rownum_filters {
+                if !filter.is_true(row, &context)? {
+                    return Ok(filter.max_column().is_some());
+                }
+            }
+            rownum = candidate;
+            match &plan.grouped {
+                None => {
+                    let values = plan
+                        .projection
+                        .iter()
+                        .map(|expr| expr.evaluate(row, &context))
+                        .collect::<Result<Vec<_>>>()?;
+                    outputs.push(values);
+                }
+                Some(grouped) => {
+                    let keys = grouped
+                        .keys
+                        .iter()
+                        .map(|expr| expr.evaluate(row, &context))
+                        .collect::<Result<Vec<_>>>()?;
+                    let hashed: Vec<GroupKey> = keys.iter().cloned().map(GroupKey).collect();
+                    let position = match group_index.get(&hashed) {
+                        Some(position) => *position,
+                        None => {
+                            groups.push(new_group(keys, &grouped.aggregates));
+                            group_index.insert(hashed, groups.len() - 1);
+                            groups.len() - 1
+                        }
+                    };
+                    accumulate(&mut groups[position], &grouped.aggregates, row, &context)?;
+                }
+            }
+            Ok(true)
+        };
+        join_level(reader, plan, 0, &mut row, &mut emit)?;
+    }
+    if let Some(grouped) = &plan.grouped {
+        if groups.is_empty() && grouped.keys.is_empty() {
+            // Aggregates over no rows: one row (COUNT 0, others NULL).
+            groups.push(new_group(Vec::new(), &grouped.aggregates));
+        }
+        let context = reader.context(0);
+        for group in groups {
+            let mut group_row = group.keys;
+            for accumulator in group.accumulators {
+                group_row.push(finish(accumulator)?);
+            }
+            if let Some(having) = &grouped.having {
+                if !having.is_true(&group_row, &context)? {
+                    continue;
+                }
+            }
+            outputs.push(
+                plan.projection
+                    .iter()
+                    .map(|expr| expr.evaluate(&group_row, &context))
+                    .collect::<Result<Vec<_>>>()?,
+            );
+        }
+    }
+    let visible = plan.columns.len();
+    if plan.distinct {
+        let mut seen = HashSet::new();
+        outputs.retain(|row| {
+            seen.insert(
+                row[..visible]
+                    .iter()
+                    .cloned()
+                    .map(GroupKey)
+                    .collect::<Vec<_>>(),
+            )
+        });
+    }
+    if !plan.order_by.is_empty() {
+        instrumentation::add(Statistic::SortsMemory, 1);
+        instrumentation::add(Statistic::SortsRows, outputs.len() as u64);
+        let context = reader.context(0);
+        let mut keyed: Vec<(Vec<Value>, Vec<Value>)> = outputs
+            .into_iter()
+            .map(|row| {
+                let keys = plan
+                    .order_by
+                    .iter()
+                    .map(|(expr, _, _)| expr.evaluate(&row, &context))
+                    .collect::<Result<Vec<_>>>()?;
+                Ok((keys, row))
+            })
+            .collect::<Result<_>>()?;
+        keyed.sort_by(|(left, _), (right, _)| {
+            for (index, (_, descending, nulls_first)) in plan.order_by.iter().enumerate() {
+                let (a, b) = (&left[index], &right[index]);
+                let order = match (a.is_null(), b.is_null()) {
+                    (true, true) => std::cmp::Ordering::Equal,
+                    (true, false) => {
+                        if *nulls_first {
+                            std::cmp::Ordering::Less
+                        } else {
+                            std::cmp::Ordering::Greater
+                        }
+                    }
+                    (false, true) => {
+                        if *nulls_first {
+                            std::cmp::Ordering::Greater
+                        } else {
+                            std::cmp::Ordering::Less
+                        }
+                    }
+                    (false, false) => {
+                        let order = a.total_cmp(b);
+                        if *descending {
+                            order.reverse()
+                        } else {
+                            order
+                        }
+                    }
+                };
+                if order != std::cmp::Ordering::Equal {
+                    return order;
+                }
+            }
+            std::cmp::Ordering::Equal
+        });
+        outputs = keyed.into_iter().map(|(_, row)| row).collect();
+    }
+    let context = reader.context(0);
+    let offset = match &plan.offset {
+        Some(expr) => row_count(&expr.evaluate(&[], &context)?)?,
+        None => 0,
+    };
+    let fetch = match &plan.fetch {
+        Some(expr) => Some(row_count(&expr.evaluate(&[], &context)?)?),
+        None => None,
+    };
+    let mut result: Vec<Vec<Value>> = outputs
+        .into_iter()
+        .skip(offset)
+        .take(fetch.unwrap_or(usize::MAX))
+        .collect();
+    for row in &mut result {
+        row.truncate(visible);
+    }
+    Ok(result)
+}
+
+fn row_count(value: &Value) -> Result<usize> {
+    Ok(value
+        .to_decimal()
+        .map(|number| number.floor())
+        .ok()
+        .and_then(|number| u64::try_from(number).ok())
+        .unwrap_or(0) as usize)
+}
+
+fn new_group(keys: Vec<Value>, aggregates: &[Aggregate]) -> GroupState {
+    GroupState {
+        keys,
+        accumulators: aggregates
+            .iter()
+            .map(|aggregate| match aggregate.function {
+                AggregateFunction::Count => Accumulator::Count(0),
+                AggregateFunction::Sum => Accumulator::Sum(Value::Null),
+                AggregateFunction::Avg => Accumulator::Avg(Value::Null, 0),
+                AggregateFunction::Min | AggregateFunction::Max => {
+                    Accumulator::Extreme(Value::Null)
+                }
+            })
+            .collect(),
+        distinct_seen: aggregates.iter().map(|_| HashSet::new()).collect(),
+    }
+}
+
+fn accumulate(
+    group: &mut GroupState,
+    aggregates: &[Aggregate],
+    row: &[Value],
+    context: &Context,
+) -> Result<()> {
+    for (index, aggregate) in aggregates.iter().enumerate() {
+        let value = match &aggregate.argument {
+            None => {
+                if let Accumulator::Count(count) = &mut group.accumulators[index] {
+                    *count += 1;
+                }
+                continue;
+            }
+            Some(argument) => argument.evaluate(row, context)?,
+        };
+        if value.is_null() {
+            continue;
+        }
+        if aggregate.distinct && !group.distinct_seen[index].insert(GroupKey(value.clone())) {
+            continue;
+        }
+        let accumulator = &mut group.accumulators[index];
+        match accumulator {
+            Accumulator::Count(count) => *count += 1,
+            Accumulator::Sum(sum) => {
+                *sum = if sum.is_null() {
+                    value.add(&Value::integer(0))?
+                } else {
+                    sum.add(&value)?
+                }
+            }
+            Accumulator::Avg(sum, count) => {
+                *sum = if sum.is_null() {
+                    value.add(&Value::integer(0))?
+                } else {
+                    sum.add(&value)?
+                };
+                *count += 1;
+            }
+            Accumulator::Extreme(best) => {
+                let replace = best.is_null() || {
+                    let order = eval::compare(&value, best)?;
+                    match aggregate.function {
+                        AggregateFunction::Min => order == Some(std::cmp::Ordering::Less),
+                        _ => order == Some(std::cmp::Ordering::Greater),
+                    }
+                };
+                if replace {
+                    *best = value;
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+fn finish(accumulator: Accumulator) -> Result<Value> {
+    Ok(match accumulator {
+        Accumulator::Count(count) => Value::integer(count as i64),
+        Accumulator::Sum(sum) => sum,
+        Accumulator::Avg(sum, count) => {
+            if count == 0 {
+                Value::Null
+            } else {
+                sum.div(&Value::integer(count as i64))?
+            }
+        }
+        Accumulator::Extreme(value) => value,
+    })
+}
+
+/// Nested loops: binds source `level` for each of its rows that match, then goes deeper.
+fn join_level(
+    reader: &Reader,
+    plan: &QueryPlan,
+    level: usize,
+    row: &mut Vec<Value>,
+    emit: &mut dyn FnMut(&[Value]) -> Result<bool>,
+) -> Result<bool> {
+    if level == plan.sources.len() {
+        return emit(row);
+    }
+    let source = &plan.sources[level];
+    let context = reader.context(0);
+    let mut matched = false;
+    let mut visit = |candidate: Vec<Value>, row: &mut Vec<Value>| -> Result<bool> {
+        row[source.offset..source.offset + source.width].clone_from_slice(&candidate);
+        for condition in &source.on {
+            if !condition.is_true(row, &context)? {
+                return Ok(true);
+            }
+        }
+        matched = true;
+        for filter in &source.filters {
+            if !filter.is_true(row, &context)? {
+                return Ok(true);
+            }
+        }
+        join_level(reader, plan, level + 1, row, emit)
+    };
+    let go_on = match &source.kind {
+        SourceKind::Rows(rows) => {
+            let mut go_on = true;
+            for candidate in rows.iter() {
+                if !visit(candidate.clone(), row)? {
+                    go_on = false;
+                    break;
+                }
+            }
+            go_on
+        }
+        SourceKind::Table { table, access } => match access {
+            Access::Full => {
+                let mut outer_row = std::mem::take(row);
+                let result =
+                    reader.scan_table(table, &mut |_, candidate| visit(candidate, &mut outer_row));
+                *row = outer_row;
+                result?
+            }
+            Access::Index {
+                index,
+                equal,
+                lower,
+                upper,
+            } => {
+                let rowids = index_rowids(
+                    reader,
+                    table,
+                    index,
+                    equal,
+                    lower.as_ref(),
+                    upper.as_ref(),
+                    row,
+                )?;
+                let mut go_on = true;
+                for rowid in rowids {
+                    if let Some(candidate) = reader.fetch(rowid)? {
+                        if !visit(candidate, row)? {
+                            go_on = false;
+                            break;
+                        }
+                    }
+                }
+                go_on
+            }
+        },
+    };
+    if !go_on {
+        return Ok(false);
+    }
+    if source.outer && !matched {
+        for value in &mut row[source.offset..source.offset + source.width] {
+            *value = Value::Null;
+        }
+        for filter in &source.filters {
+            if !filter.is_true(row, &context)? {
+                return Ok(true);
+            }
+        }
+        return join_level(reader, plan, level + 1, row, emit);
+    }
+    Ok(true)
+}
+
+/// The rowids an index scan proposes, each once, in index order.
+pub fn index_rowids(
+    reader: &Reader,
+    table: &TableDef,
+    index: &IndexDef,
+    equal: &[Expr],
+    lower: Option<&(Expr, bool)>,
+    upper: Option<&(Expr, bool)>,
+    row: &[Value],
+) -> Result<Vec<RowId>> {
+    let context = reader.context(0);
+    let column_type = |position: usize| table.columns[index.columns[position]].data_type;
+    let mut prefix_values = Vec::with_capacity(equal.len());
+    for (position, expr) in equal.iter().enumerate() {
+        let value = expr.evaluate(row, &context)?;
+        match key_value(value, &column_type(position))? {
+            Some(value) => prefix_values.push(value),
+            None => return Ok(Vec::new()), // NULL or impossible: matches nothing
+        }
+    }
+    let descending = vec![false; prefix_values.len() + 1];
+    let mut prefix = Vec::new();
+    encode_key(
+        &prefix_values,
+        &descending[..prefix_values.len()],
+        &mut prefix,
+    );
+    let bound_key = |bound: Option<&(Expr, bool)>| -> Result<Option<Option<(Vec<u8>, bool)>>> {
+        let Some((expr, inclusive)) = bound else {
+            return Ok(Some(None));
+        };
+        let value = expr.evaluate(row, &context)?;
+        let Some(value) = key_value(value, &column_type(prefix_values.len()))? else {
+            return Ok(None);
+        };
+        let mut values = prefix_values.clone();
+        values.push(value);
+        let mut key = Vec::new();
+        encode_key(&values, &descending, &mut key);
+        Ok(Some(Some((key, *inclusive))))
+    };
+    let (Some(lower_key), Some(upper_key)) = (bound_key(lower)?, bound_key(upper)?) else {
+        return Ok(Vec::new());
+    };
+    // Keys of longer tuples extend their prefix's bytes, so "every key with this prefix" is
+    // [prefix, successor(prefix)).
+    let lower_bound: Bound<Vec<u8>> = match lower_key {
+        Some((key, true)) => Bound::Included(key),
+        Some((key, false)) => match key_prefix_successor(&key) {
+            Some(successor) => Bound::Included(successor),
+            None => return Ok(Vec::new()),
+        },
+        None if prefix.is_empty() => Bound::Unbounded,
+        None => Bound::Included(prefix.clone()),
+    };
+    let upper_bound: Bound<Vec<u8>> = match upper_key {
+        Some((key, true)) => key_prefix_successor(&key).map_or(Bound::Unbounded, Bound::Excluded),
+        Some((key, false)) => Bound::Excluded(key),
+        None if prefix.is_empty() => Bound::Unbounded,
+        None => key_prefix_successor(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
+    };
+    let mut seen = HashSet::new();
+    let mut rowids = Vec::new();
+    let entries = index.tree.range_bounds(
+        &reader.storage.cache,
+        lower_bound.as_ref().map(Vec::as_slice),
+        upper_bound.as_ref().map(Vec::as_slice),
+    );
+    for entry in entries {
+        let entry = entry?;
+        if seen.insert(entry.rowid) {
+            rowids.push(RowId::from_u64(entry.rowid));
+        }
+    }
+    let _ = compare_tuples;
+    Ok(rowids)
+}
+
+/// A value converted to a key column's type for probing, None when it can match nothing
+/// (NULL). Conversion errors are the comparison's errors (ORA-01722 ...).
+fn key_value(value: Value, data_type: &DataType) -> Result<Option<Value>> {
+    if value.is_null() {
+        return Ok(None);
+    }
+    let converted = match (data_type, &value) {
+        (DataType::Number { .. } | DataType::Float, Value::Number(_) | Value::Float(_)) => value,
+        (DataType::Number { .. }, _) => Value::Number(value.to_decimal()?),
+        (DataType::Float, _) => Value::Float(value.to_float()?),
+        (DataType::Varchar2 { .. } | DataType::Char { .. }, Value::Text(_)) => value,
+        (DataType::Varchar2 { .. } | DataType::Char { .. }, _) => match value.to_text() {
+            Some(text) => Value::text(text),
+            None => return Ok(None),
+        },
+        (DataType::Date | DataType::Timestamp, Value::Date(_) | Value::Timestamp(_)) => value,
+        (other, _) => value.cast(other)?,
+    };
+    Ok(Some(converted))
+}
+
+/// Evaluates a constant expression (defaults, VALUES rows without columns).
+pub fn evaluate_constant(
+    expr: &Expr,
+    binds: &[Value],
+    sequences: &dyn SequenceAccess,
+    rownum: u64,
+) -> Result<Value> {
+    expr.evaluate(
+        &[],
+        &Context {
+            binds,
+            rownum,
+            sequences,
+        },
+    )
+}
+
+/// The plan lines of a query (EXPLAIN PLAN's first version).
+pub fn describe_plan(plan: &QueryPlan) -> Vec<String> {
+    let mut lines = Vec::new();
+    for source in &plan.sources {
+        match &source.kind {
+            SourceKind::Table { table, access } => lines.extend(access.describe(&table.name)),
+            SourceKind::Rows(_) => lines.push(format!("FIXED TABLE FULL {}", source.name)),
+        }
+    }
+    lines
+}
+
+/// A single-table statement's plan (UPDATE, DELETE): how rows are found and which expressions
+/// (SET values, the WHERE conjuncts) are computed from them.
+pub struct TablePlan {
+    pub access: Access,
+    pub filters: Vec<Expr>,
+    pub expressions: Vec<Expr>,
+}
+
+/// Plans UPDATE and DELETE: `expressions` (SET values) and the WHERE clause are compiled
+/// against the table's columns.
+pub fn plan_table_statement(
+    reader: &Reader,
+    binds: &mut BindValues,
+    table: &Arc<TableDef>,
+    alias: Option<&str>,
+    expressions: &[&ast::Expr],
+    where_clause: Option<&ast::Expr>,
+) -> Result<TablePlan> {
+    let mut planner = Planner {
+        reader,
+        binds,
+        scope: Scope::default(),
+        grouping: None,
+    };
+    let qualifier = alias.unwrap_or(&table.name).to_string();
+    for column in &table.columns {
+        planner.scope.columns.push(ScopeColumn {
+            qualifier: qualifier.clone(),
+            name: column.name.clone(),
+            data_type: Some(column.data_type),
+        });
+    }
+    let mut conjuncts = Vec::new();
+    if let Some(condition) = where_clause {
+        split_conjuncts(condition, &mut conjuncts);
+    }
+    let filters = conjuncts
+        .into_iter()
+        .map(|conjunct| planner.compile(conjunct))
+        .collect::<Result<Vec<_>>>()?;
+    let expressions = expressions
+        .iter()
+        .map(|expr| planner.compile(expr))
+        .collect::<Result<Vec<_>>>()?;
+    Ok(TablePlan {
+        access: choose_access(table, 0, &filters),
+        filters,
+        expressions,
+    })
+}
+
+/// Compiles an expression that reads no columns (INSERT ... VALUES, defaults).
+pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Expr) -> Result<Expr> {
+    let mut planner = Planner {
+        reader,
+        binds,
+        scope: Scope::default(),
+        grouping: None,
+    };
+    planner.compile(expr)
+}
+
+/// The rows of `table` that the plan's access path proposes and its filters accept, as the
+/// reader sees them: (rowid, values).
+pub fn matching_rows(
+    reader: &Reader,
+    table: &TableDef,
+    plan: &TablePlan,
+) -> Result<Vec<(RowId, Vec<Value>)>> {
+    let context = reader.context(0);
+    let mut rows = Vec::new();
+    let mut keep = |rowid: RowId, values: Vec<Value>| -> Result<bool> {
+        for filter in &plan.filters {
+            if !filter.is_true(&values, &context)? {
+                return Ok(true);
+            }
+        }
+        rows.push((rowid, values));
+        Ok(true)
+    };
+    match &plan.access {
+        Access::Full => {
+            reader.scan_table(table, &mut keep)?;
+        }
+        Access::Index {
+            index,
+            equal,
+            lower,
+            upper,
+        } => {
+            for rowid in index_rowids(
+                reader,
+                table,
+                index,
+                equal,
+                lower.as_ref(),
+                upper.as_ref(),
+                &[],
+            )? {
+                if let Some(values) = reader.fetch(rowid)? {
+                    keep(rowid, values)?;
+                }
+            }
+        }
+    }
+    Ok(rows)
+}
+
+impl Reader<'_> {
+    /// Evaluation context for DML (no ROWNUM).
+    pub fn row_context(&self) -> Context<'_> {
+        self.context(0)
+    }
+}

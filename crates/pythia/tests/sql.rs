@@ -1,0 +1,280 @@
+//! SQL through the embedded API: DDL, DML, queries, transactions, errors, persistence.
+
+use std::path::PathBuf;
+
+use pythia::{Instance, Session, Value};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pythia-sql-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+const SMALL: &[(&str, &str)] = &[
+    ("db_cache_size", "8M"),
+    ("log_file_size", "4M"),
+    ("undo_tablespace_size", "16M"),
+    ("log_buffer", "1M"),
+];
+
+fn rows(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    session
+        .execute(sql)
+        .unwrap_or_else(|error| panic!("{sql}: {error}"))
+        .rows
+        .iter()
+        .map(|row| row.iter().map(|value| value.to_string()).collect())
+        .collect()
+}
+
+fn run(session: &mut Session, sql: &str) {
+    session
+        .execute(sql)
+        .unwrap_or_else(|error| panic!("{sql}: {error}"));
+}
+
+fn error_code(session: &mut Session, sql: &str) -> u32 {
+    match session.execute(sql) {
+        Ok(_) => panic!("{sql}: expected an error"),
+        Err(error) => error.code(),
+    }
+}
+
+#[test]
+fn create_insert_query_update_delete_and_reopen() {
+    let dir = temp_dir("basic");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(&mut session, "create table emp (id number(6) primary key, name varchar2(20) not null, dept number, salary number(8,2) default 1000)");
+        run(&mut session, "create index emp_dept on emp (dept)");
+        for id in 1..=50 {
+            session
+                .execute_with(
+                    "insert into emp (id, name, dept) values (:1, :2, :3)",
+                    &[
+                        Value::integer(id),
+                        Value::text(format!("E{id}")),
+                        Value::integer(id % 5),
+                    ],
+                )
+                .unwrap();
+        }
+        run(&mut session, "commit");
+        assert_eq!(
+            rows(&mut session, "select name, salary from emp where id = 7"),
+            vec![vec!["E7", "1000"]]
+        );
+        assert_eq!(
+            rows(&mut session, "select count(*) from emp where dept = 3"),
+            vec![vec!["10"]]
+        );
+        assert_eq!(
+            rows(&mut session, "select dept, count(*), sum(id) from emp group by dept having count(*) > 0 order by dept desc"),
+            vec![
+                vec!["4", "10", "265"],
+                vec!["3", "10", "255"],
+                vec!["2", "10", "245"],
+                vec!["1", "10", "235"],
+                vec!["0", "10", "275"],
+            ]
+        );
+        assert_eq!(
+            rows(
+                &mut session,
+                "select id from emp where id between 10 and 12 order by 1"
+            ),
+            vec![vec!["10"], vec!["11"], vec!["12"]]
+        );
+        let updated = session
+            .execute("update emp set salary = salary * 2 where dept = 1")
+            .unwrap();
+        assert_eq!(updated.rows_affected, 10);
+        assert_eq!(updated.feedback, "10 rows updated.");
+        let deleted = session.execute("delete from emp where id > 45").unwrap();
+        assert_eq!(deleted.rows_affected, 5);
+        run(&mut session, "commit");
+        assert_eq!(
+            rows(&mut session, "select max(salary), min(salary) from emp"),
+            vec![vec!["2000", "1000"]]
+        );
+        // Errors keep the session usable and change nothing.
+        assert_eq!(
+            error_code(
+                &mut session,
+                "insert into emp (id, name) values (7, 'again')"
+            ),
+            1
+        );
+        assert_eq!(
+            error_code(&mut session, "insert into emp (id) values (100)"),
+            1400
+        );
+        assert_eq!(error_code(&mut session, "select nope from emp"), 904);
+        assert_eq!(error_code(&mut session, "select * from nowhere"), 942);
+        assert_eq!(
+            error_code(
+                &mut session,
+                "insert into emp (id, name) values (1234567, 'x')"
+            ),
+            1438
+        );
+        assert_eq!(error_code(&mut session, "selec 1 from dual"), 900);
+        assert_eq!(
+            rows(&mut session, "select count(*) from emp"),
+            vec![vec!["45"]]
+        );
+        run(&mut session, "commit");
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        rows(&mut session, "select count(*), sum(salary) from emp"),
+        vec![vec!["45", "54000"]]
+    );
+    assert_eq!(
+        rows(&mut session, "select name from emp where id = 45"),
+        vec![vec!["E45"]]
+    );
+    assert_eq!(
+        rows(&mut session, "select table_name from user_tables"),
+        vec![vec!["EMP"]]
+    );
+    let indexes = rows(
+        &mut session,
+        "select index_name, uniqueness from dba_indexes order by index_name",
+    );
+    assert_eq!(indexes.len(), 2);
+    assert_eq!(indexes[0], vec!["EMP_DEPT", "NONUNIQUE"]);
+    assert!(indexes[1][0].starts_with("SYS_C"), "{indexes:?}");
+    assert_eq!(indexes[1][1], "UNIQUE");
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn rollback_savepoints_and_read_consistency_between_sessions() {
+    let dir = temp_dir("tx");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut a = instance.connect().unwrap();
+    let mut b = instance.connect().unwrap();
+    run(
+        &mut a,
+        "create table t (k number primary key, v varchar2(10))",
+    );
+    run(&mut a, "insert into t values (1, 'one')");
+    // Not committed: b does not see it.
+    assert_eq!(rows(&mut b, "select count(*) from t"), vec![vec!["0"]]);
+    run(&mut a, "savepoint s1");
+    run(&mut a, "insert into t values (2, 'two')");
+    run(&mut a, "rollback to savepoint s1");
+    run(&mut a, "commit");
+    assert_eq!(rows(&mut b, "select k, v from t"), vec![vec!["1", "one"]]);
+    run(&mut a, "update t set v = 'uno' where k = 1");
+    assert_eq!(
+        rows(&mut b, "select v from t where k = 1"),
+        vec![vec!["one"]]
+    );
+    assert_eq!(
+        rows(&mut a, "select v from t where k = 1"),
+        vec![vec!["uno"]]
+    );
+    run(&mut a, "rollback");
+    assert_eq!(
+        rows(&mut a, "select v from t where k = 1"),
+        vec![vec!["one"]]
+    );
+    drop((a, b));
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn sequences_joins_and_functions() {
+    let dir = temp_dir("seq");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(
+        &mut session,
+        "create sequence s start with 10 increment by 5 cache 3",
+    );
+    assert_eq!(
+        rows(&mut session, "select s.nextval from dual"),
+        vec![vec!["10"]]
+    );
+    assert_eq!(
+        rows(&mut session, "select s.nextval from dual"),
+        vec![vec!["15"]]
+    );
+    assert_eq!(
+        rows(&mut session, "select s.currval from dual"),
+        vec![vec!["15"]]
+    );
+    run(&mut session, "alter sequence s increment by 1");
+    assert_eq!(
+        rows(&mut session, "select s.nextval from dual"),
+        vec![vec!["20"]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select sequence_name, increment_by from user_sequences"
+        ),
+        vec![vec!["S", "1"]]
+    );
+    run(
+        &mut session,
+        "create table d (id number primary key, name varchar2(10))",
+    );
+    run(
+        &mut session,
+        "create table e (id number primary key, d_id number, name varchar2(10))",
+    );
+    run(&mut session, "insert into d values (1, 'sales')");
+    run(&mut session, "insert into d values (2, 'ops')");
+    run(&mut session, "insert into e values (1, 1, 'ann')");
+    run(&mut session, "insert into e values (2, 1, 'bob')");
+    run(&mut session, "insert into e values (3, null, 'cy')");
+    run(&mut session, "commit");
+    assert_eq!(
+        rows(
+            &mut session,
+            "select e.name, d.name from e, d where e.d_id = d.id order by e.name"
+        ),
+        vec![vec!["ann", "sales"], vec!["bob", "sales"]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select e.name, nvl(d.name, '-') from e left join d on e.d_id = d.id order by 1"
+        ),
+        vec![vec!["ann", "sales"], vec!["bob", "sales"], vec!["cy", "-"]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select upper(name), length(name), substr(name, 2) from e where id = 1"
+        ),
+        vec![vec!["ANN", "3", "nn"]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select name from d where id in (select d_id from e)"
+        ),
+        vec![vec!["sales"]]
+    );
+    drop(session);
+    drop(instance);
+    // The sequence continues after its cached range on reopen: no number is given twice.
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    let next: i64 = rows(&mut session, "select s.nextval from dual")[0][0]
+        .parse()
+        .unwrap();
+    assert!(next > 20, "sequence went back to {next}");
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}
