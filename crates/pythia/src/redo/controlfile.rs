@@ -90,7 +90,7 @@ impl ControlFile {
     /// Writes a new version into the older slot and syncs it.
     pub fn write(&self, data: &mut ControlData) -> Result<()> {
         data.version += 1;
-        let slot = (data.version % 2) as u64;
+        let slot = data.version % 2;
         let bytes = encode(data);
         let _wait = instrumentation::wait(WaitEvent::ControlFileParallelWrite, 1, 0, 1);
         let io = |error| Error::io(&self.path, error);

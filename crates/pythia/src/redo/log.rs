@@ -58,6 +58,9 @@ use crate::storage::vfs::{Vfs, VfsFile};
 pub const REDO_BLOCK_BYTES: usize = 512;
 pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
 pub const REDO_PAYLOAD_BYTES: usize = REDO_BLOCK_BYTES - REDO_BLOCK_HEADER_BYTES;
+/// Asks DBWR for a checkpoint up to an LSN (a log switch needs one).
+type CheckpointRequester = Box<dyn Fn(u64) + Send + Sync>;
+
 /// A record opens with its length, a u32.
 const RECORD_LENGTH_BYTES: usize = 4;
 
@@ -121,7 +124,7 @@ pub struct RedoLog {
     written_ready: Condvar,
     shutdown: AtomicBool,
     failed: Mutex<Option<Error>>,
-    checkpoint_request: Mutex<Option<Box<dyn Fn(u64) + Send + Sync>>>,
+    checkpoint_request: Mutex<Option<CheckpointRequester>>,
     /// LGWR's view of which sequence each group holds (for v$log).
     group_sequences: Mutex<Vec<(u64, u64)>>,
 }

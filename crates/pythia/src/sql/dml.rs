@@ -172,6 +172,9 @@ fn add_entry(
     }
 }
 
+/// Computes a row's new values from its current ones (None: leave the row alone).
+pub type RowComputation<'a> = dyn FnMut(&[Value]) -> Result<Option<Vec<Value>>> + 'a;
+
 /// Updates one row: `compute` gets the row's current values and returns the new ones, or
 /// None to leave it (it no longer qualifies). Returns whether the row was updated.
 pub fn update_row(
@@ -179,7 +182,7 @@ pub fn update_row(
     transaction: &mut Transaction,
     table: &TableDef,
     rowid: RowId,
-    compute: &mut dyn FnMut(&[Value]) -> Result<Option<Vec<Value>>>,
+    compute: &mut RowComputation,
 ) -> Result<bool> {
     let mut new_row: Option<Vec<Value>> = None;
     let outcome =

@@ -328,7 +328,7 @@ impl Expr {
             }
             Expr::InList { expr, list, .. } => {
                 visit(expr);
-                list.iter().for_each(|item| visit(item));
+                list.iter().for_each(&mut *visit);
             }
             Expr::Like {
                 expr,
@@ -358,7 +358,7 @@ impl Expr {
                     visit(result);
                 }
             }
-            Expr::Function(_, arguments) => arguments.iter().for_each(|item| visit(item)),
+            Expr::Function(_, arguments) => arguments.iter().for_each(visit),
         }
     }
 }

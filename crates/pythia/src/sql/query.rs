@@ -367,20 +367,15 @@ pub fn plan_query(
     }
     // Access paths, from the conjuncts at or before each table's level (inner joins) or its
     // ON conditions (outer joins).
-    for level in 0..sources.len() {
-        let SourceKind::Table { table, .. } = &sources[level].kind else {
-            continue;
-        };
-        let table = table.clone();
-        let offset = sources[level].offset;
-        let candidates: Vec<Expr> = if sources[level].outer {
-            sources[level].on.clone()
+    for source in &mut sources {
+        let candidates = if source.outer {
+            &source.on
         } else {
-            sources[level].filters.clone()
+            &source.filters
         };
-        let access = choose_access(&table, offset, &candidates);
-        if let SourceKind::Table { access: slot, .. } = &mut sources[level].kind {
-            *slot = access;
+        let offset = source.offset;
+        if let SourceKind::Table { table, access } = &mut source.kind {
+            *access = choose_access(table, offset, candidates);
         }
     }
     let width = planner.scope.columns.len();
@@ -1661,7 +1656,9 @@ pub fn index_rowids(
         &descending[..prefix_values.len()],
         &mut prefix,
     );
-    let bound_key = |bound: Option<&(Expr, bool)>| -> Result<Option<Option<(Vec<u8>, bool)>>> {
+    // Outer None: the bound can match nothing (NULL); inner None: no bound.
+    type BoundKey = Option<Option<(Vec<u8>, bool)>>;
+    let bound_key = |bound: Option<&(Expr, bool)>| -> Result<BoundKey> {
         let Some((expr, inclusive)) = bound else {
             return Ok(Some(None));
         };

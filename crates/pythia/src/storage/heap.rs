@@ -406,10 +406,11 @@ mod tests {
                             model[slot] = Some(data);
                         }
                     }
-                    1 if target < model.len() && model[target].is_some() => {
-                        if replace(&mut block, target as u16, &piece(&data, 2)).unwrap() {
-                            model[target] = Some(data);
-                        }
+                    1 if target < model.len()
+                        && model[target].is_some()
+                        && replace(&mut block, target as u16, &piece(&data, 2)).unwrap() =>
+                    {
+                        model[target] = Some(data);
                     }
                     2 if target < model.len() => {
                         remove(&mut block, target as u16);

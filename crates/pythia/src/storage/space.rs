@@ -127,7 +127,7 @@ impl SpaceManager {
     /// block. ORA-01653 when the file has no such run left.
     pub fn allocate(&self, mtr: &mut Mtr, blocks: u32) -> Result<u32> {
         assert!(
-            blocks > 0 && blocks % UNIT_BLOCKS == 0,
+            blocks > 0 && blocks.is_multiple_of(UNIT_BLOCKS),
             "extents are whole units"
         );
         let needed = blocks / UNIT_BLOCKS;

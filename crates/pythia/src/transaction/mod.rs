@@ -117,6 +117,9 @@ impl Drop for Snapshot {
     }
 }
 
+/// Part of the transaction table in memory: xid to its state.
+type TransactionShard = HashMap<u64, Arc<Entry>>;
+
 pub struct TransactionManager {
     cache: Arc<BufferCache>,
     log: Arc<RedoLog>,
@@ -126,7 +129,7 @@ pub struct TransactionManager {
     next_xid: AtomicU64,
     xid_limit: AtomicU64,
     reserve_xids: Box<dyn Fn(u64) -> Result<()> + Send + Sync>,
-    shards: Box<[Latch<HashMap<u64, Arc<Entry>>>]>,
+    shards: Box<[Latch<TransactionShard>]>,
     free_slots: Latch<Vec<usize>>,
     commit_latch: Latch<()>,
     snapshots: Arc<Latch<BTreeMap<u64, usize>>>,
@@ -136,6 +139,7 @@ pub struct TransactionManager {
 }
 
 impl TransactionManager {
+    #[allow(clippy::too_many_arguments)]
     /// `reserve_xids(limit)` must make `limit` durable (the control file) before returning.
     pub fn new(
         cache: Arc<BufferCache>,
