@@ -10,6 +10,7 @@ pub mod sql;
 pub mod storage;
 pub mod transaction;
 pub mod types;
+pub mod views;
 pub use error::{Error, Result};
 pub use instance::Instance;
 pub use session::{Column, DescribeColumn, Session, StatementResult};
