@@ -53,11 +53,11 @@
 //! value is longer, as Oracle's fixed-width columns cut it), Oracle's `RAW` addresses are
 //! shown as their hexadecimal text in a `VARCHAR2(16)`, times of day are DATE and TIMESTAMP
 //! values in the server's local time (as SYSDATE is), and a column Oracle leaves empty is
-//! NULL. Every value of a row has its column's type; [`FixedTable`]'s tests check it for every
-//! view.
+//! NULL. Every value of a row has its column's type: `table::build` asserts it as it
+//! assembles each view, and the registry's tests read every view to check it.
 //!
-//! Failure: none. An unknown name is `None` (the executor raises ORA-00942); a session that is
-//! gone shows no rows.
+//! Failure: none. An unknown name is `None`, for the executor to raise ORA-00942; a session
+//! that is gone shows no rows.
 
 mod events;
 mod latches;

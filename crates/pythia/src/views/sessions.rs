@@ -127,9 +127,7 @@ fn parameter_rows(context: &ViewContext) -> Vec<Vec<Value>> {
 mod tests {
     use super::*;
     use crate::instance::parameters::{Parameters, SetScope};
-    use crate::instrumentation::{
-        enter, wait, SessionInstrumentation, SessionStatus, SessionType, WaitEvent,
-    };
+    use crate::instrumentation::{enter, wait, SessionInstrumentation, SessionType, WaitEvent};
     use crate::views::{fixed_table, FixedTable};
     use std::time::SystemTime;
 
@@ -207,7 +205,6 @@ mod tests {
     #[test]
     fn session_shows_a_background_session_without_username_and_an_active_status() {
         let session = instrumentation::background_session("TST0");
-        session.set_status(SessionStatus::Active);
         let table = fixed_table("V$SESSION", &context_with(&Parameters::defaults())).unwrap();
         let row = find_row(&table, "SID", &number(session.sid().into())).unwrap();
         assert_eq!(get(&table, row, "USERNAME"), Value::Null);
