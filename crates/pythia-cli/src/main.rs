@@ -1,20 +1,19 @@
-//! The `pythia` command: the lab (named, repeatable experiments on an embedded database).
+//! The `pythia` command: the SQL*Plus-style shell and the lab (named, repeatable experiments
+//! on an embedded database).
 //!
-//! The shell, the SQL lab experiments and the benchmarks against SQLite arrive with the SQL
-//! executor; today the lab runs the experiments that need only the storage, redo and
-//! transaction layers.
+//! ```text
+//!   pythia shell [DIR] [-p name=value]... [--bail]    shell/: statements and SQL*Plus commands
+//!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
+//! ```
+//!
+//! The benchmarks against SQLite arrive with the SQL executor.
+
+mod lab;
+mod shell;
 
 use std::path::PathBuf;
-use std::sync::atomic::AtomicU64;
-use std::sync::Arc;
-use std::time::Instant;
 
 use clap::{Parser, Subcommand};
-use comfy_table::Table;
-use pythia::instance::{Instance, InstanceConfig};
-use pythia::instrumentation::{self, SessionInstrumentation, SessionType, Statistic, WaitEvent};
-use pythia::redo::mtr::Mtr;
-use pythia::storage::segment::{self, SegmentKind};
 
 #[derive(Parser)]
 #[command(
@@ -28,6 +27,18 @@ struct Command {
 
 #[derive(Subcommand)]
 enum Action {
+    /// A SQL*Plus-style shell: interactive on a terminal, a script runner on piped input.
+    Shell {
+        /// The database directory (created if absent).
+        #[arg(default_value = "pythia-data")]
+        dir: PathBuf,
+        /// An initialization parameter for this run, applied after DIR/init.ora (repeatable).
+        #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
+        parameters: Vec<(String, String)>,
+        /// Stop at the first error, roll back and exit with status 1.
+        #[arg(long)]
+        bail: bool,
+    },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`.
@@ -38,130 +49,96 @@ enum Action {
         /// The data directory (created if absent).
         #[arg(long, default_value = "pythia-data")]
         dir: PathBuf,
+        /// An initialization parameter (repeatable); accepted, not yet applied by the lab.
+        #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
+        parameters: Vec<(String, String)>,
     },
+}
+
+/// `name=value`, as `-p` takes it.
+fn parse_parameter(text: &str) -> Result<(String, String), String> {
+    match text.split_once('=') {
+        Some((name, value)) if !name.trim().is_empty() => {
+            Ok((name.trim().to_string(), value.trim().to_string()))
+        }
+        _ => Err(format!("expected NAME=VALUE, got '{text}'")),
+    }
 }
 
 fn main() {
     let command = Command::parse();
-    let result = match command.action {
-        Action::Lab { name, quick, dir } => run_lab(name.as_deref(), quick || name.is_none(), &dir),
-    };
-    if let Err(error) = result {
-        eprintln!("{error}");
-        std::process::exit(1);
+    match command.action {
+        Action::Shell {
+            dir,
+            parameters,
+            bail,
+        } => {
+            let status = shell::run(&shell::Options {
+                dir,
+                parameters,
+                bail,
+            });
+            std::process::exit(status);
+        }
+        Action::Lab {
+            name,
+            quick,
+            dir,
+            parameters,
+        } => {
+            if !parameters.is_empty() {
+                eprintln!("note: the lab does not apply -p parameters yet; they are ignored");
+            }
+            if let Err(error) = lab::run_lab(name.as_deref(), quick || name.is_none(), &dir) {
+                eprintln!("{error}");
+                std::process::exit(1);
+            }
+        }
     }
 }
 
-fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
-    match name {
-        None | Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
-        Some(other) => Err(pythia::Error::new(
-            900,
-            format!("unknown experiment '{other}'; experiments: commit"),
-        )),
-    }
-}
+#[cfg(test)]
+mod tests {
+    use super::*;
 
-/// Seed 002's question in miniature: what does a commit cost, and how does group commit
-/// share one log write among sessions? Each session inserts a 100-byte row and commits
-/// (WRITE WAIT) in a loop.
-fn commit_experiment(quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
-    let _ = std::fs::remove_dir_all(dir);
-    let config = InstanceConfig {
-        cache_bytes: 32 << 20,
-        log_file_size: 32 << 20,
-        undo_bytes: 64 << 20,
-        ..Default::default()
-    };
-    let instance = Instance::open_directory(dir, config)?;
-    let table = {
-        let mut mtr = Mtr::new(instance.cache());
-        let header = segment::create(&mut mtr, instance.space(), 1000, SegmentKind::Heap)?;
-        mtr.commit(instance.log(), instance.transactions().current_scn(), 0)?;
-        header
-    };
-    let commits_per_session = if quick { 300 } else { 3000 };
-    let mut results = Table::new();
-    results.set_header(vec![
-        "sessions",
-        "commits",
-        "elapsed s",
-        "commits/s",
-        "redo writes",
-        "commits per write",
-        "avg log file sync us",
-        "avg log file parallel write us",
-    ]);
-    println!("commit experiment: each session inserts a row and commits WRITE WAIT, {commits_per_session} times");
-    for sessions in [1usize, 4, 16] {
-        let writes_before = instrumentation::system_statistic(Statistic::RedoWrites);
-        let sync_before = instrumentation::system_event(WaitEvent::LogFileSync);
-        let write_before = instrumentation::system_event(WaitEvent::LogFileParallelWrite);
-        let started = Instant::now();
-        let hint = Arc::new(AtomicU64::new(0));
-        std::thread::scope(|scope| -> pythia::Result<()> {
-            let mut workers = Vec::new();
-            for _ in 0..sessions {
-                let instance = &instance;
-                let hint = hint.clone();
-                workers.push(scope.spawn(move || -> pythia::Result<()> {
-                    let session =
-                        SessionInstrumentation::new(SessionType::User, "LAB", "pythia lab")?;
-                    let _entered = instrumentation::enter(&session);
-                    let transactions = instance.transactions();
-                    for number in 0..commits_per_session {
-                        let mut transaction = transactions.begin()?;
-                        let row = format!("{number:0100}");
-                        transactions.insert_row(
-                            &mut transaction,
-                            table,
-                            1000,
-                            &hint,
-                            row.as_bytes(),
-                        )?;
-                        transactions.commit(transaction, true)?;
-                    }
-                    Ok(())
-                }));
-            }
-            for worker in workers {
-                worker.join().expect("lab session panicked")?;
-            }
-            Ok(())
-        })?;
-        let elapsed = started.elapsed().as_secs_f64();
-        let commits = (sessions * commits_per_session) as u64;
-        let writes = instrumentation::system_statistic(Statistic::RedoWrites) - writes_before;
-        let sync = instrumentation::system_event(WaitEvent::LogFileSync);
-        let write = instrumentation::system_event(WaitEvent::LogFileParallelWrite);
-        let average = |now: u64, before: u64, count: u64| {
-            if count == 0 {
-                0
-            } else {
-                (now - before) / count
-            }
-        };
-        results.add_row(vec![
-            sessions.to_string(),
-            commits.to_string(),
-            format!("{elapsed:.2}"),
-            format!("{:.0}", commits as f64 / elapsed),
-            writes.to_string(),
-            format!("{:.1}", commits as f64 / writes.max(1) as f64),
-            average(
-                sync.time_waited_micro,
-                sync_before.time_waited_micro,
-                sync.total_waits - sync_before.total_waits,
-            )
-            .to_string(),
-            average(
-                write.time_waited_micro,
-                write_before.time_waited_micro,
-                write.total_waits - write_before.total_waits,
-            )
-            .to_string(),
-        ]);
+    #[test]
+    fn parameters_are_name_equals_value() {
+        assert_eq!(
+            parse_parameter("db_cache_size=64M"),
+            Ok(("db_cache_size".into(), "64M".into()))
+        );
+        assert_eq!(
+            parse_parameter("db_name = a=b"),
+            Ok(("db_name".into(), "a=b".into()))
+        );
+        assert!(parse_parameter("db_cache_size").is_err());
+        assert!(parse_parameter("=1").is_err());
     }
-    println!("{results}");
-    instance.shutdown()
+
+    #[test]
+    fn the_command_line_parses() {
+        let command = Command::try_parse_from([
+            "pythia", "shell", "/tmp/x", "-p", "a=1", "-p", "b=2", "--bail",
+        ])
+        .unwrap();
+        match command.action {
+            Action::Shell {
+                dir,
+                parameters,
+                bail,
+            } => {
+                assert_eq!(dir, PathBuf::from("/tmp/x"));
+                assert_eq!(parameters.len(), 2);
+                assert!(bail);
+            }
+            Action::Lab { .. } => panic!("parsed as lab"),
+        }
+        let command = Command::try_parse_from(["pythia", "shell"]).unwrap();
+        assert!(
+            matches!(command.action, Action::Shell { dir, .. } if dir.as_os_str() == "pythia-data")
+        );
+        let command =
+            Command::try_parse_from(["pythia", "lab", "commit", "--quick", "-p", "a=1"]).unwrap();
+        assert!(matches!(command.action, Action::Lab { parameters, .. } if parameters.len() == 1));
+    }
 }
