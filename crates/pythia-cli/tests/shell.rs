@@ -1,10 +1,7 @@
 //! `pythia shell` end to end: the built binary, a fresh database directory, a script on stdin.
 //!
-//! Tests marked `#[ignore = "needs the executor"]` check SQL results and run once
-//! `Session::execute` does more than return ORA-03001. The others pass with or without the
-//! executor: a statement meant to fail queries a table that does not exist (ORA-03001 from
-//! the stub, ORA-00942 from the executor), and the shell's own behaviour does not depend on
-//! what the statement returned.
+//! A statement meant to fail queries a table that does not exist (ORA-00942). The PL/SQL
+//! test is ignored until PL/SQL blocks are parsed.
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -409,7 +406,6 @@ fn a_second_shell_on_an_open_database_is_refused() {
 // ---- With the executor -------------------------------------------------------------------
 
 #[test]
-#[ignore = "needs the executor"]
 fn query_results_print_as_sql_plus_prints_them() {
     let dir = TempDir::new("results");
     let script = "\
@@ -456,7 +452,6 @@ no rows selected
 }
 
 #[test]
-#[ignore = "needs the executor"]
 fn a_clean_exit_commits_and_exit_rollback_does_not() {
     let dir = TempDir::new("commit-on-exit");
     let run = shell(
@@ -481,7 +476,6 @@ fn a_clean_exit_commits_and_exit_rollback_does_not() {
 }
 
 #[test]
-#[ignore = "needs the executor"]
 fn show_parameter_lists_names_types_and_values() {
     let dir = TempDir::new("show-parameter-executor");
     let run = shell(&dir, &[], "show parameter db_cache_size\n");
@@ -498,7 +492,6 @@ fn show_parameter_lists_names_types_and_values() {
 }
 
 #[test]
-#[ignore = "needs the executor"]
 fn describe_shows_name_null_and_type() {
     let dir = TempDir::new("describe-executor");
     let run = shell(
@@ -521,7 +514,6 @@ fn describe_shows_name_null_and_type() {
 }
 
 #[test]
-#[ignore = "needs the executor"]
 fn a_syntax_error_points_at_its_line_and_column() {
     let dir = TempDir::new("error-position");
     let run = shell(&dir, &[], "select *\n  from;\n");
@@ -534,7 +526,7 @@ fn a_syntax_error_points_at_its_line_and_column() {
 }
 
 #[test]
-#[ignore = "needs the executor"]
+#[ignore = "PL/SQL blocks are not parsed yet (a later issue)"]
 fn a_plsql_block_runs_once_at_its_slash() {
     let dir = TempDir::new("plsql");
     let run = shell(&dir, &[], "begin\n  null;\n\n  null;\nend;\n/\nexec null\n");
@@ -546,7 +538,6 @@ fn a_plsql_block_runs_once_at_its_slash() {
 }
 
 #[test]
-#[ignore = "needs the executor"]
 fn strings_and_comments_keep_their_semicolons() {
     let dir = TempDir::new("semicolons");
     let run = shell(

@@ -288,12 +288,37 @@ fn fixed_views_are_queryable_with_sql() {
     let before: i64 = rows(&mut session, "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and n.name = 'execute count'")[0][0].parse().unwrap();
     run(&mut session, "select 1 from dual");
     let after: i64 = rows(&mut session, "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and n.name = 'execute count'")[0][0].parse().unwrap();
-    assert_eq!(after - before, 2, "the select from dual and the query itself");
-    assert_eq!(rows(&mut session, "select value from v$parameter where name = 'db_cache_size'"), vec![vec![(8 << 20).to_string()]]);
+    assert_eq!(
+        after - before,
+        2,
+        "the select from dual and the query itself"
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select value from v$parameter where name = 'db_cache_size'"
+        ),
+        vec![vec![(8 << 20).to_string()]]
+    );
     run(&mut session, "alter session set cursor_sharing = force");
-    assert_eq!(rows(&mut session, "select value from v$parameter where name = 'cursor_sharing'"), vec![vec!["FORCE"]]);
-    assert_eq!(rows(&mut session, &format!("select count(*) from v$session where sid = {sid}")), vec![vec!["1"]]);
-    assert_eq!(error_code(&mut session, "alter session set no_such_parameter = 1"), 2248);
+    assert_eq!(
+        rows(
+            &mut session,
+            "select value from v$parameter where name = 'cursor_sharing'"
+        ),
+        vec![vec!["FORCE"]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            &format!("select count(*) from v$session where sid = {sid}")
+        ),
+        vec![vec!["1"]]
+    );
+    assert_eq!(
+        error_code(&mut session, "alter session set no_such_parameter = 1"),
+        2248
+    );
     drop(session);
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
