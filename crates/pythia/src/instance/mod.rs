@@ -125,14 +125,23 @@ impl Instance {
     /// Opens (creating when needed) the database in `dir`: reads `dir/init.ora` when present,
     /// then applies `overrides` (`-p name=value`) for this run only.
     ///
-    /// ```no_run
+    /// ```
+    /// # let dir = std::env::temp_dir().join(format!("pythia-doc-{}", std::process::id()));
+    /// # let _ = std::fs::remove_dir_all(&dir);
+    /// # let overrides = [("db_cache_size", "8M"), ("log_file_size", "4M"), ("undo_tablespace_size", "16M")];
+    /// # let instance = pythia::Instance::open(&dir, &overrides)?;
+    /// # /*
     /// let instance = pythia::Instance::open("./pythia-data", &[("db_cache_size", "64M")])?;
+    /// # */
     /// let mut session = instance.connect()?;
     /// session.execute("create table t (id number primary key, name varchar2(20))")?;
     /// session.execute("insert into t values (1, 'one')")?;
     /// session.execute("commit")?;
     /// let result = session.execute("select name from t where id = 1")?;
     /// assert_eq!(result.rows[0][0].to_string(), "one");
+    /// # drop(session);
+    /// # drop(instance);
+    /// # let _ = std::fs::remove_dir_all(&dir);
     /// # Ok::<(), pythia::Error>(())
     /// ```
     pub fn open(dir: impl AsRef<Path>, overrides: &[(&str, &str)]) -> Result<Arc<Instance>> {
