@@ -263,7 +263,7 @@ fn transfers(name: &'static str, check_reads: bool) {
     let committed = counters.committed.load(Ordering::SeqCst);
     let deadlocks = counters.deadlocks.load(Ordering::SeqCst);
     println!(
-        "transfers: {committed} committed ({} moved), {deadlocks} deadlocks (ORA-00060), {} consistent sums, {elapsed:?}",
+        "transfers: {committed} committed ({} moved), {deadlocks} deadlocks (ORA-00060), {} sums checked, {elapsed:?}",
         counters.moved.load(Ordering::SeqCst),
         counters.queries.load(Ordering::SeqCst),
     );
