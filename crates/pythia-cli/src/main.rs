@@ -4,6 +4,10 @@
 //! executor; today the lab runs the experiments that need only the storage, redo and
 //! transaction layers.
 
+mod common;
+mod oltp;
+mod sqlite_bench;
+
 use std::path::PathBuf;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -30,7 +34,7 @@ struct Command {
 enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
-        /// The experiment to run: `commit`.
+        /// The experiment to run: `commit`, `oltp` or `sqlite`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -54,10 +58,25 @@ fn main() {
 
 fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
     match name {
-        None | Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
+        None => {
+            let started = Instant::now();
+            commit_experiment(true, &dir.join("lab-commit"))?;
+            println!();
+            oltp::run(true, &dir.join("lab-oltp"))?;
+            println!();
+            sqlite_bench::run(true, &dir.join("lab-sqlite"))?;
+            println!(
+                "\nall experiments (quick scale) in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
+        Some("oltp") => oltp::run(quick, &dir.join("lab-oltp")),
+        Some("sqlite") => sqlite_bench::run(quick, &dir.join("lab-sqlite")),
         Some(other) => Err(pythia::Error::new(
             900,
-            format!("unknown experiment '{other}'; experiments: commit"),
+            format!("unknown experiment '{other}'; experiments: commit, oltp, sqlite"),
         )),
     }
 }
