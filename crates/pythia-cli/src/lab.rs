@@ -16,10 +16,25 @@ use pythia::storage::segment::{self, SegmentKind};
 
 pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
     match name {
-        None | Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
+        None => {
+            let started = std::time::Instant::now();
+            commit_experiment(true, &dir.join("lab-commit"))?;
+            println!();
+            crate::oltp::run(true, &dir.join("lab-oltp"))?;
+            println!();
+            crate::sqlite_bench::run(true, &dir.join("lab-sqlite"))?;
+            println!(
+                "\nall experiments (quick scale) in {:.1} s",
+                started.elapsed().as_secs_f64()
+            );
+            Ok(())
+        }
+        Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
+        Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
+        Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
         Some(other) => Err(pythia::Error::new(
             900,
-            format!("unknown experiment '{other}'; experiments: commit"),
+            format!("unknown experiment '{other}'; experiments: commit, oltp, sqlite"),
         )),
     }
 }

@@ -5,11 +5,13 @@
 //!   pythia shell [DIR] [-p name=value]... [--bail]    shell/: statements and SQL*Plus commands
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //! ```
-//!
-//! The benchmarks against SQLite arrive with the SQL executor.
 
 mod lab;
 mod shell;
+
+mod common;
+mod oltp;
+mod sqlite_bench;
 
 use std::path::PathBuf;
 
@@ -41,7 +43,7 @@ enum Action {
     },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
-        /// The experiment to run: `commit`.
+        /// The experiment to run: `commit`, `oltp` or `sqlite`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]

@@ -1,0 +1,415 @@
+//! `pythia lab sqlite`: the same operations on Pythia and on SQLite (WAL, synchronous=FULL)
+//! in one run: bulk insert in one transaction, point select by primary key with a prepared
+//! statement and a bind, range scans of 1,000 rows, single-row update + commit; and the
+//! disk's own fdatasync latency for scale.
+
+use std::io::Write;
+use std::path::Path;
+use std::time::{Duration, Instant};
+
+use comfy_table::Table;
+use pythia::{Instance, Value};
+
+use crate::common::{integer, lab_error, progress, Rng, Snapshot};
+
+const SEED: u64 = 0x5351_4c49_5445; // "SQLITE"
+const RANGE: i64 = 1_000;
+
+struct Scale {
+    rows: i64,
+    point_selects: u64,
+    range_scans: u64,
+    commits: u64,
+    syncs: u64,
+    /// Each timed loop stops at this even if its count is not reached.
+    time_limit: Duration,
+}
+
+/// Count and elapsed time of one timed loop.
+#[derive(Clone, Copy, Default)]
+struct Measure {
+    operations: u64,
+    seconds: f64,
+}
+
+impl Measure {
+    fn per_second(self) -> f64 {
+        self.operations as f64 / self.seconds.max(1e-9)
+    }
+
+    fn micros_each(self) -> f64 {
+        self.seconds * 1e6 / self.operations.max(1) as f64
+    }
+}
+
+/// Runs `body(i)` for i in 0..count, stopping early at the time limit.
+fn timed<E>(
+    count: u64,
+    limit: Duration,
+    message: &str,
+    mut body: impl FnMut(u64) -> Result<(), E>,
+) -> Result<Measure, E> {
+    let bar = progress(count, message);
+    let started = Instant::now();
+    let mut done = 0;
+    while done < count {
+        body(done)?;
+        done += 1;
+        if done % 64 == 0 {
+            bar.set_position(done);
+        }
+        if started.elapsed() >= limit {
+            break;
+        }
+    }
+    let seconds = started.elapsed().as_secs_f64();
+    bar.finish_and_clear();
+    Ok(Measure {
+        operations: done,
+        seconds,
+    })
+}
+
+fn sqlite_error(error: rusqlite::Error) -> pythia::Error {
+    lab_error(format!("sqlite: {error}"))
+}
+
+/// The value column of row `id`.
+fn value_of(id: i64) -> i64 {
+    id % 1000
+}
+
+/// The expected sum of `value_of` over ids in `low..=high`.
+fn expected_sum(low: i64, high: i64) -> i128 {
+    (low..=high).map(|id| value_of(id) as i128).sum()
+}
+
+pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+    let scale = if quick {
+        Scale {
+            rows: 50_000,
+            point_selects: 20_000,
+            range_scans: 200,
+            commits: 200,
+            syncs: 200,
+            time_limit: Duration::from_secs(10),
+        }
+    } else {
+        Scale {
+            rows: 1_000_000,
+            point_selects: 200_000,
+            range_scans: 2_000,
+            commits: 2_000,
+            syncs: 2_000,
+            time_limit: Duration::from_secs(60),
+        }
+    };
+    let _ = std::fs::remove_dir_all(dir);
+    std::fs::create_dir_all(dir)
+        .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
+    println!(
+        "sqlite benchmark: {} rows; {} point selects, {} range scans of {RANGE} rows, {} update+commit (each loop at most {} s); seed {SEED:#x}",
+        scale.rows,
+        scale.point_selects,
+        scale.range_scans,
+        scale.commits,
+        scale.time_limit.as_secs()
+    );
+
+    let fsync = measure_fdatasync(&dir.join("fdatasync.tmp"), &scale)?;
+    let pythia = run_pythia(&dir.join("pythia"), &scale)?;
+    let sqlite = run_sqlite(&dir.join("sqlite"), &scale)?;
+
+    let mut table = Table::new();
+    table.set_header(vec![
+        "operation",
+        "Pythia ops/s",
+        "SQLite ops/s",
+        "ratio (Pythia/SQLite)",
+    ]);
+    let names = [
+        format!("bulk insert ({} rows, one transaction)", scale.rows),
+        "point select by primary key (prepared, bind)".to_string(),
+        format!("range scan ({RANGE} rows, sum)"),
+        "single-row update + commit".to_string(),
+    ];
+    for (index, name) in names.iter().enumerate() {
+        let (p, s) = (pythia[index].per_second(), sqlite[index].per_second());
+        table.add_row(vec![
+            name.clone(),
+            format!("{p:.0}"),
+            format!("{s:.0}"),
+            format!("{:.2}x", p / s),
+        ]);
+    }
+    println!("{table}");
+
+    let mut latency = Table::new();
+    latency.set_header(vec!["commit latency", "avg us", "ratio to one fdatasync"]);
+    latency.add_row(vec![
+        format!("fdatasync of 4 KiB ({} samples)", fsync.operations),
+        format!("{:.0}", fsync.micros_each()),
+        "1.00x".to_string(),
+    ]);
+    for (name, measure) in [
+        ("Pythia update + commit", pythia[3]),
+        ("SQLite update + commit", sqlite[3]),
+    ] {
+        latency.add_row(vec![
+            name.to_string(),
+            format!("{:.0}", measure.micros_each()),
+            format!("{:.2}x", measure.micros_each() / fsync.micros_each()),
+        ]);
+    }
+    println!("{latency}");
+    Ok(())
+}
+
+/// Average latency of write + File::sync_data of 4 KiB at the start of a temp file.
+fn measure_fdatasync(path: &Path, scale: &Scale) -> pythia::Result<Measure> {
+    let io = |error: std::io::Error| lab_error(format!("{}: {error}", path.display()));
+    let mut file = std::fs::OpenOptions::new()
+        .create(true)
+        .truncate(true)
+        .read(true)
+        .write(true)
+        .open(path)
+        .map_err(io)?;
+    let block = [0x5au8; 4096];
+    file.write_all(&block).map_err(io)?;
+    file.sync_all().map_err(io)?;
+    let measure = timed(scale.syncs, scale.time_limit, "fdatasync", |_| {
+        use std::io::{Seek, SeekFrom};
+        file.seek(SeekFrom::Start(0))?;
+        file.write_all(&block)?;
+        file.sync_data()
+    })
+    .map_err(io)?;
+    drop(file);
+    let _ = std::fs::remove_file(path);
+    Ok(measure)
+}
+
+fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<[Measure; 4]> {
+    let undo = if scale.rows > 100_000 { "2G" } else { "256M" };
+    let instance = Instance::open(
+        dir,
+        &[
+            ("db_cache_size", "256M"),
+            ("log_file_size", "128M"),
+            ("undo_tablespace_size", undo),
+        ],
+    )?;
+    let mut session = instance.connect()?;
+    session.execute(
+        "create table bench (id number primary key, grp number, val number, name varchar2(40))",
+    )?;
+    let before = Snapshot::take();
+
+    let insert = session.prepare("insert into bench values (:1, :2, :3, :4)")?;
+    let started = Instant::now();
+    let bar = progress(scale.rows as u64, "pythia bulk insert");
+    for id in 1..=scale.rows {
+        session.execute_prepared(
+            &insert,
+            &[
+                Value::integer(id),
+                Value::integer(id % 100),
+                Value::integer(value_of(id)),
+                Value::text(format!("row {id}")),
+            ],
+        )?;
+        if id % 1024 == 0 {
+            bar.set_position(id as u64);
+        }
+    }
+    session.execute("commit")?;
+    bar.finish_and_clear();
+    let bulk = Measure {
+        operations: scale.rows as u64,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+
+    let select = session.prepare("select name from bench where id = :1")?;
+    let mut rng = Rng::new(SEED);
+    let point = timed(
+        scale.point_selects,
+        scale.time_limit,
+        "pythia point select",
+        |_| {
+            let id = 1 + rng.below(scale.rows as u64) as i64;
+            let result = session.execute_prepared(&select, &[Value::integer(id)])?;
+            if result.rows.len() != 1 {
+                return Err(lab_error(format!("pythia: row {id} not found")));
+            }
+            Ok(())
+        },
+    )?;
+
+    let range = session.prepare("select sum(val) from bench where id between :1 and :2")?;
+    let mut rng = Rng::new(SEED ^ 1);
+    let scan = timed(
+        scale.range_scans,
+        scale.time_limit,
+        "pythia range scan",
+        |_| {
+            let low = 1 + rng.below((scale.rows - RANGE + 1) as u64) as i64;
+            let high = low + RANGE - 1;
+            let result =
+                session.execute_prepared(&range, &[Value::integer(low), Value::integer(high)])?;
+            let sum = integer(&result.rows[0][0]);
+            if sum != expected_sum(low, high) {
+                return Err(lab_error(format!(
+                    "pythia: sum over {low}..={high} is {sum}, expected {}",
+                    expected_sum(low, high)
+                )));
+            }
+            Ok(())
+        },
+    )?;
+
+    let update = session.prepare("update bench set grp = grp + 1 where id = :1")?;
+    let mut rng = Rng::new(SEED ^ 2);
+    let commits = timed(
+        scale.commits,
+        scale.time_limit,
+        "pythia update+commit",
+        |_| {
+            let id = 1 + rng.below(scale.rows as u64) as i64;
+            let result = session.execute_prepared(&update, &[Value::integer(id)])?;
+            if result.rows_affected != 1 {
+                return Err(lab_error(format!(
+                    "pythia: update of {id} changed {} rows",
+                    result.rows_affected
+                )));
+            }
+            session.execute("commit")?;
+            Ok(())
+        },
+    )?;
+    let after = Snapshot::take();
+    println!("pythia statistics over the benchmark:");
+    println!("{}", after.statistics_table(&before, None));
+    println!("pythia top wait events over the benchmark:");
+    println!("{}", after.events_table(&before, 6));
+    drop(session);
+    instance.shutdown()?;
+    Ok([bulk, point, scan, commits])
+}
+
+fn run_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<[Measure; 4]> {
+    std::fs::create_dir_all(dir)
+        .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
+    let mut connection = rusqlite::Connection::open(dir.join("bench.db")).map_err(sqlite_error)?;
+    let mode: String = connection
+        .query_row("pragma journal_mode = wal", [], |row| row.get(0))
+        .map_err(sqlite_error)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(lab_error(format!(
+            "sqlite: journal_mode is {mode}, not wal"
+        )));
+    }
+    connection
+        .execute_batch(
+            "pragma synchronous = full;
+             create table bench (id integer primary key, grp integer, val integer, name text);",
+        )
+        .map_err(sqlite_error)?;
+
+    let started = Instant::now();
+    let bar = progress(scale.rows as u64, "sqlite bulk insert");
+    {
+        let transaction = connection.transaction().map_err(sqlite_error)?;
+        {
+            let mut insert = transaction
+                .prepare("insert into bench values (?1, ?2, ?3, ?4)")
+                .map_err(sqlite_error)?;
+            for id in 1..=scale.rows {
+                insert
+                    .execute(rusqlite::params![
+                        id,
+                        id % 100,
+                        value_of(id),
+                        format!("row {id}")
+                    ])
+                    .map_err(sqlite_error)?;
+                if id % 1024 == 0 {
+                    bar.set_position(id as u64);
+                }
+            }
+        }
+        transaction.commit().map_err(sqlite_error)?;
+    }
+    bar.finish_and_clear();
+    let bulk = Measure {
+        operations: scale.rows as u64,
+        seconds: started.elapsed().as_secs_f64(),
+    };
+
+    let mut select = connection
+        .prepare("select name from bench where id = ?1")
+        .map_err(sqlite_error)?;
+    let mut rng = Rng::new(SEED);
+    let point = timed(
+        scale.point_selects,
+        scale.time_limit,
+        "sqlite point select",
+        |_| {
+            let id = 1 + rng.below(scale.rows as u64) as i64;
+            let name: String = select
+                .query_row([id], |row| row.get(0))
+                .map_err(sqlite_error)?;
+            if name.is_empty() {
+                return Err(lab_error("sqlite: empty name"));
+            }
+            Ok(())
+        },
+    )?;
+    drop(select);
+
+    let mut range = connection
+        .prepare("select sum(val) from bench where id between ?1 and ?2")
+        .map_err(sqlite_error)?;
+    let mut rng = Rng::new(SEED ^ 1);
+    let scan = timed(
+        scale.range_scans,
+        scale.time_limit,
+        "sqlite range scan",
+        |_| {
+            let low = 1 + rng.below((scale.rows - RANGE + 1) as u64) as i64;
+            let high = low + RANGE - 1;
+            let sum: i64 = range
+                .query_row([low, high], |row| row.get(0))
+                .map_err(sqlite_error)?;
+            if sum as i128 != expected_sum(low, high) {
+                return Err(lab_error(format!(
+                    "sqlite: sum over {low}..={high} is {sum}"
+                )));
+            }
+            Ok(())
+        },
+    )?;
+    drop(range);
+
+    // Autocommit: each UPDATE is its own transaction, committed with an fsync of the WAL.
+    let mut update = connection
+        .prepare("update bench set grp = grp + 1 where id = ?1")
+        .map_err(sqlite_error)?;
+    let mut rng = Rng::new(SEED ^ 2);
+    let commits = timed(
+        scale.commits,
+        scale.time_limit,
+        "sqlite update+commit",
+        |_| {
+            let id = 1 + rng.below(scale.rows as u64) as i64;
+            let changed = update.execute([id]).map_err(sqlite_error)?;
+            if changed != 1 {
+                return Err(lab_error(format!(
+                    "sqlite: update of {id} changed {changed} rows"
+                )));
+            }
+            Ok(())
+        },
+    )?;
+    Ok([bulk, point, scan, commits])
+}
