@@ -204,7 +204,7 @@ fn transfers(name: &'static str, check_reads: bool) {
             while attempts < TRANSFERS_PER_THREAD && begin.elapsed() < TIME_BOUND {
                 attempts += 1;
                 // Every third step of the odd workers is a consistency check instead.
-                if worker % 2 == 1 && attempts % 3 == 0 {
+                if worker % 2 == 1 && attempts.is_multiple_of(3) {
                     check_sum(&mut session, &counters, &format!("worker {worker}"));
                     continue;
                 }

@@ -32,6 +32,7 @@ use crate::sql::ast::{self, Statement};
 use crate::sql::eval::SequenceAccess;
 use crate::sql::query::{self, BindValues, Reader, RowSet};
 use crate::sql::{dml, parser};
+use crate::storage::heap::RowId;
 use crate::transaction::Transaction;
 use crate::types::Value;
 
@@ -566,33 +567,22 @@ impl Session {
         }
         let expressions: Vec<&ast::Expr> = assignments.iter().map(|(_, expr)| expr).collect();
         let storage = self.instance.catalog().storage().clone();
-        let mut bind_values = BindValues::new(binds.to_vec());
-        let plan_binds = bind_values.clone();
-        let xid = transaction.xid;
-        let (plan, rows) = self.with_reader(&plan_binds, |reader| {
-            let reader = Reader { xid, ..*reader };
-            let plan = query::plan_table_statement(
-                &reader,
-                &mut bind_values,
-                &table,
-                alias,
-                &expressions,
-                where_clause,
-            )?;
-            let rows = query::matching_rows(&reader, &table, &plan)?;
-            Ok((plan, rows))
-        })?;
-        let final_binds = bind_values;
+        let (plan, rows, final_binds) = self.rows_to_change(
+            transaction.xid,
+            &table,
+            alias,
+            &expressions,
+            where_clause,
+            binds,
+        )?;
         let mut count = 0;
         self.with_reader(&final_binds, |reader| {
             let context = reader.row_context();
             for (rowid, _) in rows {
                 let updated =
                     dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
-                        for filter in &plan.filters {
-                            if !filter.is_true(current, &context)? {
-                                return Ok(None);
-                            }
+                        if !plan.accepts(current, &context)? {
+                            return Ok(None);
                         }
                         let mut row = current.to_vec();
                         for (expr, &target) in plan.expressions.iter().zip(&targets) {
@@ -607,6 +597,37 @@ impl Session {
         Ok(count)
     }
 
+    /// UPDATE's and DELETE's first step: plans the statement on `table` and finds, with the
+    /// statement's snapshot and the transaction's own changes, the rows it may change.
+    /// Returns the plan, the rows, and the binds with the names the plan gave positions to.
+    #[allow(clippy::type_complexity)]
+    fn rows_to_change(
+        &self,
+        xid: u64,
+        table: &Arc<TableDef>,
+        alias: Option<&str>,
+        expressions: &[&ast::Expr],
+        where_clause: Option<&ast::Expr>,
+        binds: &[Value],
+    ) -> Result<(query::TablePlan, Vec<(RowId, Vec<Value>)>, BindValues)> {
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let (plan, rows) = self.with_reader(&plan_binds, |reader| {
+            let reader = Reader { xid, ..*reader };
+            let plan = query::plan_table_statement(
+                &reader,
+                &mut bind_values,
+                table,
+                alias,
+                expressions,
+                where_clause,
+            )?;
+            let rows = query::matching_rows(&reader, table, &plan)?;
+            Ok((plan, rows))
+        })?;
+        Ok((plan, rows, bind_values))
+    }
+
     fn delete(
         &self,
         transaction: &mut Transaction,
@@ -617,35 +638,15 @@ impl Session {
     ) -> Result<u64> {
         let table = self.table(table_name)?;
         let storage = self.instance.catalog().storage().clone();
-        let mut bind_values = BindValues::new(binds.to_vec());
-        let plan_binds = bind_values.clone();
-        let xid = transaction.xid;
-        let (plan, rows) = self.with_reader(&plan_binds, |reader| {
-            let reader = Reader { xid, ..*reader };
-            let plan = query::plan_table_statement(
-                &reader,
-                &mut bind_values,
-                &table,
-                alias,
-                &[],
-                where_clause,
-            )?;
-            let rows = query::matching_rows(&reader, &table, &plan)?;
-            Ok((plan, rows))
-        })?;
-        let final_binds = bind_values;
+        let (plan, rows, final_binds) =
+            self.rows_to_change(transaction.xid, &table, alias, &[], where_clause, binds)?;
         let mut count = 0;
         self.with_reader(&final_binds, |reader| {
             let context = reader.row_context();
             for (rowid, _) in rows {
                 let deleted =
                     dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
-                        for filter in &plan.filters {
-                            if !filter.is_true(current, &context)? {
-                                return Ok(false);
-                            }
-                        }
-                        Ok(true)
+                        plan.accepts(current, &context)
                     })?;
                 count += deleted as u64;
             }

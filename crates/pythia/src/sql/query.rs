@@ -1767,6 +1767,18 @@ pub struct TablePlan {
     pub expressions: Vec<Expr>,
 }
 
+impl TablePlan {
+    /// Whether every WHERE conjunct is TRUE for `row`.
+    pub fn accepts(&self, row: &[Value], context: &Context) -> Result<bool> {
+        for filter in &self.filters {
+            if !filter.is_true(row, context)? {
+                return Ok(false);
+            }
+        }
+        Ok(true)
+    }
+}
+
 /// Plans UPDATE and DELETE: `expressions` (SET values) and the WHERE clause are compiled
 /// against the table's columns.
 pub fn plan_table_statement(
@@ -1831,12 +1843,9 @@ pub fn matching_rows(
     let context = reader.context(0);
     let mut rows = Vec::new();
     let mut keep = |rowid: RowId, values: Vec<Value>| -> Result<bool> {
-        for filter in &plan.filters {
-            if !filter.is_true(&values, &context)? {
-                return Ok(true);
-            }
+        if plan.accepts(&values, &context)? {
+            rows.push((rowid, values));
         }
-        rows.push((rowid, values));
         Ok(true)
     };
     match &plan.access {
