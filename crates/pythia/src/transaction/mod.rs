@@ -18,9 +18,11 @@
 //! - Rollback walks the transaction's undo chain backwards applying each record's inverse;
 //!   every inverse checks that the row still holds the version the record made, so applying
 //!   it twice (recovery after a crash during rollback) is harmless.
-//! - The in-memory transaction table remembers active transactions and recently committed
-//!   ones. A transaction absent from it committed before every running snapshot began: this
-//!   holds because entries leave only when older than the oldest snapshot, and because
+//! - The in-memory transaction table remembers active transactions and recently ended
+//!   ones (committed or rolled back). A transaction absent from it committed before every
+//!   running snapshot began: this holds because entries leave only when they ended before
+//!   the oldest snapshot (a rolled-back entry too: a statement may hold a block copy taken
+//!   before the rollback restored the row, still carrying the rolled-back xid), and because
 //!   recovery rolls back every transaction that was active at a crash before the database
 //!   opens.
 //!
@@ -61,7 +63,11 @@ pub enum TransactionStatus {
     Old,
     Active,
     Committed(u64),
-    RolledBack,
+    /// Rolled back; the SCN is the current one when the rollback ended. The entry stays
+    /// until every snapshot is newer, because a reader may hold a copy of a block taken
+    /// before the rollback restored it: the copy's rows still carry this xid, and an xid
+    /// missing from the table would read as committed long ago.
+    RolledBack(u64),
 }
 
 struct Entry {
@@ -135,7 +141,7 @@ pub struct TransactionManager {
     snapshots: Arc<Latch<BTreeMap<u64, usize>>>,
     waits_for: Latch<HashMap<u64, u64>>,
     ring: Latch<()>,
-    commits_since_prune: AtomicU64,
+    ended_since_prune: AtomicU64,
 }
 
 impl TransactionManager {
@@ -171,7 +177,7 @@ impl TransactionManager {
             snapshots: Arc::new(Latch::new(LatchName::MostlyLatchFreeScn, BTreeMap::new())),
             waits_for: Latch::new(LatchName::EnqueueHashChains, HashMap::new()),
             ring: Latch::new(LatchName::UndoGlobalData, ()),
-            commits_since_prune: AtomicU64::new(0),
+            ended_since_prune: AtomicU64::new(0),
         }
     }
 
@@ -238,7 +244,7 @@ impl TransactionManager {
         match self.status(xid) {
             TransactionStatus::Old => true,
             TransactionStatus::Committed(scn) => scn <= snapshot_scn,
-            TransactionStatus::Active | TransactionStatus::RolledBack => false,
+            TransactionStatus::Active | TransactionStatus::RolledBack(_) => false,
         }
     }
 
@@ -248,7 +254,7 @@ impl TransactionManager {
         match self.status(xid) {
             TransactionStatus::Old => true,
             TransactionStatus::Committed(scn) => scn < self.oldest_snapshot(),
-            TransactionStatus::Active | TransactionStatus::RolledBack => false,
+            TransactionStatus::Active | TransactionStatus::RolledBack(_) => false,
         }
     }
 
@@ -386,13 +392,18 @@ impl TransactionManager {
         };
         self.free_slots.lock().push(transaction.slot);
         instrumentation::add(Statistic::UserCommits, 1);
-        if self.commits_since_prune.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
-            self.prune();
-        }
+        self.count_ended();
         if wait {
             self.log.sync_commit(end)?;
         }
         Ok(scn)
+    }
+
+    /// Prunes the transaction table every 256 ended transactions.
+    fn count_ended(&self) {
+        if self.ended_since_prune.fetch_add(1, Ordering::Relaxed) % 256 == 255 {
+            self.prune();
+        }
     }
 
     fn finish(&self, transaction: &Transaction, status: TransactionStatus) {
@@ -415,11 +426,14 @@ impl TransactionManager {
             },
         )?;
         mtr.commit(&self.log, self.current_scn(), 0)?;
-        self.finish(&transaction, TransactionStatus::RolledBack);
-        self.shard(transaction.xid).lock().remove(&transaction.xid);
+        self.finish(
+            &transaction,
+            TransactionStatus::RolledBack(self.current_scn()),
+        );
         self.free_slots.lock().push(transaction.slot);
         instrumentation::add(Statistic::UserRollbacks, 1);
         instrumentation::add(Statistic::TransactionRollbacks, 1);
+        self.count_ended();
         Ok(())
     }
 
@@ -520,14 +534,17 @@ impl TransactionManager {
         Ok(())
     }
 
-    /// Drops committed entries that every snapshot already sees.
+    /// Drops the entries of transactions that ended before every running snapshot began:
+    /// no statement can hold a row version of theirs it would judge differently.
     pub fn prune(&self) {
         let oldest = self.oldest_snapshot();
         for shard in self.shards.iter() {
             shard.lock().retain(|_, entry| match *entry.status.lock() {
-                TransactionStatus::Committed(scn) => scn >= oldest,
+                TransactionStatus::Committed(scn) | TransactionStatus::RolledBack(scn) => {
+                    scn >= oldest
+                }
                 TransactionStatus::Active => true,
-                TransactionStatus::RolledBack | TransactionStatus::Old => false,
+                TransactionStatus::Old => false,
             });
         }
     }
