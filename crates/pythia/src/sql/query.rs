@@ -32,6 +32,7 @@
 //! until the SQL issue's bounded work areas.
 
 use std::collections::{HashMap, HashSet};
+use rustc_hash::FxHashSet;
 use std::ops::Bound;
 use std::sync::Arc;
 
@@ -44,7 +45,7 @@ use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{self, Context, Expr, Function, SequenceAccess};
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
-use crate::types::{compare_tuples, encode_key, key_prefix_successor, DataType, GroupKey, Value};
+use crate::types::{encode_key, key_prefix_successor, DataType, GroupKey, Value};
 
 /// A table of values with named columns: views, DUAL, inline views.
 #[derive(Clone, Debug, Default)]
@@ -1308,18 +1309,26 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
                     outputs.push(values);
                 }
                 Some(grouped) => {
-                    let keys = grouped
-                        .keys
-                        .iter()
-                        .map(|expr| expr.evaluate(row, &context))
-                        .collect::<Result<Vec<_>>>()?;
-                    let hashed: Vec<GroupKey> = keys.iter().cloned().map(GroupKey).collect();
-                    let position = match group_index.get(&hashed) {
-                        Some(position) => *position,
-                        None => {
-                            groups.push(new_group(keys, &grouped.aggregates));
-                            group_index.insert(hashed, groups.len() - 1);
-                            groups.len() - 1
+                    let position = if grouped.keys.is_empty() {
+                        // One group for the whole input: no key to evaluate or hash.
+                        if groups.is_empty() {
+                            groups.push(new_group(Vec::new(), &grouped.aggregates));
+                        }
+                        0
+                    } else {
+                        let keys = grouped
+                            .keys
+                            .iter()
+                            .map(|expr| expr.evaluate(row, &context))
+                            .collect::<Result<Vec<_>>>()?;
+                        let hashed: Vec<GroupKey> = keys.iter().cloned().map(GroupKey).collect();
+                        match group_index.get(&hashed) {
+                            Some(position) => *position,
+                            None => {
+                                groups.push(new_group(keys, &grouped.aggregates));
+                                group_index.insert(hashed, groups.len() - 1);
+                                groups.len() - 1
+                            }
                         }
                     };
                     accumulate(&mut groups[position], &grouped.aggregates, row, &context)?;
@@ -1551,7 +1560,12 @@ fn join_level(
     let context = reader.context(0);
     let mut matched = false;
     let mut visit = |candidate: Vec<Value>, row: &mut Vec<Value>| -> Result<bool> {
-        row[source.offset..source.offset + source.width].clone_from_slice(&candidate);
+        for (slot, value) in row[source.offset..source.offset + source.width]
+            .iter_mut()
+            .zip(candidate)
+        {
+            *slot = value;
+        }
         for condition in &source.on {
             if !condition.is_true(row, &context)? {
                 return Ok(true);
@@ -1692,7 +1706,7 @@ pub fn index_rowids(
         None if prefix.is_empty() => Bound::Unbounded,
         None => key_prefix_successor(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
     };
-    let mut seen = HashSet::new();
+    let mut seen = FxHashSet::default();
     let mut rowids = Vec::new();
     let entries = index.tree.range_bounds(
         &reader.storage.cache,
@@ -1705,7 +1719,6 @@ pub fn index_rowids(
             rowids.push(RowId::from_u64(entry.rowid));
         }
     }
-    let _ = compare_tuples;
     Ok(rowids)
 }
 

@@ -38,6 +38,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use parking_lot::{Condvar, Mutex};
+use rustc_hash::FxHashMap;
 
 use crate::buffer::{AccessKind, BufferCache};
 use crate::error::{Error, Result};
@@ -123,8 +124,9 @@ impl Drop for Snapshot {
     }
 }
 
-/// Part of the transaction table in memory: xid to its state.
-type TransactionShard = HashMap<u64, Arc<Entry>>;
+/// Part of the transaction table in memory: xid to its state. Every row a statement reads
+/// looks its xid up here, so the hash is Fx (one multiply), not SipHash.
+type TransactionShard = FxHashMap<u64, Arc<Entry>>;
 
 pub struct TransactionManager {
     cache: Arc<BufferCache>,
@@ -167,7 +169,7 @@ impl TransactionManager {
             xid_limit: AtomicU64::new(xid_limit),
             reserve_xids,
             shards: (0..TABLE_SHARDS)
-                .map(|_| Latch::new(LatchName::TransactionAllocation, HashMap::new()))
+                .map(|_| Latch::new(LatchName::TransactionAllocation, FxHashMap::default()))
                 .collect(),
             free_slots: Latch::new(
                 LatchName::TransactionAllocation,
@@ -199,7 +201,7 @@ impl TransactionManager {
         self.next_xid.load(Ordering::Acquire)
     }
 
-    fn shard(&self, xid: u64) -> &Latch<HashMap<u64, Arc<Entry>>> {
+    fn shard(&self, xid: u64) -> &Latch<TransactionShard> {
         &self.shards[(xid as usize) % TABLE_SHARDS]
     }
 
