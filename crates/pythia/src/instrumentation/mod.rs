@@ -58,6 +58,11 @@
 //! latch's event (`sleeps`, `wait_time`); `misses == spin_gets + sleeps`. Each latch carries
 //! its own counters on its own cache line; families of children by name make v$latch.
 //!
+//! **Enqueues** (`enqueue`): locks held for a whole operation (DDL, a sequence refill, a
+//! control file update). No spinning: a waiter sleeps in a timed wait on the enqueue's
+//! event (`enq: SQ - contention`, ...), counted in `enqueue requests`, `enqueue waits` and
+//! `enqueue releases`.
+//!
 //! **Mutexes** (`mutex`): library cache mutexes with shared and exclusive gets on one atomic
 //! word laid out as Oracle's, spin then yield/sleep, with sleeps recorded per (mutex type,
 //! location) for v$mutex_sleep and per (mutex, session) for v$mutex_sleep_history.
@@ -70,6 +75,7 @@
 //! Counting never allocates; sizes are fixed by the enums and bounded limits.
 
 mod accounting;
+mod enqueue;
 mod events;
 mod latch;
 mod mutex;
@@ -79,6 +85,7 @@ mod stats;
 mod time_model;
 
 pub use accounting::histogram_bucket;
+pub use enqueue::{Enqueue, EnqueueGuard};
 pub use events::{
     enqueue_name_and_mode, record_wait, wait, CompletedWait, WaitClass, WaitEvent, WaitGuard,
     WaitListener, WaitState, HISTOGRAM_BUCKETS, SHORT_WAIT_MICROS_MAX,
