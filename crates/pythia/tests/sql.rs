@@ -323,3 +323,36 @@ fn fixed_views_are_queryable_with_sql() {
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+fn my_statistic(session: &mut Session, name: &str) -> i64 {
+    let sql = format!(
+        "select m.value from v$mystat m, v$statname n \
+         where m.statistic# = n.statistic# and n.name = '{name}'"
+    );
+    rows(session, &sql)[0][0].parse().unwrap()
+}
+
+/// Every COMMIT counts in 'user commits', as in Oracle, even one with nothing to commit or
+/// after an UPDATE that matched no row; only ROLLBACK counts in 'user rollbacks'.
+#[test]
+fn commits_and_rollbacks_are_counted_as_what_they_are() {
+    let dir = temp_dir("commit-counts");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "create table t (id number primary key)");
+    let commits = my_statistic(&mut session, "user commits");
+    let rollbacks = my_statistic(&mut session, "user rollbacks");
+    run(&mut session, "update t set id = 2 where id = 1");
+    run(&mut session, "commit");
+    run(&mut session, "commit");
+    run(&mut session, "insert into t values (1)");
+    run(&mut session, "commit");
+    assert_eq!(my_statistic(&mut session, "user commits"), commits + 3);
+    run(&mut session, "insert into t values (2)");
+    run(&mut session, "rollback");
+    assert_eq!(my_statistic(&mut session, "user rollbacks"), rollbacks + 1);
+    assert_eq!(my_statistic(&mut session, "user commits"), commits + 3);
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -420,9 +420,10 @@ impl BufferCache {
         }
         let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, 0, 0, 0);
         Err(Error::new(
-            4031,
+            379,
             format!(
-                "unable to find a free buffer: all {} buffers of the buffer cache are pinned",
+                "no free buffers available in buffer pool DEFAULT for block size {}K: all {} buffers are pinned",
+                self.block_size() / 1024,
                 self.frames.len()
             ),
         ))

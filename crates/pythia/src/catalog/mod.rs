@@ -40,11 +40,9 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use parking_lot::Mutex;
-
 use crate::buffer::{AccessKind, BufferCache};
 use crate::error::{Error, Result};
-use crate::instrumentation::{LatchName, RwLatch};
+use crate::instrumentation::{Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::log::RedoLog;
 use crate::redo::mtr::Mtr;
 use crate::sql::ast;
@@ -141,7 +139,7 @@ pub struct SequenceDef {
     pub max: i128,
     pub cache: i128,
     pub cycle: bool,
-    state: Arc<Mutex<SequenceState>>,
+    state: Arc<Enqueue<SequenceState>>,
     dictionary_row: RowId,
 }
 
@@ -190,13 +188,17 @@ pub struct Storage {
     pub transactions: Arc<TransactionManager>,
 }
 
+/// p3 of the 'library cache lock' a DDL waits on: 100 * mode (3, exclusive) + namespace 0.
+const DDL_LOCK_MODE: u64 = 300;
+
 pub struct Catalog {
     storage: Storage,
     dictionary_segment: BlockId,
     dictionary_hint: AtomicU64,
     current: RwLatch<Arc<Dictionary>>,
     next_object_id: AtomicU64,
-    ddl: Mutex<()>,
+    /// Serializes DDL: held for a whole change, waited on as 'library cache lock'.
+    ddl: Enqueue<()>,
 }
 
 impl Catalog {
@@ -286,7 +288,7 @@ impl Catalog {
             dictionary_hint: AtomicU64::new(0),
             current: RwLatch::new(LatchName::RowCacheObjects, Arc::new(dictionary)),
             next_object_id: AtomicU64::new(next as u64),
-            ddl: Mutex::new(()),
+            ddl: Enqueue::with_event(WaitEvent::LibraryCacheLock, (0, 0, DDL_LOCK_MODE), ()),
         }
     }
 
@@ -868,10 +870,15 @@ impl SequenceSettings {
             max: self.max,
             cache: self.cache,
             cycle: self.cycle,
-            state: Arc::new(Mutex::new(SequenceState {
-                next,
-                high_water: next,
-            })),
+            state: Arc::new(Enqueue::new(
+                *b"SQ",
+                WaitEvent::EnqueueSqContention,
+                object_id as u64,
+                SequenceState {
+                    next,
+                    high_water: next,
+                },
+            )),
             dictionary_row: row,
         }
     }

@@ -32,7 +32,7 @@ use parking_lot::Mutex;
 use crate::buffer::dbwr::Dbwr;
 use crate::buffer::{BufferCache, LruPolicy, RedoFlusher};
 use crate::error::{Error, Result};
-use crate::instrumentation;
+use crate::instrumentation::{self, Enqueue, WaitEvent};
 use crate::redo::controlfile::{ControlData, ControlFile};
 use crate::redo::log::{RedoLog, StreamPosition};
 use crate::redo::mtr::Mtr;
@@ -94,7 +94,7 @@ pub struct Instance {
     space: Arc<SpaceManager>,
     transactions: Arc<TransactionManager>,
     dbwr: Arc<Dbwr>,
-    control: Arc<Mutex<(ControlFile, ControlData)>>,
+    control: Arc<Enqueue<(ControlFile, ControlData)>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     closed: AtomicBool,
     report: OpenReport,
@@ -306,7 +306,12 @@ impl Instance {
         control_data.clean_shutdown = false;
         control_file.write(&mut control_data)?;
         let xid_limit = control_data.xid_limit;
-        let control = Arc::new(Mutex::new((control_file, control_data)));
+        let control = Arc::new(Enqueue::new(
+            *b"CF",
+            WaitEvent::EnqueueCfContention,
+            0,
+            (control_file, control_data),
+        ));
 
         let reserve_control = control.clone();
         let transactions = Arc::new(TransactionManager::new(
@@ -532,7 +537,7 @@ impl Drop for Instance {
 }
 
 fn record_checkpoint(
-    control: &Mutex<(ControlFile, ControlData)>,
+    control: &Enqueue<(ControlFile, ControlData)>,
     log: &Weak<RedoLog>,
     transactions: &Weak<TransactionManager>,
     lsn: u64,

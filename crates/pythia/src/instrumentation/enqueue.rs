@@ -1,10 +1,12 @@
 //! Enqueues: locks held for as long as an operation takes (a DDL, a sequence refill, a
 //! control file update), as opposed to latches, which guard a few instructions.
 //!
-//! A waiter does not spin: it sleeps in a timed wait on the enqueue's event (`enq: SQ -
-//! contention`, `enq: CF - contention`, ...) with Oracle's parameters (p1 = name|mode, p2 =
-//! the resource's id). Every get counts `enqueue requests`, every one that must wait
-//! `enqueue waits`, every release `enqueue releases`. Only exclusive mode exists today.
+//! A waiter does not spin: it sleeps in a timed wait on the lock's event with Oracle's
+//! parameters: `enq: SQ - contention` (p1 = name|mode, p2 = the sequence's object id),
+//! `enq: CF - contention`, or `library cache lock` for DDL, which Oracle serializes with
+//! library cache locks rather than an enqueue. For events named `enq: ...` every get counts
+//! `enqueue requests`, every one that must wait `enqueue waits`, every release `enqueue
+//! releases`. Only exclusive mode exists today.
 
 use std::ops::{Deref, DerefMut};
 
@@ -15,44 +17,73 @@ use super::{add, enqueue_name_and_mode, wait, Statistic, WaitEvent};
 /// Exclusive mode, Oracle's mode 6.
 const MODE_EXCLUSIVE: u32 = 6;
 
-/// An enqueue guarding a `T`: lock type (two letters), the event its waiters wait on, and
-/// the id of the resource (p2).
+/// A lock guarding a `T`, its waiters timed on `event` with parameters `p1`..`p3`.
 pub struct Enqueue<T> {
-    lock_type: [u8; 2],
     event: WaitEvent,
-    id: u64,
+    parameters: (u64, u64, u64),
+    counted: bool,
     inner: Mutex<T>,
 }
 
 impl<T> Enqueue<T> {
+    /// An enqueue of Oracle lock type `lock_type` (two letters, e.g. `SQ`) on resource `id`,
+    /// its waiters on `event`.
     pub const fn new(lock_type: [u8; 2], event: WaitEvent, id: u64, value: T) -> Enqueue<T> {
+        let p1 = enqueue_name_and_mode(lock_type, MODE_EXCLUSIVE);
+        Enqueue::with_event(event, (p1, id, 0), value)
+    }
+
+    /// A lock whose waiters wait on `event` with the given parameters.
+    pub const fn with_event(event: WaitEvent, parameters: (u64, u64, u64), value: T) -> Enqueue<T> {
+        let name = event.name().as_bytes();
+        let counted = name.len() > 4 && name[0] == b'e' && name[1] == b'n' && name[2] == b'q';
         Enqueue {
-            lock_type,
             event,
-            id,
+            parameters,
+            counted,
             inner: Mutex::new(value),
         }
     }
 
-    /// Gets the enqueue in exclusive mode, waiting on its event while another holds it.
+    /// Gets the lock in exclusive mode, waiting on its event while another holds it.
     pub fn lock(&self) -> EnqueueGuard<'_, T> {
-        add(Statistic::EnqueueRequests, 1);
+        self.count(Statistic::EnqueueRequests);
         let guard = match self.inner.try_lock() {
             Some(guard) => guard,
             None => {
-                add(Statistic::EnqueueWaits, 1);
-                let p1 = enqueue_name_and_mode(self.lock_type, MODE_EXCLUSIVE);
-                let _wait = wait(self.event, p1, self.id, 0);
+                self.count(Statistic::EnqueueWaits);
+                let (p1, p2, p3) = self.parameters;
+                let _wait = wait(self.event, p1, p2, p3);
                 self.inner.lock()
             }
         };
-        EnqueueGuard { guard }
+        EnqueueGuard {
+            guard,
+            counted: self.counted,
+        }
+    }
+
+    fn count(&self, statistic: Statistic) {
+        if self.counted {
+            add(statistic, 1);
+        }
     }
 }
 
-/// Held while the enqueue is; counts `enqueue releases` when dropped.
+impl<T> std::fmt::Debug for Enqueue<T> {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Enqueue")
+            .field("event", &self.event.name())
+            .field("parameters", &self.parameters)
+            .finish()
+    }
+}
+
+/// Held while the lock is; counts `enqueue releases` when dropped.
 pub struct EnqueueGuard<'a, T> {
     guard: MutexGuard<'a, T>,
+    counted: bool,
 }
 
 impl<T> Deref for EnqueueGuard<'_, T> {
@@ -70,7 +101,9 @@ impl<T> DerefMut for EnqueueGuard<'_, T> {
 
 impl<T> Drop for EnqueueGuard<'_, T> {
     fn drop(&mut self) {
-        add(Statistic::EnqueueReleases, 1);
+        if self.counted {
+            add(Statistic::EnqueueReleases, 1);
+        }
     }
 }
 
@@ -85,7 +118,12 @@ mod tests {
 
     #[test]
     fn a_waiter_is_timed_on_the_enqueue_event_and_counted() {
-        let enqueue = Arc::new(Enqueue::new(*b"SQ", WaitEvent::EnqueueSqContention, 42, 0u64));
+        let enqueue = Arc::new(Enqueue::new(
+            *b"SQ",
+            WaitEvent::EnqueueSqContention,
+            42,
+            0u64,
+        ));
         let holder = enqueue.lock();
         let waiter = {
             let enqueue = enqueue.clone();

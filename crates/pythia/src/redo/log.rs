@@ -18,8 +18,8 @@
 //!   0  8 magic "PYTHRLOG"                  0  4 CRC-32C of bytes 4..512
 //!   8  4 CRC-32C of bytes 12..512          4  4 sequence number
 //!  12  4 group number                      8  4 block number in the file
-//!  16  4 sequence number                  12  4 reserved
-//!  20  8 start LSN of the sequence      12  4 epoch: opens of the database
+//!  16  4 sequence number                  12  4 epoch: opens of the database
+//!  20  8 start LSN of the sequence
 //!  28  8 file size in bytes
 //! ```
 //!

@@ -388,14 +388,21 @@ impl Session {
     }
 
     fn commit(&mut self, wait: bool) -> Result<()> {
-        if let Some(transaction) = self.transaction.take() {
-            if transaction.last_uba == 0 {
-                // Nothing changed: no commit record is needed (Oracle writes none either).
-                return self.instance.transactions().rollback(transaction);
+        match self.transaction.take() {
+            Some(transaction) if transaction.last_uba == 0 => {
+                self.instance.transactions().commit_unchanged(transaction)
             }
-            self.instance.transactions().commit(transaction, wait)?;
+            Some(transaction) => self
+                .instance
+                .transactions()
+                .commit(transaction, wait)
+                .map(|_| ()),
+            // Oracle counts every COMMIT call, even with nothing to commit.
+            None => {
+                instrumentation::add(Statistic::UserCommits, 1);
+                Ok(())
+            }
         }
-        Ok(())
     }
 
     fn rollback(&mut self, to_savepoint: Option<&str>) -> Result<()> {

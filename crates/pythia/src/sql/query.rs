@@ -31,8 +31,8 @@
 //! Everything is materialized in memory between the pipeline and the result: a known limit
 //! until the SQL issue's bounded work areas.
 
-use std::collections::{HashMap, HashSet};
 use rustc_hash::FxHashSet;
+use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 use std::sync::Arc;
 

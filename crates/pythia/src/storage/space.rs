@@ -13,7 +13,7 @@
 //!  40  8 database id
 //!  48  4 db_block_size
 //!  52  4 bitmap blocks
-//!  56  4 bootstrap segment header: the block of the first dictionary segment (OBJ$)
+//!  56  4 bootstrap segment header: the block of the first dictionary segment (DICT$)
 //! ```
 //! Bitmap block body: from byte 40, one bit per unit (bit set = allocated), unit `u` of block
 //! `k` covers `(k - 1) * bits_per_block + u`.
@@ -21,7 +21,7 @@
 //! Extents are runs of whole units. The file may hold at most `DATAFILE_BLOCKS_MAX` blocks
 //! (Oracle's limit for a smallfile tablespace): allocation beyond it fails with ORA-01653.
 //! Allocation and release are mini-transactions on the bitmap blocks, so they are logged and
-//! recovered like any other change; the 'file space allocation' latch keeps two sessions from
+//! recovered like any other change; the 'list of block allocation' latch keeps two sessions from
 //! picking the same free run.
 
 use crate::buffer::AccessKind;

@@ -7,8 +7,10 @@
 //! production that is [`os()`], a thin layer over `std::fs` with positional I/O. In tests it is
 //! [`SimVfs`], an in-memory file system that can lose power at an exact `sync_data`, fail I/O on
 //! a countdown, and hand back the disk image a power loss would leave behind. Because no engine
-//! code calls `std::fs` directly, a crash test runs exactly the code paths that run in
-//! production: the idea is SQLite's fault-injecting OS layer and TigerBeetle's simulator.
+//! code reads or writes database files through `std::fs` directly, a crash test runs exactly
+//! the code paths that run in production: the idea is SQLite's fault-injecting OS layer and
+//! TigerBeetle's simulator. (The text files around the database, `init.ora` and `alert.log`,
+//! are written with `std::fs` and are outside fault injection.)
 //!
 //! # The contract (both implementations)
 //!

@@ -11,7 +11,7 @@
 //!   back through undo until it reaches a version made by a transaction that committed at or
 //!   before the snapshot (statement-level read consistency). Undo overwritten by the ring
 //!   makes that impossible: ORA-01555.
-//! - Commit takes the next SCN and publishes it under the 'commit' latch, in this order:
+//! - Commit takes the next SCN and publishes it under the 'mostly latch-free SCN' latch, in this order:
 //!   state first, then the SCN, so that a snapshot that sees SCN s also sees every
 //!   transaction committed at s. The commit record is logged in the same mini-transaction
 //!   that marks the transaction table slot COMMITTED; `COMMIT` returns once it is on disk.
@@ -414,7 +414,23 @@ impl TransactionManager {
     }
 
     /// Rolls the whole transaction back and ends it.
-    pub fn rollback(&self, mut transaction: Transaction) -> Result<()> {
+    pub fn rollback(&self, transaction: Transaction) -> Result<()> {
+        self.end_without_commit(transaction)?;
+        instrumentation::add(Statistic::UserRollbacks, 1);
+        instrumentation::add(Statistic::TransactionRollbacks, 1);
+        Ok(())
+    }
+
+    /// Ends a transaction that changed nothing, for a COMMIT: no commit record is needed
+    /// (Oracle writes none either), and it counts as a commit, not a rollback.
+    pub fn commit_unchanged(&self, transaction: Transaction) -> Result<()> {
+        debug_assert_eq!(transaction.last_uba, 0);
+        self.end_without_commit(transaction)?;
+        instrumentation::add(Statistic::UserCommits, 1);
+        Ok(())
+    }
+
+    fn end_without_commit(&self, mut transaction: Transaction) -> Result<()> {
         self.rollback_to(&mut transaction, 0)?;
         let mut mtr = Mtr::new(&self.cache);
         undo::write_slot(
@@ -433,8 +449,6 @@ impl TransactionManager {
             TransactionStatus::RolledBack(self.current_scn()),
         );
         self.free_slots.lock().push(transaction.slot);
-        instrumentation::add(Statistic::UserRollbacks, 1);
-        instrumentation::add(Statistic::TransactionRollbacks, 1);
         self.count_ended();
         Ok(())
     }
