@@ -356,3 +356,54 @@ fn commits_and_rollbacks_are_counted_as_what_they_are() {
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// ALTER SYSTEM on an immediate parameter reaches every session at its next call, except a
+/// session that set its own value with ALTER SESSION.
+#[test]
+fn alter_system_reaches_other_sessions_unless_they_set_their_own() {
+    let dir = temp_dir("alter-system");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut first = instance.connect().unwrap();
+    let mut second = instance.connect().unwrap();
+    let mut third = instance.connect().unwrap();
+    let value = |session: &mut Session| {
+        rows(
+            session,
+            "select value from v$parameter where name = 'cursor_sharing'",
+        )[0][0]
+            .clone()
+    };
+    assert_eq!(value(&mut second), "EXACT");
+    run(&mut third, "alter session set cursor_sharing = exact");
+    run(
+        &mut first,
+        "alter system set cursor_sharing = force scope = memory",
+    );
+    assert_eq!(value(&mut first), "FORCE");
+    assert_eq!(value(&mut second), "FORCE");
+    assert_eq!(value(&mut third), "EXACT");
+    drop((first, second, third));
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+/// Each session is a dedicated server: `processes` bounds how many are live at once.
+#[test]
+fn sessions_beyond_processes_are_refused_until_one_ends() {
+    let dir = temp_dir("processes");
+    let mut parameters = SMALL.to_vec();
+    parameters.push(("processes", "2"));
+    let instance = Instance::open(&dir, &parameters).unwrap();
+    let first = instance.connect().unwrap();
+    let second = instance.connect().unwrap();
+    match instance.connect() {
+        Ok(_) => panic!("a third session was admitted with processes = 2"),
+        Err(error) => assert_eq!(error.code(), 20, "{error}"),
+    }
+    drop(first);
+    let mut third = instance.connect().unwrap();
+    run(&mut third, "select 1 from dual");
+    drop((second, third));
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}

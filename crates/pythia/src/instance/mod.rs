@@ -23,7 +23,7 @@ pub mod parameters;
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
-use std::sync::atomic::{AtomicBool, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
 use std::thread::JoinHandle;
 
@@ -100,6 +100,12 @@ pub struct Instance {
     report: OpenReport,
     /// The instance's parameters (`ALTER SYSTEM` changes them; sessions clone them at logon).
     parameters: parking_lot::RwLock<Parameters>,
+    /// Bumped by every ALTER SYSTEM that changes the instance's values: sessions compare it
+    /// at each call and inherit the changes (`Parameters::inherit_system_changes`).
+    parameters_generation: AtomicU64,
+    /// Live user sessions: each is a dedicated server, counted against `processes` and
+    /// `sessions` (background threads are not).
+    user_sessions: AtomicU64,
     catalog: crate::catalog::Catalog,
     _directory_lock: Box<dyn std::any::Any + Send + Sync>,
 }
@@ -246,7 +252,11 @@ impl Instance {
             block_size,
             total_blocks: undo_blocks,
         };
-        let mut threads = Vec::new();
+        let mut startup = Startup {
+            log: log.clone(),
+            dbwr: None,
+            threads: Vec::new(),
+        };
         let mut report = OpenReport::default();
 
         let (mut control_data, highest_scn) = match existing {
@@ -277,7 +287,7 @@ impl Instance {
                     0,
                     data.epoch,
                 )?;
-                threads.push(spawn_lgwr(&log));
+                startup.threads.push(spawn_lgwr(&log));
                 let mut mtr = Mtr::new(&cache);
                 space.format(&mut mtr, data.database_id)?;
                 undo::format(&mut mtr, &layout)?;
@@ -293,7 +303,7 @@ impl Instance {
                 report.redo_bytes_applied = roll.redo_bytes;
                 report.recovery_micros = roll.elapsed_micros;
                 log.start_at(roll.position, data.checkpoint_lsn, data.epoch)?;
-                threads.push(spawn_lgwr(&log));
+                startup.threads.push(spawn_lgwr(&log));
                 undo::verify_header(&cache)?;
                 space.bootstrap(&cache)?;
                 let highest = roll.highest_scn.max(data.checkpoint_scn);
@@ -346,7 +356,8 @@ impl Instance {
             }),
             Box::new(move || durable_log.upgrade().map_or(0, |log| log.written_lsn())),
         );
-        threads.push(spawn_dbwr(&dbwr));
+        startup.threads.push(spawn_dbwr(&dbwr));
+        startup.dbwr = Some(dbwr.clone());
         let requester: Weak<Dbwr> = Arc::downgrade(&dbwr);
         log.set_checkpoint_requester(Box::new(move |lsn| {
             if let Some(dbwr) = requester.upgrade() {
@@ -379,10 +390,12 @@ impl Instance {
             transactions,
             dbwr,
             control,
-            threads: Mutex::new(threads),
+            threads: Mutex::new(startup.finish()),
             closed: AtomicBool::new(false),
             report,
             parameters: parking_lot::RwLock::new(parameters),
+            parameters_generation: AtomicU64::new(0),
+            user_sessions: AtomicU64::new(0),
             catalog,
             _directory_lock: directory_lock,
         });
@@ -437,6 +450,33 @@ impl Instance {
         crate::sql::engine::Session::new(self.clone())
     }
 
+    /// Admits one more user session: ORA-00020 beyond `processes` (each session is a
+    /// dedicated server), ORA-00018 beyond `sessions`. Pair with `session_ended`.
+    pub(crate) fn admit_session(&self) -> Result<()> {
+        let parameters = self.parameters.read();
+        let processes = parameters.get_integer(parameters::names::PROCESSES).max(1) as u64;
+        let sessions = parameters.get_integer(parameters::names::SESSIONS).max(1) as u64;
+        drop(parameters);
+        let admitted =
+            self.user_sessions
+                .fetch_update(Ordering::AcqRel, Ordering::Acquire, |live| {
+                    (live < processes && live < sessions).then_some(live + 1)
+                });
+        match admitted {
+            Ok(_) => Ok(()),
+            Err(_) if processes <= sessions => Err(Error::new(
+                20,
+                format!("maximum number of processes ({processes}) exceeded"),
+            )),
+            Err(_) => Err(Error::new(18, "maximum number of sessions exceeded")),
+        }
+    }
+
+    /// A user session admitted by `admit_session` ended.
+    pub(crate) fn session_ended(&self) {
+        self.user_sessions.fetch_sub(1, Ordering::AcqRel);
+    }
+
     /// The instance's parameters (a cheap copy).
     pub fn parameters(&self) -> Parameters {
         self.parameters.read().clone()
@@ -457,7 +497,15 @@ impl Instance {
             changed.write_file(&self.dir.join(PARAMETER_FILE))?;
         }
         *parameters = changed;
+        if scope != parameters::AlterSystemScope::Spfile {
+            self.parameters_generation.fetch_add(1, Ordering::AcqRel);
+        }
         Ok(())
+    }
+
+    /// Changes with every ALTER SYSTEM that changed a value in memory.
+    pub fn parameters_generation(&self) -> u64 {
+        self.parameters_generation.load(Ordering::Acquire)
     }
 
     pub fn catalog(&self) -> &crate::catalog::Catalog {
@@ -525,6 +573,38 @@ impl Instance {
         self.dbwr.shutdown();
         self.log.shutdown();
         for thread in self.threads.lock().drain(..) {
+            let _ = thread.join();
+        }
+    }
+}
+
+/// The background threads of an open in progress. If the open fails, dropping this stops
+/// them before the error returns: no LGWR or DBWR of a failed open goes on writing to files
+/// the next open will use.
+struct Startup {
+    log: Arc<RedoLog>,
+    dbwr: Option<Arc<Dbwr>>,
+    threads: Vec<JoinHandle<()>>,
+}
+
+impl Startup {
+    /// The open succeeded: the instance owns the threads now.
+    fn finish(mut self) -> Vec<JoinHandle<()>> {
+        self.dbwr = None;
+        std::mem::take(&mut self.threads)
+    }
+}
+
+impl Drop for Startup {
+    fn drop(&mut self) {
+        if self.threads.is_empty() {
+            return;
+        }
+        if let Some(dbwr) = &self.dbwr {
+            dbwr.shutdown();
+        }
+        self.log.shutdown();
+        for thread in self.threads.drain(..) {
             let _ = thread.join();
         }
     }

@@ -865,6 +865,14 @@ impl Parameters {
         true
     }
 
+    /// `inherit_system_change` for every parameter: a session catching up with the ALTER
+    /// SYSTEM changes other sessions made since it last looked.
+    pub fn inherit_system_changes(&mut self, system: &Parameters) {
+        for definition in DEFINITIONS.iter() {
+            self.inherit_system_change(system, definition.name);
+        }
+    }
+
     /// An Integer parameter's value (a Big integer's too, capped at `i64::MAX`).
     pub fn get_integer(&self, name: &str) -> i64 {
         match self.value_of(name) {

@@ -57,6 +57,8 @@ pub struct Session {
     instrumentation: Arc<SessionInstrumentation>,
     transaction: Option<Transaction>,
     parameters: Parameters,
+    /// The instance's parameter generation this session's copy has caught up with.
+    parameters_generation: u64,
     current_values: RefCell<HashMap<u32, Value>>,
     parsed: HashMap<String, Arc<Statement>>,
 }
@@ -68,19 +70,29 @@ impl Drop for Session {
             let _entered = instrumentation::enter(&self.instrumentation);
             let _ = self.instance.transactions().rollback(transaction);
         }
+        self.instance.session_ended();
     }
 }
 
 impl Session {
     pub(crate) fn new(instance: Arc<Instance>) -> Result<Session> {
+        instance.admit_session()?;
         let instrumentation =
-            SessionInstrumentation::new(SessionType::User, catalog::OWNER, "pythia")?;
+            match SessionInstrumentation::new(SessionType::User, catalog::OWNER, "pythia") {
+                Ok(instrumentation) => instrumentation,
+                Err(error) => {
+                    instance.session_ended();
+                    return Err(error);
+                }
+            };
+        let parameters_generation = instance.parameters_generation();
         let parameters = instance.parameters();
         Ok(Session {
             instance,
             instrumentation,
             transaction: None,
             parameters,
+            parameters_generation,
             current_values: RefCell::new(HashMap::new()),
             parsed: HashMap::new(),
         })
@@ -115,6 +127,7 @@ impl Session {
     pub fn execute_with(&mut self, sql: &str, binds: &[Value]) -> Result<StatementResult> {
         let _entered = instrumentation::enter(&self.instrumentation);
         let _call = instrumentation::user_call();
+        self.inherit_system_changes();
         let statement = self.parse(sql)?;
         self.run(&statement, sql, binds)
     }
@@ -136,7 +149,19 @@ impl Session {
     ) -> Result<StatementResult> {
         let _entered = instrumentation::enter(&self.instrumentation);
         let _call = instrumentation::user_call();
+        self.inherit_system_changes();
         self.run(&prepared.statement.clone(), &prepared.text, binds)
+    }
+
+    /// Catches up with ALTER SYSTEM changes other sessions made (immediate parameters this
+    /// session did not set itself), as Oracle's sessions do.
+    fn inherit_system_changes(&mut self) {
+        let generation = self.instance.parameters_generation();
+        if generation != self.parameters_generation {
+            self.parameters
+                .inherit_system_changes(&self.instance.parameters());
+            self.parameters_generation = generation;
+        }
     }
 
     /// The columns of a table or view, for `DESCRIBE`. ORA-04043 when there is no such object.
