@@ -32,7 +32,7 @@ use parking_lot::Mutex;
 use crate::buffer::dbwr::Dbwr;
 use crate::buffer::{BufferCache, LruPolicy, RedoFlusher};
 use crate::error::{Error, Result};
-use crate::instrumentation::{self, Enqueue, WaitEvent};
+use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::controlfile::{ControlData, ControlFile};
 use crate::redo::log::{RedoLog, StreamPosition};
 use crate::redo::mtr::Mtr;
@@ -99,7 +99,7 @@ pub struct Instance {
     closed: AtomicBool,
     report: OpenReport,
     /// The instance's parameters (`ALTER SYSTEM` changes them; sessions clone them at logon).
-    parameters: parking_lot::RwLock<Parameters>,
+    parameters: RwLatch<Parameters>,
     /// Bumped by every ALTER SYSTEM that changes the instance's values: sessions compare it
     /// at each call and inherit the changes (`Parameters::inherit_system_changes`).
     parameters_generation: AtomicU64,
@@ -393,7 +393,7 @@ impl Instance {
             threads: Mutex::new(startup.finish()),
             closed: AtomicBool::new(false),
             report,
-            parameters: parking_lot::RwLock::new(parameters),
+            parameters: RwLatch::new(LatchName::ParameterTableManagement, parameters),
             parameters_generation: AtomicU64::new(0),
             user_sessions: AtomicU64::new(0),
             catalog,
