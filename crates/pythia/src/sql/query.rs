@@ -1708,7 +1708,7 @@ pub fn index_rowids(
     };
     let mut seen = FxHashSet::default();
     let mut rowids = Vec::new();
-    let entries = index.tree.range_bounds(
+    let entries = index.tree.range_bounds_rowids(
         &reader.storage.cache,
         lower_bound.as_ref().map(Vec::as_slice),
         upper_bound.as_ref().map(Vec::as_slice),

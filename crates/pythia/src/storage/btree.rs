@@ -280,6 +280,18 @@ fn leaf_entry(node: &[u8], index: usize) -> IndexEntry {
     }
 }
 
+/// A leaf entry with an empty key.
+fn leaf_entry_without_key(node: &[u8], index: usize) -> IndexEntry {
+    let body = entry_body(node, index);
+    let (_, rowid) = body_key(body, true);
+    IndexEntry {
+        key: Vec::new(),
+        rowid,
+        deleted: body[0] & FLAG_DELETED != 0,
+        xid: block::read_u64(body, 1),
+    }
+}
+
 fn compare(key: &[u8], rowid: u64, other_key: &[u8], other_rowid: u64) -> std::cmp::Ordering {
     key.cmp(other_key).then(rowid.cmp(&other_rowid))
 }
@@ -748,6 +760,19 @@ impl BTree {
     ) -> RangeIter<'a> {
         instrumentation::add(Statistic::IndexScansKdiixs1, 1);
         RangeIter::new(cache, self.root, lower, upper)
+    }
+
+    /// As `range_bounds`, but the entries come without their keys (`key` is empty): for
+    /// callers that only need rowids, which spares an allocation per entry.
+    pub fn range_bounds_rowids<'a>(
+        &self,
+        cache: &'a BufferCache,
+        lower: Bound<&[u8]>,
+        upper: Bound<&[u8]>,
+    ) -> RangeIter<'a> {
+        let mut iter = self.range_bounds(cache, lower, upper);
+        iter.with_keys = false;
+        iter
     }
 
     /// All entries whose key equals `key` exactly (unique checks), delete-marked included.
@@ -1519,6 +1544,8 @@ pub struct RangeIter<'a> {
     upper: Bound<Vec<u8>>,
     state: ScanState,
     buffered: VecDeque<IndexEntry>,
+    /// Whether entries carry a copy of their key.
+    with_keys: bool,
 }
 
 impl fmt::Debug for RangeIter<'_> {
@@ -1546,6 +1573,7 @@ impl<'a> RangeIter<'a> {
             upper: upper.map(<[u8]>::to_vec),
             state: ScanState::Descend(Resume::Lower(lower.map(<[u8]>::to_vec))),
             buffered: VecDeque::new(),
+            with_keys: true,
         }
     }
 
@@ -1554,6 +1582,7 @@ impl<'a> RangeIter<'a> {
         let state = std::mem::replace(&mut self.state, ScanState::Finished);
         let upper = &self.upper;
         let buffered = &mut self.buffered;
+        let with_keys = self.with_keys;
         self.state = match state {
             ScanState::Finished => ScanState::Finished,
             ScanState::Descend(resume) => {
@@ -1564,7 +1593,9 @@ impl<'a> RangeIter<'a> {
                     Resume::After(key, rowid) => (key, *rowid),
                 };
                 descend_shared(self.cache, self.root, key, rowid, |node, _, high| {
-                    Ok(collect_leaf(node, &resume, upper, high, buffered))
+                    Ok(collect_leaf(
+                        node, &resume, upper, high, with_keys, buffered,
+                    ))
                 })?
             }
             ScanState::Follow { leaf, resume } => {
@@ -1576,7 +1607,7 @@ impl<'a> RangeIter<'a> {
                         "kdi: the sibling link to block {id} leads to a branch"
                     )));
                 }
-                collect_leaf(&node, &resume, upper, None, buffered)
+                collect_leaf(&node, &resume, upper, None, with_keys, buffered)
             }
         };
         Ok(())
@@ -1590,6 +1621,7 @@ fn collect_leaf(
     resume: &Resume,
     upper: &Bound<Vec<u8>>,
     high: Option<&(Vec<u8>, u64)>,
+    with_keys: bool,
     out: &mut VecDeque<IndexEntry>,
 ) -> ScanState {
     let first = partition_point(node, |key, rowid| match resume {
@@ -1603,12 +1635,17 @@ fn collect_leaf(
         Bound::Included(upper) => key > upper.as_slice(),
         Bound::Excluded(upper) => key >= upper.as_slice(),
     };
-    let before = out.len();
+    let mut last = None;
     for index in first..entry_count(node) {
         if beyond_upper(entry_key(node, index).0) {
             return ScanState::Finished;
         }
-        out.push_back(leaf_entry(node, index));
+        out.push_back(if with_keys {
+            leaf_entry(node, index)
+        } else {
+            leaf_entry_without_key(node, index)
+        });
+        last = Some(index);
     }
     // Every entry right of this leaf is at or above `high`.
     let high_passes_upper = match (high, upper) {
@@ -1620,9 +1657,12 @@ fn collect_leaf(
     if next == 0 || high_passes_upper {
         return ScanState::Finished;
     }
-    let resume = match out.back() {
-        Some(last) if out.len() > before => Resume::After(last.key.clone(), last.rowid),
-        _ => resume.clone(),
+    let resume = match last {
+        Some(index) => {
+            let (key, rowid) = entry_key(node, index);
+            Resume::After(key.to_vec(), rowid)
+        }
+        None => resume.clone(),
     };
     ScanState::Follow { leaf: next, resume }
 }
@@ -1767,10 +1807,35 @@ mod tests {
             tree.insert(&self.cache, &self.log, &self.space, self.scn(), key, rowid)
         }
 
-        fn scan(&self, tree: &BTree, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Vec<IndexEntry> {
+        fn scan_unchecked(
+            &self,
+            tree: &BTree,
+            lower: Bound<&[u8]>,
+            upper: Bound<&[u8]>,
+        ) -> Vec<IndexEntry> {
             tree.range_bounds(&self.cache, lower, upper)
                 .collect::<Result<Vec<_>>>()
                 .unwrap()
+        }
+
+        /// A range scan, checked against the same scan without keys (single-threaded tests:
+        /// a concurrent change between the two scans would make them differ).
+        fn scan(&self, tree: &BTree, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Vec<IndexEntry> {
+            let entries = self.scan_unchecked(tree, lower, upper);
+            let without_keys = tree
+                .range_bounds_rowids(&self.cache, lower, upper)
+                .collect::<Result<Vec<_>>>()
+                .unwrap();
+            let expected: Vec<_> = entries
+                .iter()
+                .map(|entry| (Vec::new(), entry.rowid, entry.deleted, entry.xid))
+                .collect();
+            let found: Vec<_> = without_keys
+                .into_iter()
+                .map(|entry| (entry.key, entry.rowid, entry.deleted, entry.xid))
+                .collect();
+            assert_eq!(found, expected);
+            entries
         }
     }
 
@@ -2077,7 +2142,7 @@ mod tests {
                         } else {
                             (Bound::Included(&low[..]), Bound::Excluded(&high[..]))
                         };
-                        let entries = env.scan(tree, lower, upper);
+                        let entries = env.scan_unchecked(tree, lower, upper);
                         assert!(
                             entries.windows(2).all(|pair| (&pair[0].key, pair[0].rowid)
                                 < (&pair[1].key, pair[1].rowid)),
