@@ -47,7 +47,7 @@ use crate::redo::log::RedoLog;
 use crate::redo::mtr::Mtr;
 use crate::sql::ast;
 use crate::storage::block::BlockId;
-use crate::storage::btree::BTree;
+use crate::storage::btree::{BTree, PurgePredicate};
 use crate::storage::datafile::SYSTEM_FILE;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment::{self, SegmentKind};
@@ -269,7 +269,7 @@ impl Catalog {
             else {
                 continue; // its table was dropped in the same transaction's aftermath
             };
-            let index = index_from_row(&storage.cache, rowid, &values, &table)?;
+            let index = index_from_row(&storage, rowid, &values, &table)?;
             let index = Arc::new(index);
             dictionary.indexes.insert(index.name.clone(), index.clone());
             let mut table = clone_table(&table);
@@ -543,7 +543,7 @@ impl Catalog {
         let tree = BTree::create(&mut mtr, &storage.space, object_id, unique)?;
         let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
         storage.log.flush_to(end)?;
-        Ok(tree)
+        Ok(tree.with_purge(purge_predicate(storage)))
     }
 
     pub fn create_sequence(&self, name: &str, options: &[ast::SequenceOption]) -> Result<()> {
@@ -948,8 +948,16 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
     })
 }
 
+/// Lets an index insert that finds its leaf full first remove the delete-marked entries no
+/// running statement can need any more (their deleting transaction committed before the
+/// oldest snapshot), instead of splitting.
+fn purge_predicate(storage: &Storage) -> PurgePredicate {
+    let transactions = storage.transactions.clone();
+    Arc::new(move |xid| transactions.is_purgeable(xid))
+}
+
 fn index_from_row(
-    cache: &BufferCache,
+    storage: &Storage,
     rowid: RowId,
     values: &[Value],
     table: &TableDef,
@@ -974,7 +982,7 @@ fn index_from_row(
         constraint: values
             .get(7)
             .and_then(|value| value.as_str().map(str::to_string)),
-        tree: BTree::open(cache, header, unique)?,
+        tree: BTree::open(&storage.cache, header, unique)?.with_purge(purge_predicate(storage)),
         dictionary_row: rowid,
     })
 }

@@ -294,6 +294,19 @@ impl Expr {
         }
     }
 
+    /// Marks in `used` every column position this expression reads (positions beyond
+    /// `used` are ignored).
+    pub fn mark_columns(&self, used: &mut [bool]) {
+        match self {
+            Expr::Column(index) => {
+                if let Some(slot) = used.get_mut(*index) {
+                    *slot = true;
+                }
+            }
+            _ => self.visit_children(&mut |child| child.mark_columns(used)),
+        }
+    }
+
     /// Whether any column below `limit` is read.
     pub fn reads_columns_in(&self, range: std::ops::Range<usize>) -> bool {
         match self {

@@ -226,6 +226,9 @@ struct Source {
     filters: Vec<Expr>,
     /// Conjuncts on ROWNUM, applied after every other filter of the last level.
     name: String,
+    /// The columns of this source the query reads (None: all of them); a table source
+    /// decodes only these.
+    needed: Option<Arc<[bool]>>,
 }
 
 #[derive(Clone, Debug)]
@@ -514,7 +517,7 @@ pub fn plan_query(
         aggregates: grouping.aggregates,
         having,
     });
-    Ok(QueryPlan {
+    let mut plan = QueryPlan {
         sources,
         width,
         rownum_filters,
@@ -525,7 +528,42 @@ pub fn plan_query(
         offset,
         fetch,
         columns,
-    })
+    };
+    plan.mark_needed_columns();
+    Ok(plan)
+}
+
+impl QueryPlan {
+    /// Records, for each source, which of its columns some expression of the plan reads.
+    /// Over-approximates: with GROUP BY, the projection and ORDER BY read the group row, and
+    /// their positions mark input columns too, which only decodes a little more.
+    fn mark_needed_columns(&mut self) {
+        let mut used = vec![false; self.width];
+        let mut mark = |expr: &Expr| expr.mark_columns(&mut used);
+        for source in &self.sources {
+            source.on.iter().chain(&source.filters).for_each(&mut mark);
+        }
+        self.rownum_filters.iter().for_each(&mut mark);
+        self.projection.iter().for_each(&mut mark);
+        self.order_by.iter().for_each(|(expr, _, _)| mark(expr));
+        self.offset.iter().chain(&self.fetch).for_each(&mut mark);
+        if let Some(grouped) = &self.grouped {
+            grouped
+                .keys
+                .iter()
+                .chain(&grouped.having)
+                .for_each(&mut mark);
+            grouped
+                .aggregates
+                .iter()
+                .filter_map(|aggregate| aggregate.argument.as_ref())
+                .for_each(&mut mark);
+        }
+        for source in &mut self.sources {
+            let needed = &used[source.offset..source.offset + source.width];
+            source.needed = (!needed.iter().all(|&read| read)).then(|| needed.into());
+        }
+    }
 }
 
 enum OrderKey {
@@ -832,6 +870,7 @@ impl Planner<'_, '_> {
                     on: Vec::new(),
                     filters: Vec::new(),
                     name: name.name.clone(),
+                    needed: None,
                 });
                 Ok(())
             }
@@ -857,6 +896,7 @@ impl Planner<'_, '_> {
                     on: Vec::new(),
                     filters: Vec::new(),
                     name: qualifier,
+                    needed: None,
                 });
                 Ok(())
             }

@@ -98,11 +98,23 @@ pub fn encode_row(values: &[Value], out: &mut Vec<u8>) {
 
 /// Decodes a whole row: exactly as many values as were encoded, NULLs included.
 pub fn decode_row(bytes: &[u8]) -> Result<Vec<Value>> {
+    decode_row_columns(bytes, None)
+}
+
+/// Decodes a row, but only the columns `needed` marks (columns past its end are decoded):
+/// the others are skipped and read as NULL. A query decodes only the columns it reads.
+pub fn decode_row_columns(bytes: &[u8], needed: Option<&[bool]>) -> Result<Vec<Value>> {
     let mut reader = Reader { bytes, position: 0 };
     let count = reader.count()?;
     let mut values = Vec::with_capacity(count);
     while values.len() < count && !reader.at_end() {
-        values.push(reader.value()?);
+        let index = values.len();
+        if needed.is_some_and(|needed| !needed.get(index).copied().unwrap_or(true)) {
+            reader.skip_value()?;
+            values.push(Value::Null);
+        } else {
+            values.push(reader.value()?);
+        }
     }
     if !reader.at_end() {
         return Err(corrupt("bytes after the last column"));
@@ -482,6 +494,23 @@ mod tests {
                 prop_assert!(identical(original, decoded), "{:?} became {:?}", original, decoded);
                 let single = decode_column(&bytes, index).unwrap();
                 prop_assert!(identical(original, &single), "column {}: {:?}", index, single);
+            }
+        }
+
+        #[test]
+        fn masked_rows_decode_only_the_needed_columns(
+            row in proptest::collection::vec(value_strategy(), 0..12),
+            needed in proptest::collection::vec(any::<bool>(), 0..14),
+        ) {
+            let bytes = encoded(&row);
+            let decoded = decode_row_columns(&bytes, Some(&needed)).unwrap();
+            prop_assert_eq!(decoded.len(), row.len());
+            for (index, (original, decoded)) in row.iter().zip(&decoded).enumerate() {
+                if needed.get(index).copied().unwrap_or(true) {
+                    prop_assert!(identical(original, decoded), "{:?} became {:?}", original, decoded);
+                } else {
+                    prop_assert!(decoded.is_null(), "column {} was not skipped", index);
+                }
             }
         }
 

@@ -36,7 +36,9 @@ pub mod key;
 mod numeric;
 mod value;
 
-pub use codec::{decode_column, decode_row, encode_row, row_column_count, ROW_COLUMNS_MAX};
+pub use codec::{
+    decode_column, decode_row, decode_row_columns, encode_row, row_column_count, ROW_COLUMNS_MAX,
+};
 pub use conversion::{coerce_to_column, format_float, format_number, round_to_number_type};
 pub use data_type::{DataType, CHAR_BYTES_MAX, NUMBER_PRECISION_MAX, VARCHAR2_BYTES_MAX};
 pub use key::{compare_tuples, encode_key, encode_key_column, key_prefix_successor};
