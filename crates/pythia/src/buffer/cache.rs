@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering}
 use std::sync::Arc;
 
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
+use rustc_hash::FxHashMap;
 
 use crate::buffer::policy::{AccessKind, FrameId, ReplacementPolicy};
 use crate::error::{Error, Result};
@@ -57,7 +58,8 @@ pub(crate) struct Frame {
 pub struct BufferCache {
     block_size: usize,
     frames: Box<[Frame]>,
-    partitions: Box<[RwLatch<HashMap<BlockId, FrameId>>]>,
+    /// Hash chains: block address to frame. Fx hashing: every block get looks one up.
+    partitions: Box<[RwLatch<FxHashMap<BlockId, FrameId>>]>,
     free: parking_lot::Mutex<Vec<FrameId>>,
     policy: Box<dyn ReplacementPolicy>,
     files: Arc<FileSet>,
@@ -194,7 +196,7 @@ impl BufferCache {
         // _db_block_hash_latches from the cache size in the same spirit).
         let partition_count = (frame_count / 32).max(4).next_power_of_two();
         let partitions = (0..partition_count)
-            .map(|_| RwLatch::new(LatchName::CacheBuffersChains, HashMap::new()))
+            .map(|_| RwLatch::new(LatchName::CacheBuffersChains, FxHashMap::default()))
             .collect();
         BufferCache {
             block_size,
@@ -240,7 +242,7 @@ impl BufferCache {
         self.dirty_count.load(Ordering::Relaxed)
     }
 
-    fn partition(&self, id: BlockId) -> &RwLatch<HashMap<BlockId, FrameId>> {
+    fn partition(&self, id: BlockId) -> &RwLatch<FxHashMap<BlockId, FrameId>> {
         // Fibonacci hashing of the packed address spreads neighbouring blocks over latches.
         let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15);
         &self.partitions[(hash >> 32) as usize & (self.partitions.len() - 1)]
