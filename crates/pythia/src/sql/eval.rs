@@ -9,6 +9,7 @@
 //! a row only when its condition is TRUE. Conditions evaluate to `Value::Boolean` or
 //! `Value::Null`.
 
+use std::borrow::Cow;
 use std::cmp::Ordering;
 use std::sync::Arc;
 
@@ -164,9 +165,9 @@ impl Expr {
                 high,
                 negated,
             } => {
-                let value = expr.evaluate(row, context)?;
-                let low = compare(&value, &low.evaluate(row, context)?)?;
-                let high = compare(&value, &high.evaluate(row, context)?)?;
+                let value = expr.operand(row, context)?;
+                let low = compare(&value, &*low.operand(row, context)?)?;
+                let high = compare(&value, &*high.operand(row, context)?)?;
                 let inside = and(
                     low.map(|order| order != Ordering::Less),
                     high.map(|order| order != Ordering::Greater),
@@ -253,6 +254,21 @@ impl Expr {
     }
 
     /// A condition's truth: Some(true) only when TRUE.
+    /// The value of an operand, borrowed when it is a constant, a column or a bind: a
+    /// comparison need not copy the text it compares.
+    fn operand<'a>(&'a self, row: &'a [Value], context: &'a Context) -> Result<Cow<'a, Value>> {
+        match self {
+            Expr::Constant(value) => Ok(Cow::Borrowed(value)),
+            Expr::Column(index) => Ok(Cow::Borrowed(&row[*index])),
+            Expr::Bind(index) => context
+                .binds
+                .get(*index)
+                .map(Cow::Borrowed)
+                .ok_or_else(|| Error::new(1008, "not all variables bound")),
+            _ => self.evaluate(row, context).map(Cow::Owned),
+        }
+    }
+
     pub fn is_true(&self, row: &[Value], context: &Context) -> Result<bool> {
         Ok(truth(&self.evaluate(row, context)?) == Some(true))
     }
@@ -435,8 +451,8 @@ fn binary(
             Ok(boolean(or(left, truth(&right.evaluate(row, context)?))))
         }
         _ => {
-            let left = left.evaluate(row, context)?;
-            let right = right.evaluate(row, context)?;
+            let left = left.operand(row, context)?;
+            let right = right.operand(row, context)?;
             match op {
                 B::Add => left.add(&right),
                 B::Subtract => left.sub(&right),
