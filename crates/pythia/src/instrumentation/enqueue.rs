@@ -63,6 +63,15 @@ impl<T> Enqueue<T> {
         }
     }
 
+    /// Gets the lock if it is free, without waiting.
+    pub fn try_lock(&self) -> Option<EnqueueGuard<'_, T>> {
+        self.count(Statistic::EnqueueRequests);
+        self.inner.try_lock().map(|guard| EnqueueGuard {
+            guard,
+            counted: self.counted,
+        })
+    }
+
     fn count(&self, statistic: Statistic) {
         if self.counted {
             add(statistic, 1);

@@ -32,9 +32,13 @@
 //! as `redo wastage`), and the next record starts in a fresh block, so a write never rewrites
 //! a block that an earlier write made durable. A record length of 0 in the stream is padding.
 //!
-//! Group commit: LGWR takes everything in the buffer at once; every commit whose record is in
-//! that write is durable when it completes. Sessions wait on 'log file sync'; LGWR's I/O is
-//! 'log file parallel write'.
+//! Group commit: a write takes everything in the buffer at once; every commit whose record is
+//! in that write is durable when it completes. Sessions wait on 'log file sync'; the write's
+//! I/O is 'log file parallel write'. A committing session that finds no write in progress
+//! writes and syncs the buffer itself instead of posting LGWR and waiting to be posted back
+//! (two thread wake-ups saved on an idle log: about 12 us here); when a write is in progress
+//! it posts LGWR and waits as in Oracle, so commits arriving during a write share the next
+//! one. Oracle's LGWR does every write; this is where Pythia differs.
 //!
 //! Log switches: when a record does not fit in the current sequence, the stream jumps to the
 //! next sequence. A group may be reused only when the checkpoint has passed everything its
@@ -47,10 +51,10 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
-use parking_lot::{Condvar, Mutex, MutexGuard};
+use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
-use crate::instrumentation::{self, Latch, LatchName, Statistic, WaitEvent};
+use crate::instrumentation::{self, Enqueue, EnqueueGuard, Latch, LatchName, Statistic, WaitEvent};
 use crate::redo::record::RECORD_HEADER_BYTES;
 use crate::storage::block::{read_u32, read_u64, write_u32, write_u64};
 use crate::storage::vfs::{Vfs, VfsFile};
@@ -129,7 +133,10 @@ pub struct RedoLog {
     written: Mutex<()>,
     /// Held by whoever writes the log buffer to disk (LGWR, or a committing session: see
     /// `sync_commit`), so that writes happen one at a time and in LSN order.
-    writing: Mutex<()>,
+    /// Held by whoever writes and syncs the buffer (LGWR, or a committing session when no
+    /// write is in progress). LGWR waiting for a session's write waits on 'LGWR wait for
+    /// redo copy'.
+    writing: Enqueue<()>,
     written_ready: Condvar,
     shutdown: AtomicBool,
     failed: Mutex<Option<Error>>,
@@ -204,7 +211,7 @@ impl RedoLog {
             written: Mutex::new(()),
             written_ready: Condvar::new(),
             shutdown: AtomicBool::new(false),
-            writing: Mutex::new(()),
+            writing: Enqueue::with_event(WaitEvent::LgwrWaitForRedoCopy, (0, 0, 0), ()),
             failed: Mutex::new(None),
             checkpoint_request: Mutex::new(None),
         })
@@ -526,7 +533,7 @@ impl RedoLog {
     /// caller holds `writing` (its guard is the argument). A failed write is final: it is
     /// recorded, the waiters are posted to see it, and nothing is written after it (after a
     /// failed sync nothing is known of what reached the disk; see `storage::vfs`).
-    fn write_buffered(&self, _writing: &MutexGuard<'_, ()>) -> Result<()> {
+    fn write_buffered(&self, _writing: &EnqueueGuard<'_, ()>) -> Result<()> {
         self.check_failed()?;
         let result = self.write_and_sync();
         if let Err(error) = &result {
