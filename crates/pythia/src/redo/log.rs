@@ -26,7 +26,10 @@
 //! The epoch guards against stale blocks: after a crash, new redo overwrites the log from
 //! the first torn block on, and blocks further along may still hold valid-looking redo of
 //! the previous incarnation. Those carry an older epoch, and recovery stops at the first
-//! block whose epoch is lower than one it already read.
+//! block whose epoch is lower than one it already read. A block whose epoch is higher than
+//! the one before it is where a later incarnation began writing, at a record boundary:
+//! recovery restarts its record parsing there, so that the head of a record a crash cut short
+//! in the block before is never read together with what came after it.
 //!
 //! Every LGWR write ends on a block boundary: the rest of its last block is padding (counted
 //! as `redo wastage`), and the next record starts in a fresh block, so a write never rewrites
@@ -786,22 +789,25 @@ impl RedoLog {
         Ok(Some((sequence, start)))
     }
 
-    /// Reads the stream of `sequence` from `from_lsn` for recovery: returns the payload bytes
-    /// of every valid block from there on, stopping at the first block that is torn, damaged
-    /// or from an older use of the file.
+    /// Reads the stream of `sequence` from `from_lsn` for recovery, stopping at the first block
+    /// that is torn, damaged or from an older use of the file. Returns it as segments (the
+    /// LSN where each starts, and its payload bytes): a new segment starts wherever a block's
+    /// epoch is higher than the one before it. That block is where a later incarnation began
+    /// writing after recovery, at a record boundary, while the block before it may end with
+    /// the head of a record whose tail the crash lost; the two must not be read as one.
     pub fn read_sequence(
         &self,
         sequence: u64,
         sequence_start: u64,
         from_lsn: u64,
         epoch_seen: &mut u32,
-    ) -> Result<Vec<u8>> {
+    ) -> Result<Vec<(u64, Vec<u8>)>> {
         let group = self.group_of(sequence);
         let offset = from_lsn - sequence_start;
         let first_block = offset / REDO_PAYLOAD_BYTES as u64;
         let skip = (offset % REDO_PAYLOAD_BYTES as u64) as usize;
         let total_blocks = self.file_size / REDO_BLOCK_BYTES as u64 - 1;
-        let mut stream = Vec::new();
+        let mut segments: Vec<(u64, Vec<u8>)> = Vec::new();
         let mut block = vec![0u8; REDO_BLOCK_BYTES];
         let _wait = instrumentation::wait(WaitEvent::LogFileSequentialRead, 0, 0, 0);
         for index in first_block..total_blocks {
@@ -810,22 +816,26 @@ impl RedoLog {
                 .file
                 .read_at(&mut block, position)
                 .map_err(|error| Error::io(&group.path, error))?;
+            let epoch = read_u32(&block, 12);
             let valid = read_u32(&block, 0) == crc32c::crc32c(&block[4..])
                 && read_u32(&block, 4) as u64 == sequence
                 && read_u32(&block, 8) as u64 == index + 1
-                && read_u32(&block, 12) >= *epoch_seen;
+                && epoch >= *epoch_seen;
             if !valid {
                 break;
             }
-            *epoch_seen = read_u32(&block, 12);
             let payload = &block[REDO_BLOCK_HEADER_BYTES..];
             if index == first_block {
-                stream.extend_from_slice(&payload[skip..]);
-            } else {
-                stream.extend_from_slice(payload);
+                segments.push((from_lsn, payload[skip..].to_vec()));
+            } else if epoch > *epoch_seen {
+                let lsn = sequence_start + index * REDO_PAYLOAD_BYTES as u64;
+                segments.push((lsn, payload.to_vec()));
+            } else if let Some((_, bytes)) = segments.last_mut() {
+                bytes.extend_from_slice(payload);
             }
+            *epoch_seen = epoch;
         }
-        Ok(stream)
+        Ok(segments)
     }
 
     /// Splits a stream read by `read_sequence` into records. Returns (lsn, record bytes) and
@@ -894,9 +904,12 @@ mod tests {
     /// The stream of sequence 1 read back, split into records.
     fn records_on_disk(log: &RedoLog) -> Vec<u64> {
         let mut epoch = 0;
-        let stream = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
-        let (records, _) = RedoLog::split_records(&stream, 0, 0);
-        records.into_iter().map(|(lsn, _)| lsn).collect()
+        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        segments
+            .iter()
+            .flat_map(|(start, stream)| RedoLog::split_records(stream, *start, 0).0)
+            .map(|(lsn, _)| lsn)
+            .collect()
     }
 
     /// A record ending one to three bytes before a redo block's end leaves too little room
@@ -949,6 +962,52 @@ mod tests {
         };
         log.start_at(start, 0, 1).unwrap();
         log
+    }
+
+    /// A crash keeps the first block of a two-block record and loses the second; recovery
+    /// restarts the stream at that second block and a new incarnation writes a commit there.
+    /// Read as one stream, the cut record's head ran into the new commit, failed its
+    /// checksum and hid it: a second crash lost an acknowledged commit. The epoch rise marks
+    /// where the new incarnation began, and reading restarts there.
+    #[test]
+    fn a_record_cut_by_a_crash_does_not_hide_what_the_next_incarnation_wrote() {
+        let vfs = SimVfs::new(5);
+        let log = started_log(&vfs);
+        let (first, _) = log.append(&record_of(100)).unwrap();
+        log.write_once().unwrap();
+        let (cut, _) = log.append(&record_of(700)).unwrap();
+        log.write_once().unwrap();
+        assert_eq!(
+            cut as usize, REDO_PAYLOAD_BYTES,
+            "the record starts block 1"
+        );
+        // The crash: block 2 (the record's second block) never reached the disk.
+        let group = &log.groups()[0];
+        let lost_block = 2u64;
+        group
+            .file
+            .write_at(
+                &[0u8; REDO_BLOCK_BYTES],
+                (lost_block + 1) * REDO_BLOCK_BYTES as u64,
+            )
+            .unwrap();
+        assert_eq!(records_on_disk(&log), vec![first]);
+        // Recovery ends the stream after `first` and starts the next incarnation at block 2.
+        let restart = lost_block * REDO_PAYLOAD_BYTES as u64;
+        log.start_at(
+            StreamPosition {
+                sequence: 1,
+                sequence_start_lsn: 0,
+                next_lsn: restart,
+            },
+            0,
+            2,
+        )
+        .unwrap();
+        let (after, _) = log.append(&record_of(100)).unwrap();
+        log.write_once().unwrap();
+        assert_eq!(after, restart);
+        assert_eq!(records_on_disk(&log), vec![first, after]);
     }
 
     /// A commit used to post LGWR and sleep until LGWR posted back: two thread wake-ups on

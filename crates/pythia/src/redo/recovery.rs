@@ -63,8 +63,15 @@ pub fn roll_forward(
             break; // this sequence was never started: the stream ends where it is
         }
         report.sequences_read += 1;
-        let stream = log.read_sequence(sequence, sequence_start, position, &mut epoch_seen)?;
-        let (records, end) = RedoLog::split_records(&stream, position, sequence_start);
+        let segments = log.read_sequence(sequence, sequence_start, position, &mut epoch_seen)?;
+        let mut records = Vec::new();
+        for (start, stream) in &segments {
+            // A segment's unreadable tail is a record a crash cut short; the next segment
+            // starts where the following incarnation began writing.
+            let (found, end) = RedoLog::split_records(stream, *start, sequence_start);
+            records.extend(found);
+            position = end;
+        }
         for (lsn, bytes) in records {
             let redo = record::decode(bytes)?;
             report.records += 1;
@@ -85,7 +92,6 @@ pub fn roll_forward(
                 report.vectors_applied += 1;
             }
         }
-        position = end;
         // LGWR syncs a sequence completely before it writes anything of the next one, so a
         // valid header of the next sequence means this one is complete: continue there.
         let sequence_end = sequence_start + log.capacity();
