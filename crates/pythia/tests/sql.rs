@@ -455,3 +455,72 @@ fn delete_marked_index_entries_are_purged_instead_of_growing_the_index() {
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// A query decodes only the columns it reads; every clause that reads a column must still
+/// see it: WHERE, ORDER BY, GROUP BY, HAVING, aggregate arguments, join conditions.
+#[test]
+fn columns_read_only_by_one_clause_are_still_decoded() {
+    let dir = temp_dir("column-mask");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(
+        &mut session,
+        "create table w (a number primary key, b varchar2(10), c number, d number, e number)",
+    );
+    run(
+        &mut session,
+        "create table z (k number primary key, label varchar2(10))",
+    );
+    for a in 1..=6 {
+        run(
+            &mut session,
+            &format!(
+                "insert into w values ({a}, 'b{a}', {}, {}, {})",
+                a % 3,
+                10 - a,
+                a * 100
+            ),
+        );
+    }
+    run(&mut session, "insert into z values (0, 'zero')");
+    run(&mut session, "insert into z values (1, 'one')");
+    run(&mut session, "commit");
+    assert_eq!(
+        rows(&mut session, "select b from w where c = 1 order by d"),
+        vec![vec!["b4".to_string()], vec!["b1".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select c, count(*) from w group by c having max(e) > 400 order by c"
+        ),
+        vec![
+            vec!["0".to_string(), "2".to_string()],
+            vec!["2".to_string(), "2".to_string()]
+        ]
+    );
+    assert_eq!(
+        rows(&mut session, "select sum(e) from w where a between 2 and 4"),
+        vec![vec!["900".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select z.label from w join z on z.k = w.c where w.a = 4"
+        ),
+        vec![vec!["one".to_string()]]
+    );
+    assert_eq!(
+        rows(&mut session, "select * from w where a = 2"),
+        vec![vec![
+            "2".to_string(),
+            "b2".to_string(),
+            "2".to_string(),
+            "8".to_string(),
+            "200".to_string()
+        ]]
+    );
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -45,7 +45,9 @@ use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{self, Context, Expr, Function, SequenceAccess};
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
-use crate::types::{encode_key, key_prefix_successor, DataType, GroupKey, Value};
+use crate::types::{
+    decode_row_columns, encode_key, key_prefix_successor, DataType, GroupKey, Value,
+};
 
 /// A table of values with named columns: views, DUAL, inline views.
 #[derive(Clone, Debug, Default)]
@@ -112,6 +114,16 @@ impl<'a> Reader<'a> {
         table: &TableDef,
         visit: &mut dyn FnMut(RowId, Vec<Value>) -> Result<bool>,
     ) -> Result<bool> {
+        self.scan_table_columns(table, None, visit)
+    }
+
+    /// `scan_table`, decoding only the columns `needed` marks (the others read as NULL).
+    pub fn scan_table_columns(
+        &self,
+        table: &TableDef,
+        needed: Option<&[bool]>,
+        visit: &mut dyn FnMut(RowId, Vec<Value>) -> Result<bool>,
+    ) -> Result<bool> {
         let cache = &self.storage.cache;
         let transactions = &self.storage.transactions;
         let blocks = segment::used_blocks(cache, table.segment)?;
@@ -138,7 +150,7 @@ impl<'a> Reader<'a> {
                         block: block.block,
                         slot,
                     };
-                    if !visit(rowid, crate::types::decode_row(&data)?)? {
+                    if !visit(rowid, decode_row_columns(&data, needed)?)? {
                         return Ok(false);
                     }
                 }
@@ -149,13 +161,22 @@ impl<'a> Reader<'a> {
 
     /// The version of the row at `rowid` visible to this reader.
     pub fn fetch(&self, rowid: RowId) -> Result<Option<Vec<Value>>> {
+        self.fetch_columns(rowid, None)
+    }
+
+    /// `fetch`, decoding only the columns `needed` marks (the others read as NULL).
+    pub fn fetch_columns(
+        &self,
+        rowid: RowId,
+        needed: Option<&[bool]>,
+    ) -> Result<Option<Vec<Value>>> {
         instrumentation::add(Statistic::TableFetchByRowid, 1);
         let transactions = &self.storage.transactions;
         let Some(piece) = transactions.current_piece(rowid)? else {
             return Ok(None);
         };
         match transactions.consistent_version(piece, self.snapshot_scn, self.xid)? {
-            Some(data) => Ok(Some(crate::types::decode_row(&data)?)),
+            Some(data) => Ok(Some(decode_row_columns(&data, needed)?)),
             None => Ok(None),
         }
     }
@@ -1633,8 +1654,11 @@ fn join_level(
         SourceKind::Table { table, access } => match access {
             Access::Full => {
                 let mut outer_row = std::mem::take(row);
-                let result =
-                    reader.scan_table(table, &mut |_, candidate| visit(candidate, &mut outer_row));
+                let result = reader.scan_table_columns(
+                    table,
+                    source.needed.as_deref(),
+                    &mut |_, candidate| visit(candidate, &mut outer_row),
+                );
                 *row = outer_row;
                 result?
             }
@@ -1655,7 +1679,9 @@ fn join_level(
                 )?;
                 let mut go_on = true;
                 for rowid in rowids {
-                    if let Some(candidate) = reader.fetch(rowid)? {
+                    if let Some(candidate) =
+                        reader.fetch_columns(rowid, source.needed.as_deref())?
+                    {
                         if !visit(candidate, row)? {
                             go_on = false;
                             break;
