@@ -237,12 +237,14 @@ pub fn insert(block: &mut [u8], piece: &RowPiece, reserve: usize) -> Option<u16>
     let slot = (0..count)
         .find(|&slot| slot_offset(block, slot) == 0)
         .unwrap_or(count);
+    let directory_growth = if slot == count { 2 } else { 0 };
+    // Compact first: a new directory entry may only take bytes that are free.
+    if contiguous_free(block) < piece.stored_bytes() + directory_growth {
+        compact(block);
+    }
     if slot == count {
         block::write_u16(block, OFFSET_SLOT_COUNT, (count + 1) as u16);
         block::write_u16(block, DIRECTORY + slot * 2, 0);
-    }
-    if contiguous_free(block) < piece.stored_bytes() {
-        compact(block);
     }
     let offset = data_start(block) - piece.stored_bytes();
     write_piece(block, offset, piece);
@@ -376,6 +378,29 @@ mod tests {
         for slot in slots.iter().skip(1).step_by(2) {
             assert_eq!(read(&block, *slot).unwrap().unwrap().data, vec![1u8; 100]);
         }
+    }
+
+    /// The bug: `insert` extended the row directory before compacting, so when fewer than
+    /// two contiguous bytes were free (the rest of the free space being dead pieces), the
+    /// new directory entry overwrote the flags and the xid's low byte of the lowest piece.
+    #[test]
+    fn a_new_directory_entry_never_overwrites_the_lowest_piece() {
+        let mut block = vec![0u8; 2048];
+        format(&mut block, BlockId::new(1, 9), 5);
+        let big = insert(&mut block, &piece(&[1u8; 1000], 1), 0).unwrap();
+        // Fill the contiguous space exactly, directory entry included.
+        let filler_bytes = contiguous_free(&block) - 2 - ROW_HEADER_BYTES;
+        let filler = insert(&mut block, &piece(&vec![2u8; filler_bytes], 2), 0).unwrap();
+        assert_eq!(contiguous_free(&block), 0);
+        // Dead space elsewhere: plenty of room, none of it contiguous.
+        assert!(replace(&mut block, big, &piece(b"small", 3)).unwrap());
+        let added = insert(&mut block, &piece(&[4u8; 100], 4), 0).unwrap();
+        assert_eq!(added, 2);
+        let kept = read(&block, filler).unwrap().unwrap();
+        assert_eq!((kept.flags, kept.xid, kept.uba), (0, 2, 20));
+        assert_eq!(kept.data, vec![2u8; filler_bytes]);
+        assert_eq!(read(&block, big).unwrap().unwrap(), piece(b"small", 3));
+        assert_eq!(read(&block, added).unwrap().unwrap(), piece(&[4u8; 100], 4));
     }
 
     #[test]
