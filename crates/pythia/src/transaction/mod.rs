@@ -693,7 +693,7 @@ impl TransactionManager {
             } else {
                 let id = segment::allocate_block(&mut mtr, &self.space, segment_header)?;
                 let held = mtr.new_block(id)?;
-                heap::format(mtr.block(held), id, object_id);
+                heap::format(mtr.block(held), id, object_id, segment_header.block);
                 held
             };
             let block_number = mtr.id(held).block;
