@@ -9,30 +9,21 @@
 //! transaction's changes left behind because its undo was not recoverable; redo read only up
 //! to a padding gap too short for a length word, losing every commit after it (seed 9).
 
+mod common;
+
 use std::collections::BTreeSet;
 use std::path::Path;
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
-use pythia::buffer::AccessKind;
-use pythia::instance::{Instance, InstanceConfig};
+use common::{config, visible_rows};
+use pythia::instance::Instance;
 use pythia::redo::mtr::Mtr;
 use pythia::storage::block::BlockId;
 use pythia::storage::btree::BTree;
-use pythia::storage::heap::{self, RowId};
 use pythia::storage::segment::{self, SegmentKind};
 use pythia::storage::vfs::{SimVfs, Vfs};
-
-fn config() -> InstanceConfig {
-    InstanceConfig {
-        block_size: 2048,
-        cache_bytes: 128 * 2048,
-        log_buffer_bytes: 256 << 10,
-        log_file_size: 256 << 10,
-        log_groups: 3,
-        undo_bytes: 4 << 20,
-    }
-}
+use pythia::transaction::RowChange;
 
 /// A tiny deterministic generator (the test must replay from its seed).
 struct Generator(u64);
@@ -82,13 +73,23 @@ fn key_of(data: &[u8]) -> Vec<u8> {
     data[..16].to_vec()
 }
 
+/// Row `data` grown to `length` bytes, its key kept.
+fn grown(data: &[u8], length: usize) -> Vec<u8> {
+    let mut bytes = data.to_vec();
+    bytes.resize(length, b'g');
+    bytes
+}
+
 /// Runs transactions until an operation fails (the simulated power loss). Returns the rows
 /// of acknowledged commits, and the rows of the commit in flight when the crash hit (which
-/// may or may not have reached disk).
+/// may or may not have reached disk). With `migrate`, a third of the transactions also grow
+/// one of their rows past what its block can hold (it migrates), and half of those change it
+/// again (in place, moved on, or home).
 fn workload(
     instance: &Instance,
     objects: &Objects,
     generator: &mut Generator,
+    migrate: bool,
 ) -> (BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>) {
     let transactions = instance.transactions();
     let tree = BTree::open(instance.cache(), objects.index, true).unwrap();
@@ -102,10 +103,12 @@ fn workload(
             .map(|row_number| row(number, row_number))
             .collect();
         let mut failed = false;
+        let mut rowids = Vec::with_capacity(rows.len());
         for data in &rows {
             let inserted = transactions
                 .insert_row(&mut transaction, objects.table, TABLE_OBJECT, &hint, data)
                 .and_then(|rowid| {
+                    rowids.push(rowid);
                     transactions.index_insert(
                         &mut transaction,
                         &tree,
@@ -117,6 +120,30 @@ fn workload(
             if inserted.is_err() {
                 failed = true;
                 break;
+            }
+        }
+        if failed {
+            break;
+        }
+        let mut rows = rows;
+        if migrate && generator.below(3) == 0 {
+            let index = generator.below(rows.len() as u64) as usize;
+            let mut lengths = vec![400 + generator.below(1200) as usize];
+            if generator.below(2) == 0 {
+                lengths.push([20, 900, 1900][generator.below(3) as usize]);
+            }
+            let rowid = rowids[index];
+            for length in lengths {
+                let data = grown(&rows[index][..56], length.max(56));
+                let changed =
+                    transactions.change_row(&mut transaction, TABLE_OBJECT, rowid, &mut |_| {
+                        Ok(RowChange::Update(data.clone()))
+                    });
+                if changed.is_err() {
+                    failed = true;
+                    break;
+                }
+                rows[index] = data;
             }
         }
         if failed {
@@ -140,34 +167,6 @@ fn workload(
     (committed, BTreeSet::new())
 }
 
-/// Every row visible to a new snapshot, with its rowid.
-fn visible_rows(instance: &Instance, objects: &Objects) -> Vec<(RowId, Vec<u8>)> {
-    let transactions = instance.transactions();
-    let snapshot = transactions.snapshot();
-    let mut rows = Vec::new();
-    for block in segment::used_blocks(instance.cache(), objects.table).unwrap() {
-        let pieces = {
-            let data = instance.cache().read(block, AccessKind::Scan).unwrap();
-            heap::pieces(&data).unwrap()
-        };
-        for (slot, piece) in pieces {
-            if let Some(data) = transactions
-                .consistent_version(piece, snapshot.scn, 0)
-                .unwrap()
-            {
-                rows.push((
-                    RowId {
-                        block: block.block,
-                        slot,
-                    },
-                    data,
-                ));
-            }
-        }
-    }
-    rows
-}
-
 fn check_after_recovery(
     instance: &Instance,
     objects: &Objects,
@@ -175,7 +174,7 @@ fn check_after_recovery(
     in_flight: &BTreeSet<Vec<u8>>,
     seed: u64,
 ) {
-    let rows = visible_rows(instance, objects);
+    let rows = visible_rows(instance, objects.table);
     let found: BTreeSet<Vec<u8>> = rows.iter().map(|(_, data)| data.clone()).collect();
     assert_eq!(found.len(), rows.len(), "seed {seed}: a row appears twice");
     let lost: Vec<_> = committed.difference(&found).collect();
@@ -211,11 +210,21 @@ fn check_after_recovery(
 #[test]
 fn power_loss_at_random_syncs_loses_no_acknowledged_commit() {
     for seed in 1..=40u64 {
-        power_loss_run(seed);
+        power_loss_run(seed, false);
     }
 }
 
-fn power_loss_run(seed: u64) {
+/// The same with rows migrating: recovery rolls back forwarding heads and migrated pieces of
+/// the transactions in flight, and every committed migrated row keeps its ROWID (the index
+/// check below) and reads whole.
+#[test]
+fn power_loss_during_row_migrations_loses_no_acknowledged_commit() {
+    for seed in 1..=20u64 {
+        power_loss_run(seed, true);
+    }
+}
+
+fn power_loss_run(seed: u64, migrate: bool) {
     let dir = Path::new("/db");
     {
         let vfs = SimVfs::new(seed);
@@ -225,7 +234,7 @@ fn power_loss_run(seed: u64) {
         let objects = create_objects(&instance);
         instance.checkpoint().unwrap();
         vfs.crash_after_syncs(20 + generator.below(400));
-        let (committed, in_flight) = workload(&instance, &objects, &mut generator);
+        let (committed, in_flight) = workload(&instance, &objects, &mut generator, migrate);
         instance.abandon();
         drop(instance);
         let after = vfs.crash();

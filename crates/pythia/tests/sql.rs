@@ -524,3 +524,228 @@ fn columns_read_only_by_one_clause_are_still_decoded() {
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+/// Row migration. The behaviour pinned: an UPDATE that made a row longer than its block's
+/// free space failed with ORA-01467 ("row migration is not implemented"). Now the row moves
+/// to another block and leaves a forwarding head at its ROWID: the primary key index still
+/// finds it, a full scan returns it once, older statements and rollbacks see the old
+/// version, it survives a restart, it moves again, comes home and is deleted, and reads
+/// that follow the forward count 'table fetch continued row'.
+mod migration {
+    use super::*;
+
+    fn run_with(session: &mut Session, sql: &str, binds: &[Value]) {
+        session
+            .execute_with(sql, binds)
+            .unwrap_or_else(|error| panic!("{sql}: {error}"));
+    }
+
+    fn text(letter: char, length: usize) -> Value {
+        Value::text(letter.to_string().repeat(length))
+    }
+
+    fn my_statistic(session: &mut Session, name: &str) -> i64 {
+        let sql = format!(
+            "select m.value from v$mystat m, v$statname n \
+             where m.statistic# = n.statistic# and n.name = '{name}'"
+        );
+        rows(session, &sql)[0][0].parse().unwrap()
+    }
+
+    /// Row 10 by primary key (index -> ROWID -> head -> migrated piece): length and first letter.
+    fn row_10(session: &mut Session) -> Vec<Vec<String>> {
+        rows(
+            session,
+            "select length(pad), substr(pad, 1, 1) from t where id = 10",
+        )
+    }
+
+    /// Rows whose pad starts with `letter`, by full scan (pad has no index).
+    fn scanned_ids(session: &mut Session, letter: char) -> Vec<Vec<String>> {
+        rows(
+            session,
+            &format!("select id from t where substr(pad, 1, 1) = '{letter}' order by id"),
+        )
+    }
+
+    fn one(value: &str) -> Vec<Vec<String>> {
+        vec![vec![value.to_string()]]
+    }
+
+    fn pair(length: &str, letter: &str) -> Vec<Vec<String>> {
+        vec![vec![length.to_string(), letter.to_string()]]
+    }
+
+    #[test]
+    fn an_update_that_outgrows_its_block_migrates_the_row_and_every_path_still_finds_it() {
+        let dir = temp_dir("migration");
+        {
+            let instance = Instance::open(&dir, SMALL).unwrap();
+            let mut a = instance.connect().unwrap();
+            let mut b = instance.connect().unwrap();
+            run(
+                &mut a,
+                "create table t (id number primary key, pad varchar2(4000))",
+            );
+            // 200 rows of about 110 bytes: the first 8 KiB block is full well before row 60.
+            for id in 1..=200 {
+                run_with(
+                    &mut a,
+                    "insert into t values (:1, :2)",
+                    &[Value::integer(id), text('x', 100)],
+                );
+            }
+            run(&mut a, "commit");
+
+            // Row 10's block has a few hundred bytes free: 3000 bytes must migrate.
+            let continued = my_statistic(&mut a, "table fetch continued row");
+            run_with(
+                &mut a,
+                "update t set pad = :1 where id = 10",
+                &[text('y', 3000)],
+            );
+            assert_eq!(row_10(&mut a), pair("3000", "y"));
+            assert!(my_statistic(&mut a, "table fetch continued row") > continued);
+            assert_eq!(scanned_ids(&mut a, 'y'), one("10"));
+            assert_eq!(rows(&mut a, "select count(*) from t"), one("200"));
+            assert_eq!(
+                rows(&mut a, "select count(*) from t where length(pad) > 0"),
+                one("200")
+            );
+            // Another session's statements are older than the uncommitted change: undo.
+            assert_eq!(row_10(&mut b), pair("100", "x"));
+            assert_eq!(scanned_ids(&mut b, 'y'), Vec::<Vec<String>>::new());
+            assert_eq!(rows(&mut b, "select count(*) from t"), one("200"));
+
+            // Rollback puts the old version back.
+            run(&mut a, "rollback");
+            assert_eq!(row_10(&mut a), pair("100", "x"));
+            assert_eq!(scanned_ids(&mut a, 'x').len(), 200);
+
+            // Migrate and commit; then grow in place, move, come home, migrate again.
+            for (letter, length) in [('y', 3000), ('z', 3900), ('w', 50), ('v', 3500)] {
+                run_with(
+                    &mut a,
+                    "update t set pad = :1 where id = 10",
+                    &[text(letter, length)],
+                );
+                run(&mut a, "commit");
+                assert_eq!(
+                    row_10(&mut b),
+                    pair(&length.to_string(), &letter.to_string())
+                );
+                assert_eq!(scanned_ids(&mut b, letter), one("10"));
+                assert_eq!(rows(&mut b, "select count(*) from t"), one("200"));
+            }
+
+            // A savepoint: change the migrated row twice, delete it, roll back to the savepoint.
+            run(&mut a, "savepoint s1");
+            run_with(
+                &mut a,
+                "update t set pad = :1 where id = 10",
+                &[text('u', 3990)],
+            );
+            run_with(
+                &mut a,
+                "update t set pad = :1 where id = 10",
+                &[text('t', 200)],
+            );
+            run(&mut a, "delete from t where id = 10");
+            assert_eq!(rows(&mut a, "select count(*) from t"), one("199"));
+            assert_eq!(row_10(&mut a), Vec::<Vec<String>>::new());
+            run(&mut a, "rollback to savepoint s1");
+            assert_eq!(row_10(&mut a), pair("3500", "v"));
+            assert_eq!(rows(&mut a, "select count(*) from t"), one("200"));
+
+            // Delete the migrated row: rolled back, then committed; its key can come back.
+            run(&mut a, "delete from t where id = 10");
+            assert_eq!(row_10(&mut b), pair("3500", "v"));
+            run(&mut a, "rollback");
+            assert_eq!(row_10(&mut a), pair("3500", "v"));
+            run(&mut a, "delete from t where id = 10");
+            run(&mut a, "commit");
+            assert_eq!(rows(&mut b, "select count(*) from t"), one("199"));
+            run_with(&mut a, "insert into t values (10, :1)", &[text('x', 100)]);
+            run(&mut a, "commit");
+            assert_eq!(row_10(&mut b), pair("100", "x"));
+
+            // Every row grows: most migrate, into blocks they share.
+            run_with(&mut a, "update t set pad = :1", &[text('m', 1000)]);
+            assert_eq!(
+                rows(&mut b, "select count(*), sum(length(pad)) from t"),
+                vec![vec!["200".to_string(), "20000".to_string()]]
+            );
+            assert_eq!(
+                rows(&mut a, "select count(*), sum(length(pad)) from t"),
+                vec![vec!["200".to_string(), "200000".to_string()]]
+            );
+            run(&mut a, "commit");
+            for id in [1, 10, 59, 60, 61, 137, 200] {
+                assert_eq!(
+                    rows(
+                        &mut b,
+                        &format!("select length(pad) from t where id = {id}")
+                    ),
+                    one("1000"),
+                    "row {id}"
+                );
+            }
+            drop((a, b));
+            instance.shutdown().unwrap();
+        }
+        // Forwarding heads and migrated pieces are on disk like any row.
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        let continued = my_statistic(&mut session, "table fetch continued row");
+        assert_eq!(
+            rows(&mut session, "select count(*), sum(length(pad)) from t"),
+            vec![vec!["200".to_string(), "200000".to_string()]]
+        );
+        assert!(my_statistic(&mut session, "table fetch continued row") > continued);
+        assert_eq!(row_10(&mut session), pair("1000", "m"));
+        assert_eq!(scanned_ids(&mut session, 'm').len(), 200);
+        run_with(
+            &mut session,
+            "update t set pad = :1 where id = 10",
+            &[text('k', 3999)],
+        );
+        run(&mut session, "commit");
+        assert_eq!(row_10(&mut session), pair("3999", "k"));
+        drop(session);
+        drop(instance);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+
+    /// CREATE INDEX reads every row's current version, through the forwards.
+    #[test]
+    fn an_index_created_over_migrated_rows_finds_them() {
+        let dir = temp_dir("migration-index");
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (id number primary key, n number, pad varchar2(4000))",
+        );
+        for id in 1..=100 {
+            run_with(
+                &mut session,
+                "insert into t values (:1, :2, :3)",
+                &[Value::integer(id), Value::integer(id % 7), text('x', 100)],
+            );
+        }
+        run(&mut session, "commit");
+        run_with(&mut session, "update t set pad = :1", &[text('m', 1000)]);
+        run(&mut session, "commit");
+        run(&mut session, "create index t_n on t (n)");
+        assert_eq!(
+            rows(
+                &mut session,
+                "select count(*), sum(length(pad)) from t where n = 3"
+            ),
+            vec![vec!["14".to_string(), "14000".to_string()]]
+        );
+        drop(session);
+        drop(instance);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
+}

@@ -291,13 +291,20 @@ pub fn build_index(
                     "resource busy and acquire with NOWAIT specified or timeout expired",
                 ));
             }
-            if !piece.is_deleted() {
+            // The current version (no other transaction is active on the table): through
+            // the forwarding head when the row has migrated.
+            let current = transactions.consistent_version(
+                piece,
+                transactions.current_scn(),
+                transaction.xid,
+            )?;
+            if let Some(data) = current {
                 rows.push((
                     RowId {
                         block: block.block,
                         slot,
                     },
-                    decode_row(&piece.data)?,
+                    decode_row(&data)?,
                 ));
             }
         }

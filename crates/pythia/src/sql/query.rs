@@ -108,7 +108,8 @@ impl<'a> Reader<'a> {
     }
 
     /// Calls `visit` with each row of `table` visible to this reader, with its rowid, until
-    /// it returns false.
+    /// it returns false. Each row is met once, at its head: `heap::pieces` leaves migrated
+    /// pieces out, and `consistent_version` follows a forwarding head to its data.
     pub fn scan_table(
         &self,
         table: &TableDef,
@@ -159,7 +160,8 @@ impl<'a> Reader<'a> {
         Ok(true)
     }
 
-    /// The version of the row at `rowid` visible to this reader.
+    /// The version of the row at `rowid` visible to this reader (through its forwarding
+    /// head when the row has migrated: 'table fetch continued row').
     pub fn fetch(&self, rowid: RowId) -> Result<Option<Vec<Value>>> {
         self.fetch_columns(rowid, None)
     }

@@ -26,7 +26,7 @@ use crate::error::{Error, Result};
 
 /// Size of the common header at the start of every block.
 pub const BLOCK_HEADER_BYTES: usize = 32;
-pub const FORMAT_VERSION: u8 = 1;
+pub const FORMAT_VERSION: u8 = 2;
 /// Smallest and largest db_block_size, as Oracle.
 pub const BLOCK_SIZE_MIN: usize = 2048;
 pub const BLOCK_SIZE_MAX: usize = 32768;

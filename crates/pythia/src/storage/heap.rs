@@ -7,22 +7,55 @@
 //!  34  2 data start            lowest byte used by row data (rows grow down from the end)
 //!  36  2 reclaimable bytes     bytes of dead row pieces a compaction would give back
 //!  38  2 reserved
-//!  40    row directory         u16 offset per slot, 0 = slot unused
+//!  40  4 segment header        block number of the segment's header: where a row that must
+//!                              migrate gets a new block when no block it knows has room
+//!  44  4 migration target      the block rows of this block last migrated into (0: none)
+//!  48    row directory         u16 offset per slot, 0 = slot unused
 //!   ...  free space
 //!        row pieces            each:  0 flags u8 | 1 xid u64 | 9 uba u64 | 17 length u16 | 19 data
+//!                              occupying 19 + max(length, 8) bytes (zero padding after data)
 //! ```
 //!
 //! A ROWID is (block number, slot) in the system datafile, packed as `block << 16 | slot`.
-//! Row piece flags: `ROW_DELETED` marks a tombstone (the row was deleted by `xid`; older
-//! snapshots still reach the row through its undo). `xid` is the transaction that made this
-//! version (0: committed before anything still running began) and `uba` the undo record
-//! holding the previous version. The transaction layer interprets them; this module only
-//! stores rows.
+//! `xid` is the transaction that made this version (0: committed before anything still
+//! running began) and `uba` the undo record holding the previous version. The transaction
+//! layer interprets them; this module only stores pieces. Row piece flags, and the kinds of
+//! piece they make (Oracle's flag letters in brackets):
 //!
-//! Invariants: slot offsets point inside the block past the directory; a slot, once used,
-//! keeps its number for the row's life (ROWIDs are stable); `data start` is never below the
-//! end of the directory. A row piece must fit in one block (rows larger than a block are
-//! refused with ORA-01467-style error until row chaining exists).
+//! ```text
+//!  flags                        piece                       data
+//!  0                            a row (H F L)               the row (types/codec.rs)
+//!  ROW_DELETED    1             tombstone (H D F L)         empty: deleted by `xid`; older
+//!                                                           snapshots reach the row via undo
+//!  ROW_FORWARDED  2             head of a migrated row (H)  8 bytes: the ROWID (u64, little
+//!                                                           endian) of its migrated piece
+//!  ROW_MIGRATED   4             migrated piece (F L)        the row; xid and uba are a copy
+//!                                                           of its head's
+//!  ROW_MIGRATED | ROW_DELETED   orphaned migrated piece     empty: the row moved on or was
+//!                                                           deleted by the change (xid, uba)
+//! ```
+//!
+//! Row migration: when an update makes a row too long for its block, the row's data moves
+//! to a migrated piece in another block of the segment and the piece at the ROWID becomes a
+//! forwarding head. The ROWID, and every index entry holding it, stay valid; the head keeps
+//! the row's version history (xid, uba, the delete mark) and the migrated piece only data.
+//! A migrated piece is not a row of its own block: `pieces` (what scans read) leaves it
+//! out, so a full scan meets each row once, at its head. A head never forwards to another
+//! head: a row that moves again is re-pointed. The transaction layer keeps these pieces in
+//! step (`transaction`'s essay, "Row migration").
+//!
+//! Invariants:
+//! 1. Slot offsets point inside the block past the directory; a slot, once used, keeps its
+//!    number for the row's life (ROWIDs are stable); `data start` is never below the end of
+//!    the directory.
+//! 2. Every piece occupies at least 19 + 8 bytes, so any row can become a forwarding head in
+//!    place (Oracle's minimum row size exists for the same reason).
+//! 3. A row piece must fit in one block: rows larger than an empty block are refused with
+//!    ORA-01467 until row chaining exists.
+//! 4. `migration target`, when not 0, names a block of this block's segment handed out
+//!    since the segment's last TRUNCATE: a block holding live rows was formatted (target 0)
+//!    since then, and only ever sets its target to such blocks. So the target needs no
+//!    check against the segment's high water mark.
 
 use crate::error::{Error, Result};
 use crate::storage::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};
@@ -31,9 +64,15 @@ use crate::storage::datafile::SYSTEM_FILE;
 const OFFSET_SLOT_COUNT: usize = 32;
 const OFFSET_DATA_START: usize = 34;
 const OFFSET_RECLAIMABLE: usize = 36;
-const DIRECTORY: usize = 40;
+const OFFSET_SEGMENT_HEADER: usize = 40;
+const OFFSET_MIGRATION_TARGET: usize = 44;
+const DIRECTORY: usize = 48;
 pub const ROW_HEADER_BYTES: usize = 19;
+/// Bytes of a forwarding address: every piece has at least this much room for data.
+pub const FORWARD_BYTES: usize = 8;
 pub const ROW_DELETED: u8 = 1;
+pub const ROW_FORWARDED: u8 = 2;
+pub const ROW_MIGRATED: u8 = 4;
 /// Most slots in one block (the directory must leave room for rows).
 pub const SLOTS_MAX: usize = 2048;
 
@@ -88,13 +127,63 @@ pub struct RowPiece {
 }
 
 impl RowPiece {
+    /// The head of a migrated row: versioning here, data at `target`.
+    pub fn forwarding(xid: u64, uba: u64, target: RowId) -> RowPiece {
+        RowPiece {
+            flags: ROW_FORWARDED,
+            xid,
+            uba,
+            data: target.to_u64().to_le_bytes().to_vec(),
+        }
+    }
+
+    /// The data of a migrated row, tagged with its head's xid and uba.
+    pub fn migrated(xid: u64, uba: u64, data: Vec<u8>) -> RowPiece {
+        RowPiece {
+            flags: ROW_MIGRATED,
+            xid,
+            uba,
+            data,
+        }
+    }
+
+    /// A migrated piece left behind by the change (xid, uba): kept until no reader can
+    /// still hold a copy of the head that leads here.
+    pub fn orphan(xid: u64, uba: u64) -> RowPiece {
+        RowPiece {
+            flags: ROW_MIGRATED | ROW_DELETED,
+            xid,
+            uba,
+            data: Vec::new(),
+        }
+    }
+
     pub fn is_deleted(&self) -> bool {
         self.flags & ROW_DELETED != 0
     }
 
-    fn stored_bytes(&self) -> usize {
-        ROW_HEADER_BYTES + self.data.len()
+    /// Whether this is the data of a row whose head is elsewhere (not a row of its block).
+    pub fn is_migrated(&self) -> bool {
+        self.flags & ROW_MIGRATED != 0
     }
+
+    /// Where the data of a migrated row is, when this is its head.
+    pub fn forward_address(&self) -> Option<RowId> {
+        if self.flags & ROW_FORWARDED == 0 || self.is_migrated() {
+            return None;
+        }
+        let bytes: [u8; FORWARD_BYTES] = self.data.get(..FORWARD_BYTES)?.try_into().ok()?;
+        Some(RowId::from_u64(u64::from_le_bytes(bytes)))
+    }
+
+    fn stored_bytes(&self) -> usize {
+        piece_bytes(self.data.len())
+    }
+}
+
+/// Bytes a piece with `data_bytes` of data occupies in a block (invariant 2).
+fn piece_bytes(data_bytes: usize) -> usize {
+    ROW_HEADER_BYTES + data_bytes.max(FORWARD_BYTES)
 }
 
 /// Largest row data that fits in an empty block of this size.
@@ -102,9 +191,25 @@ pub fn row_bytes_max(block_size: usize) -> usize {
     block_size - DIRECTORY - 2 - ROW_HEADER_BYTES
 }
 
-pub fn format(block: &mut [u8], id: BlockId, object_id: u32) {
+/// Formats a heap block of the segment whose header is block `segment_header`.
+pub fn format(block: &mut [u8], id: BlockId, object_id: u32, segment_header: u32) {
     block::format(block, id, BlockType::HeapData, object_id);
     set_data_start(block, block.len());
+    block::write_u32(block, OFFSET_SEGMENT_HEADER, segment_header);
+}
+
+/// The block number of the header of the segment this block belongs to.
+pub fn segment_header(block: &[u8]) -> u32 {
+    block::read_u32(block, OFFSET_SEGMENT_HEADER)
+}
+
+/// The block rows of this block last migrated into (0: none).
+pub fn migration_target(block: &[u8]) -> u32 {
+    block::read_u32(block, OFFSET_MIGRATION_TARGET)
+}
+
+pub fn set_migration_target(block: &mut [u8], target: u32) {
+    block::write_u32(block, OFFSET_MIGRATION_TARGET, target);
 }
 
 fn data_start(block: &[u8]) -> usize {
@@ -150,10 +255,10 @@ pub fn free_bytes(block: &[u8]) -> usize {
 }
 
 fn stored_length(block: &[u8], offset: usize) -> usize {
-    ROW_HEADER_BYTES + block::read_u16(block, offset + 17) as usize
+    piece_bytes(block::read_u16(block, offset + 17) as usize)
 }
 
-/// Reads the row piece in `slot`, or None for an unused slot.
+/// Reads the piece in `slot` whatever its kind, or None for an unused slot.
 pub fn read(block: &[u8], slot: u16) -> Result<Option<RowPiece>> {
     let slot = slot as usize;
     if block::block_type(block) != BlockType::HeapData || slot >= slot_count(block) {
@@ -169,12 +274,12 @@ pub fn read(block: &[u8], slot: u16) -> Result<Option<RowPiece>> {
         )));
     }
     let length = block::read_u16(block, offset + 17) as usize;
-    let data_offset = offset + ROW_HEADER_BYTES;
-    if data_offset + length > block.len() {
+    if offset + piece_bytes(length) > block.len() {
         return Err(Error::internal(format!(
             "heap row in slot {slot} runs past its block"
         )));
     }
+    let data_offset = offset + ROW_HEADER_BYTES;
     Ok(Some(RowPiece {
         flags: block[offset],
         xid: block::read_u64(block, offset + 1),
@@ -211,8 +316,9 @@ fn write_piece(block: &mut [u8], offset: usize, piece: &RowPiece) {
     block::write_u64(block, offset + 1, piece.xid);
     block::write_u64(block, offset + 9, piece.uba);
     block::write_u16(block, offset + 17, piece.data.len() as u16);
-    block[offset + ROW_HEADER_BYTES..offset + ROW_HEADER_BYTES + piece.data.len()]
-        .copy_from_slice(&piece.data);
+    let data_offset = offset + ROW_HEADER_BYTES;
+    block[data_offset..data_offset + piece.data.len()].copy_from_slice(&piece.data);
+    block[data_offset + piece.data.len()..offset + piece.stored_bytes()].fill(0);
 }
 
 /// Room to reserve per block for rows to grow by updates (Oracle's PCTFREE 10).
@@ -224,8 +330,19 @@ pub fn pctfree_bytes(block_size: usize) -> usize {
 pub fn fits(block: &[u8], data_bytes: usize, reserve: usize) -> bool {
     let reuses_slot = (0..slot_count(block)).any(|slot| slot_offset(block, slot) == 0);
     let directory_growth = if reuses_slot { 0 } else { 2 };
-    free_bytes(block) >= ROW_HEADER_BYTES + data_bytes + directory_growth + reserve
+    free_bytes(block) >= piece_bytes(data_bytes) + directory_growth + reserve
         && (reuses_slot || slot_count(block) < SLOTS_MAX)
+}
+
+/// Whether `replace` of the piece in `slot` by one with `data_bytes` of data would succeed.
+pub fn fits_replacement(block: &[u8], slot: u16, data_bytes: usize) -> bool {
+    let slot = slot as usize;
+    if slot >= slot_count(block) || slot_offset(block, slot) == 0 {
+        return false;
+    }
+    let old_length = stored_length(block, slot_offset(block, slot));
+    let new_length = piece_bytes(data_bytes);
+    new_length <= old_length || free_bytes(block) + old_length >= new_length
 }
 
 /// Inserts a row piece into a new slot. Returns the slot, or None when it does not fit.
@@ -237,12 +354,14 @@ pub fn insert(block: &mut [u8], piece: &RowPiece, reserve: usize) -> Option<u16>
     let slot = (0..count)
         .find(|&slot| slot_offset(block, slot) == 0)
         .unwrap_or(count);
+    let directory_growth = if slot == count { 2 } else { 0 };
+    // Compact first: a new directory entry may only take bytes that are free.
+    if contiguous_free(block) < piece.stored_bytes() + directory_growth {
+        compact(block);
+    }
     if slot == count {
         block::write_u16(block, OFFSET_SLOT_COUNT, (count + 1) as u16);
         block::write_u16(block, DIRECTORY + slot * 2, 0);
-    }
-    if contiguous_free(block) < piece.stored_bytes() {
-        compact(block);
     }
     let offset = data_start(block) - piece.stored_bytes();
     write_piece(block, offset, piece);
@@ -309,8 +428,17 @@ pub fn remove(block: &mut [u8], slot: u16) {
     block::write_u16(block, OFFSET_RECLAIMABLE, reclaimable as u16);
 }
 
-/// Every used slot of a block with its piece.
+/// The rows of a block: every used slot whose piece is a row head (plain, tombstone or
+/// forwarding), with its piece. Migrated pieces are left out: they belong to rows whose
+/// ROWID is in another slot, and a scan meets those rows there.
 pub fn pieces(block: &[u8]) -> Result<Vec<(u16, RowPiece)>> {
+    let mut result = all_pieces(block)?;
+    result.retain(|(_, piece)| !piece.is_migrated());
+    Ok(result)
+}
+
+/// Every used slot of a block with its piece, migrated pieces included.
+pub fn all_pieces(block: &[u8]) -> Result<Vec<(u16, RowPiece)>> {
     if block::block_type(block) != BlockType::HeapData {
         return Ok(Vec::new());
     }
@@ -345,7 +473,7 @@ mod tests {
     #[test]
     fn insert_read_replace_remove() {
         let mut block = vec![0u8; 2048];
-        format(&mut block, BlockId::new(1, 9), 5);
+        format(&mut block, BlockId::new(1, 9), 5, 8);
         let first = insert(&mut block, &piece(b"hello", 1), 0).unwrap();
         let second = insert(&mut block, &piece(b"world!", 2), 0).unwrap();
         assert_eq!((first, second), (0, 1));
@@ -362,7 +490,7 @@ mod tests {
     #[test]
     fn full_block_refuses_and_compaction_recovers_dead_space() {
         let mut block = vec![0u8; 2048];
-        format(&mut block, BlockId::new(1, 9), 5);
+        format(&mut block, BlockId::new(1, 9), 5, 8);
         let mut slots = Vec::new();
         while let Some(slot) = insert(&mut block, &piece(&[1u8; 100], 1), 0) {
             slots.push(slot);
@@ -375,6 +503,98 @@ mod tests {
         assert!(insert(&mut block, &piece(&[2u8; 200], 2), 0).is_some());
         for slot in slots.iter().skip(1).step_by(2) {
             assert_eq!(read(&block, *slot).unwrap().unwrap().data, vec![1u8; 100]);
+        }
+    }
+
+    /// The bug: `insert` extended the row directory before compacting, so when fewer than
+    /// two contiguous bytes were free (the rest of the free space being dead pieces), the
+    /// new directory entry overwrote the flags and the xid's low byte of the lowest piece.
+    /// A row shrunk to a forwarding head lost its forward flag and was read as its address.
+    #[test]
+    fn a_new_directory_entry_never_overwrites_the_lowest_piece() {
+        let mut block = vec![0u8; 2048];
+        format(&mut block, BlockId::new(1, 9), 5, 8);
+        let big = insert(&mut block, &piece(&[1u8; 1000], 1), 0).unwrap();
+        // Fill the contiguous space exactly, directory entry included.
+        let filler_bytes = contiguous_free(&block) - 2 - ROW_HEADER_BYTES;
+        let filler = insert(&mut block, &piece(&vec![2u8; filler_bytes], 2), 0).unwrap();
+        assert_eq!(contiguous_free(&block), 0);
+        // Dead space elsewhere: plenty of room, none of it contiguous.
+        assert!(replace(&mut block, big, &piece(b"small", 3)).unwrap());
+        let added = insert(&mut block, &piece(&[4u8; 100], 4), 0).unwrap();
+        assert_eq!(added, 2);
+        let kept = read(&block, filler).unwrap().unwrap();
+        assert_eq!((kept.flags, kept.xid, kept.uba), (0, 2, 20));
+        assert_eq!(kept.data, vec![2u8; filler_bytes]);
+        assert_eq!(read(&block, big).unwrap().unwrap(), piece(b"small", 3));
+        assert_eq!(read(&block, added).unwrap().unwrap(), piece(&[4u8; 100], 4));
+    }
+
+    #[test]
+    fn format_names_the_segment_and_starts_without_a_migration_target() {
+        let mut block = vec![0u8; 2048];
+        format(&mut block, BlockId::new(1, 9), 5, 8);
+        assert_eq!((segment_header(&block), migration_target(&block)), (8, 0));
+        set_migration_target(&mut block, 12);
+        assert_eq!(migration_target(&block), 12);
+        assert_eq!(row_bytes_max(2048), 2048 - 48 - 2 - ROW_HEADER_BYTES);
+        // The largest row fits an empty block, as a row and as a migrated piece.
+        let largest = vec![3u8; row_bytes_max(2048)];
+        assert!(insert(&mut block, &RowPiece::migrated(1, 2, largest), 0).is_some());
+        assert_eq!(free_bytes(&block), 0);
+    }
+
+    #[test]
+    fn scans_see_heads_and_tombstones_but_not_migrated_pieces() {
+        let mut block = vec![0u8; 2048];
+        format(&mut block, BlockId::new(1, 9), 5, 8);
+        let target = RowId { block: 11, slot: 3 };
+        let row = insert(&mut block, &piece(b"plain", 1), 0).unwrap();
+        let head = insert(&mut block, &RowPiece::forwarding(2, 20, target), 0).unwrap();
+        let migrated = insert(&mut block, &RowPiece::migrated(3, 30, b"data".to_vec()), 0).unwrap();
+        let orphan = insert(&mut block, &RowPiece::orphan(4, 40), 0).unwrap();
+        let heads: Vec<u16> = pieces(&block)
+            .unwrap()
+            .into_iter()
+            .map(|(slot, _)| slot)
+            .collect();
+        assert_eq!(heads, vec![row, head]);
+        assert_eq!(all_pieces(&block).unwrap().len(), 4);
+        let read_head = read(&block, head).unwrap().unwrap();
+        assert_eq!(read_head.forward_address(), Some(target));
+        assert_eq!((read_head.xid, read_head.uba), (2, 20));
+        assert!(!read_head.is_migrated() && !read_head.is_deleted());
+        let read_migrated = read(&block, migrated).unwrap().unwrap();
+        assert!(read_migrated.is_migrated() && !read_migrated.is_deleted());
+        assert_eq!(read_migrated.forward_address(), None);
+        assert_eq!(read_migrated.data, b"data");
+        let read_orphan = read(&block, orphan).unwrap().unwrap();
+        assert!(read_orphan.is_migrated() && read_orphan.is_deleted());
+        assert_eq!(read(&block, row).unwrap().unwrap().forward_address(), None);
+    }
+
+    #[test]
+    fn any_row_can_become_a_forwarding_head_in_place() {
+        // Rows shorter than a forwarding address, packed until the block is full: each must
+        // still turn into a head without needing a byte of free space.
+        let mut block = vec![0u8; 2048];
+        format(&mut block, BlockId::new(1, 9), 5, 8);
+        let mut slots = Vec::new();
+        while let Some(slot) = insert(&mut block, &piece(&[9], 1), 0) {
+            slots.push(slot);
+        }
+        assert!(!fits(&block, 1, 0));
+        for (index, slot) in slots.iter().enumerate() {
+            assert!(fits_replacement(&block, *slot, FORWARD_BYTES));
+            let target = RowId {
+                block: 20,
+                slot: index as u16,
+            };
+            assert!(replace(&mut block, *slot, &RowPiece::forwarding(2, 3, target)).unwrap());
+            assert_eq!(
+                read(&block, *slot).unwrap().unwrap().forward_address(),
+                Some(target)
+            );
         }
     }
 
@@ -393,7 +613,7 @@ mod tests {
         #[test]
         fn block_matches_model(operations in prop::collection::vec((0u8..3, 0usize..40, 1usize..300), 1..200)) {
             let mut block = vec![0u8; 4096];
-            format(&mut block, BlockId::new(1, 3), 1);
+            format(&mut block, BlockId::new(1, 3), 1, 2);
             let mut model: Vec<Option<Vec<u8>>> = Vec::new();
             for (index, (operation, target, length)) in operations.into_iter().enumerate() {
                 let data = vec![(index % 251) as u8; length];
@@ -406,11 +626,13 @@ mod tests {
                             model[slot] = Some(data);
                         }
                     }
-                    1 if target < model.len()
-                        && model[target].is_some()
-                        && replace(&mut block, target as u16, &piece(&data, 2)).unwrap() =>
-                    {
-                        model[target] = Some(data);
+                    1 if target < model.len() && model[target].is_some() => {
+                        let fits = fits_replacement(&block, target as u16, data.len());
+                        let replaced = replace(&mut block, target as u16, &piece(&data, 2)).unwrap();
+                        prop_assert_eq!(fits, replaced);
+                        if replaced {
+                            model[target] = Some(data);
+                        }
                     }
                     2 if target < model.len() => {
                         remove(&mut block, target as u16);

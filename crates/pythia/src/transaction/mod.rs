@@ -29,6 +29,50 @@
 //! Deadlocks: before waiting, a transaction records whom it waits for and follows that chain
 //! under the 'enqueue hash chains' latch; a cycle back to itself is ORA-00060 for the
 //! statement that would close it.
+//!
+//! Row migration (the pieces and their bytes: `storage/heap.rs`). An update that makes a row
+//! too long for its block moves the row's data to a migrated piece in another block of the
+//! segment and turns the piece at the ROWID into a forwarding head:
+//!
+//! ```text
+//!   block 7, slot 2 (the ROWID)                    block 12, slot 5
+//!   head:  FORWARDED xid uba  -> 12.5  ----------> migrated: MIGRATED xid uba  row data
+//!          the lock and the version chain                    tag = the head's xid, uba
+//! ```
+//!
+//! 1. The head keeps the versioning (xid, uba, the delete mark); the migrated piece holds
+//!    only data. The ROWID, the row lock and the start of the undo chain stay where index
+//!    entries point, so lock waits, unique checks and undo walks work on heads unchanged.
+//! 2. Undo holds logical versions: the full row, never a forwarding address. Readers that
+//!    walk undo never follow a forward, and rollback may put a version anywhere it fits.
+//! 3. One mini-transaction writes the head and every piece a change touches, so after each:
+//!    a live migrated piece's tag is its head's (xid, uba).
+//! 4. Where a version goes: into the head's own block if it fits there (a migrated row comes
+//!    home), else into its migrated piece in place, else into a new migrated piece in a block
+//!    with room (the block the head's block last migrated into, the segment's last block, or
+//!    a new block of the segment), re-pointing the head: a forward never leads to another
+//!    forward. A migrated piece left behind is orphaned, not freed: flagged deleted, its data
+//!    dropped, tagged with the change (xid, uba) that left it, and purged like a tombstone
+//!    once that change is purgeable. A deleted migrated row leaves a plain tombstone head.
+//! 5. Readers copy a head, let its block go, then read the migrated piece; a change may come
+//!    between. A live piece whose tag is the copy's (xid, uba) holds that version's data.
+//!    Otherwise the copy is stale and the piece carries a newer (xid, uba), from which the
+//!    undo chain reaches the image of the version the copy names. The piece is still there:
+//!    only a statement whose snapshot is older than the change that orphaned it can hold
+//!    such a copy, and by 4 the orphan stays until no such snapshot runs.
+//! 6. Rollback restores the logical version by the same rule as a change (4), orphaning what
+//!    it leaves with the undone change's (xid, uba), from which 5 reaches the restored
+//!    version. Undo of an insert frees the head and its migrated piece at once: only the
+//!    inserting transaction ever saw them. Every inverse is one mini-transaction that first
+//!    checks the head still holds the change it undoes, so recovery may apply it twice.
+//! 7. Latch order: a change takes the head's block, the migrated piece's block and a
+//!    candidate block in block-number order, then the segment header (for a new block), then
+//!    undo. A candidate found needed only under the latches means letting go, choosing one,
+//!    and starting again.
+//!
+//! Reads that follow a forward count 'table fetch continued row'. Oracle's full scans read a
+//! migrated piece where they meet it; ours meet rows at their heads, where the versioning is,
+//! so scans count continued rows too.
 
 pub mod undo;
 
@@ -44,10 +88,11 @@ use crate::buffer::{AccessKind, BufferCache};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Latch, LatchName, Statistic, WaitEvent};
 use crate::redo::log::RedoLog;
-use crate::redo::mtr::Mtr;
+use crate::redo::mtr::{Held, Mtr};
 use crate::redo::record::RECORD_COMMIT;
 use crate::storage::block::{self, BlockId};
 use crate::storage::btree::BTree;
+use crate::storage::datafile::SYSTEM_FILE;
 use crate::storage::heap::{self, RowId, RowPiece, ROW_DELETED};
 use crate::storage::segment;
 use crate::storage::space::SpaceManager;
@@ -471,26 +516,7 @@ impl TransactionManager {
         let scn = self.current_scn();
         match record.kind {
             UndoKind::HeapInsert | UndoKind::HeapUpdate | UndoKind::HeapDelete => {
-                let rowid = RowId::from_u64(record.target);
-                let mut mtr = Mtr::new(&self.cache);
-                let held = mtr.get(rowid.block_id(), AccessKind::Lookup)?;
-                let current = heap::read(mtr.block_ref(held), rowid.slot)?;
-                let made_by_record =
-                    matches!(&current, Some(piece) if piece.xid == xid && piece.uba == uba);
-                if !made_by_record {
-                    return Ok(()); // already undone (or never made before a crash)
-                }
-                if record.kind == UndoKind::HeapInsert {
-                    heap::remove(mtr.block(held), rowid.slot);
-                } else {
-                    let before = decode_row_image(&record.payload)?;
-                    if !heap::replace(mtr.block(held), rowid.slot, &before)? {
-                        return Err(Error::internal(
-                            "rollback: the previous row version no longer fits its block",
-                        ));
-                    }
-                }
-                mtr.commit(&self.log, scn, 0)?;
+                self.undo_row_change(xid, uba, record)?
             }
             UndoKind::IndexInsert | UndoKind::IndexDeleteMark => {
                 let header = BlockId::from_u64(record.target);
@@ -623,17 +649,28 @@ impl TransactionManager {
 
     // ----- row operations ---------------------------------------------------------------
 
-    /// The version of a row piece visible at `snapshot_scn` to `reader_xid`: walks undo back
-    /// from the current piece. None when no version is visible (inserted later, or deleted).
+    /// The version of a row visible at `snapshot_scn` to `reader_xid`, from its head: walks
+    /// undo back from the current version, and follows a forwarding head to its migrated
+    /// piece. None when no version is visible (inserted later, or deleted), or when `piece`
+    /// is a migrated piece (not a row: its row is met at its head).
     pub fn consistent_version(
         &self,
         mut piece: RowPiece,
         snapshot_scn: u64,
         reader_xid: u64,
     ) -> Result<Option<Vec<u8>>> {
+        if piece.is_migrated() {
+            return Ok(None);
+        }
         loop {
             if self.visible(piece.xid, snapshot_scn, reader_xid) {
-                return Ok((!piece.is_deleted()).then_some(piece.data));
+                if piece.is_deleted() {
+                    return Ok(None);
+                }
+                return match piece.forward_address() {
+                    Some(target) => self.migrated_version(&piece, target).map(Some),
+                    None => Ok(Some(piece.data)),
+                };
             }
             if piece.uba == 0 {
                 return Ok(None);
@@ -652,10 +689,49 @@ impl TransactionManager {
         }
     }
 
-    /// Reads the current piece of a row (latest version, whoever made it).
+    /// The data of the version a forwarding `head` (a copy, perhaps stale) names, from the
+    /// migrated piece at `target` or, when that has changed since the copy, from undo (the
+    /// essay's rule 5).
+    fn migrated_version(&self, head: &RowPiece, target: RowId) -> Result<Vec<u8>> {
+        instrumentation::add(Statistic::TableFetchContinuedRow, 1);
+        let piece = {
+            let data = self.cache.read(target.block_id(), AccessKind::Lookup)?;
+            heap::read(&data, target.slot)?
+        };
+        let Some(piece) = piece.filter(RowPiece::is_migrated) else {
+            return Err(Error::internal(format!(
+                "forwarding address {} leads to no migrated row piece",
+                target.to_u64()
+            )));
+        };
+        if !piece.is_deleted() && (piece.xid, piece.uba) == (head.xid, head.uba) {
+            return Ok(piece.data);
+        }
+        let mut uba = piece.uba;
+        while uba != 0 {
+            let record = undo::read(&self.cache, uba)?;
+            instrumentation::add(Statistic::DataBlocksConsistentReadsUndoRecordsApplied, 1);
+            if !matches!(record.kind, UndoKind::HeapUpdate | UndoKind::HeapDelete) {
+                break;
+            }
+            let image = decode_row_image(&record.payload)?;
+            if (image.xid, image.uba) == (head.xid, head.uba) {
+                return Ok(image.data);
+            }
+            uba = image.uba;
+        }
+        Err(Error::internal(format!(
+            "the migrated piece at {} does not lead to the version its head names",
+            target.to_u64()
+        )))
+    }
+
+    /// Reads the head of the row at `rowid` (its latest version, whoever made it). None when
+    /// the slot holds no row: unused, or a migrated piece of a row whose ROWID is elsewhere.
+    /// A forwarding head's data is an address; `consistent_version` follows it.
     pub fn current_piece(&self, rowid: RowId) -> Result<Option<RowPiece>> {
         let data = self.cache.read(rowid.block_id(), AccessKind::Lookup)?;
-        heap::read(&data, rowid.slot)
+        Ok(heap::read(&data, rowid.slot)?.filter(|piece| !piece.is_migrated()))
     }
 
     /// Inserts a row into a heap segment. `hint` is the segment's current insert block (0:
@@ -709,7 +785,7 @@ impl TransactionManager {
             } else {
                 let id = segment::allocate_block(&mut mtr, &self.space, segment_header)?;
                 let held = mtr.new_block(id)?;
-                heap::format(mtr.block(held), id, object_id);
+                heap::format(mtr.block(held), id, object_id, segment_header.block);
                 held
             };
             let block_number = mtr.id(held).block;
@@ -752,10 +828,10 @@ impl TransactionManager {
         Err(Error::internal("heap insert found no block with room"))
     }
 
-    /// Removes tombstones that no running statement can see from a heap block held for
-    /// change. Returns the number removed.
+    /// Removes tombstones and orphaned migrated pieces that no running statement can reach
+    /// from a heap block held for change. Returns the number removed.
     fn purge_block(&self, block: &mut [u8]) -> usize {
-        let Ok(pieces) = heap::pieces(block) else {
+        let Ok(pieces) = heap::all_pieces(block) else {
             return 0;
         };
         let mut removed = 0;
@@ -768,10 +844,11 @@ impl TransactionManager {
         removed
     }
 
-    /// Changes a row in place, locking it. `change` gets the current row data (None when the
-    /// row no longer exists) and returns the new data, None to leave the row alone, or
-    /// `Some(None)`-style deletion via `RowChange::Delete`. Waits for another active
-    /// transaction holding the row; computes again if the row changed meanwhile.
+    /// Changes a row, locking it. `change` gets the current row data (None when the row no
+    /// longer exists) and returns the new data, `RowChange::Keep` to leave the row alone, or
+    /// `RowChange::Delete`. Waits for another active transaction holding the row; computes
+    /// again if the row changed meanwhile. A row that outgrows its block migrates (the
+    /// essay's "Row migration"): its ROWID stays.
     pub fn change_row(
         &self,
         transaction: &mut Transaction,
@@ -779,19 +856,36 @@ impl TransactionManager {
         rowid: RowId,
         change: &mut dyn FnMut(Option<&[u8]>) -> Result<RowChange>,
     ) -> Result<RowOutcome> {
+        // None: no candidate block looked for yet; Some(0): none has room.
+        let mut candidate: Option<u32> = None;
+        let mut attempts = 0;
         loop {
-            let Some(piece) = self.current_piece(rowid)? else {
+            let Some(head) = self.current_piece(rowid)? else {
                 return Ok(RowOutcome::Missing);
             };
-            if piece.xid != transaction.xid
-                && piece.xid != 0
-                && self.status(piece.xid) == TransactionStatus::Active
+            if head.xid != transaction.xid
+                && head.xid != 0
+                && self.status(head.xid) == TransactionStatus::Active
             {
-                self.wait_for(transaction.xid, piece.xid)?;
+                self.wait_for(transaction.xid, head.xid)?;
                 continue;
             }
-            let current = (!piece.is_deleted()).then_some(&piece.data[..]);
-            let outcome = change(current)?;
+            attempts += 1;
+            if attempts > ROW_CHANGE_ATTEMPTS_MAX {
+                return Err(Error::internal(format!(
+                    "row {} changed under {ROW_CHANGE_ATTEMPTS_MAX} attempts to change it",
+                    rowid.to_u64()
+                )));
+            }
+            let current = if head.is_deleted() {
+                None
+            } else {
+                match self.current_data(&head)? {
+                    Some(data) => Some(data),
+                    None => continue, // the migrated piece changed after the head was read
+                }
+            };
+            let outcome = change(current.as_deref())?;
             let (new_flags, new_data, kind) = match outcome {
                 RowChange::Keep => {
                     return Ok(if current.is_some() {
@@ -803,9 +897,9 @@ impl TransactionManager {
                 RowChange::Update(data) => (0u8, data, UndoKind::HeapUpdate),
                 RowChange::Delete => (ROW_DELETED, Vec::new(), UndoKind::HeapDelete),
             };
-            if current.is_none() {
+            let Some(current) = current else {
                 return Ok(RowOutcome::Missing);
-            }
+            };
             if new_data.len() > heap::row_bytes_max(self.cache.block_size()) {
                 return Err(Error::new(
                     1467,
@@ -816,11 +910,31 @@ impl TransactionManager {
                 ));
             }
             let mut mtr = Mtr::new(&self.cache);
-            let held = mtr.get(rowid.block_id(), AccessKind::Lookup)?;
-            let now = heap::read(mtr.block_ref(held), rowid.slot)?;
-            if now.as_ref().map(|now| (now.xid, now.uba)) != Some((piece.xid, piece.uba)) {
+            let blocks = self.hold_row_blocks(&mut mtr, rowid, &head, candidate.unwrap_or(0))?;
+            if !self.row_unchanged(&mtr, rowid, &blocks, &head)? {
                 continue; // changed since we looked: look again
             }
+            let mut version = RowPiece {
+                flags: new_flags,
+                xid: transaction.xid,
+                uba: 0,
+                data: new_data,
+            };
+            let placement = match self.placement(&mtr, rowid, &blocks, &version) {
+                Some(placement) => placement,
+                None if candidate.is_none() => {
+                    drop(mtr);
+                    candidate = Some(self.migration_candidate(rowid, &head, version.data.len())?);
+                    continue;
+                }
+                None => Placement::Move(self.new_migration_block(&mut mtr, blocks.head)?),
+            };
+            let before = RowPiece {
+                flags: 0,
+                xid: head.xid,
+                uba: head.uba,
+                data: current,
+            };
             let pending = self.write_undo(
                 transaction,
                 &mut mtr,
@@ -829,29 +943,300 @@ impl TransactionManager {
                     object_id,
                     previous_uba: 0,
                     target: rowid.to_u64(),
-                    payload: encode_row_image(&piece),
+                    payload: encode_row_image(&before),
                 },
             )?;
-            let new_piece = RowPiece {
-                flags: new_flags,
-                xid: transaction.xid,
-                uba: pending.uba,
-                data: new_data,
-            };
-            if !heap::replace(mtr.block(held), rowid.slot, &new_piece)? {
-                return Err(Error::new(
-                    1467,
-                    format!("row {} grew beyond the free space of its block (row migration is not implemented)", rowid.to_u64()),
-                ));
-            }
+            version.uba = pending.uba;
+            let orphan_tag = (version.xid, version.uba);
+            self.write_version(&mut mtr, rowid, &blocks, placement, &version, orphan_tag)?;
             let end = mtr.commit(&self.log, self.current_scn(), 0)?;
             transaction.confirm(pending, end);
-            return Ok(if new_flags & ROW_DELETED != 0 {
-                RowOutcome::Deleted(piece.data)
+            return Ok(if version.is_deleted() {
+                RowOutcome::Deleted(before.data)
             } else {
-                RowOutcome::Updated(piece.data)
+                RowOutcome::Updated(before.data)
             });
         }
+    }
+
+    /// Applies the inverse of a heap undo record made by `xid` at `uba`: the row gets back
+    /// the version before the change (rule 6 of the essay), or loses its head and migrated
+    /// piece when the change was its insert. Does nothing when the head no longer holds the
+    /// change (already undone, or never made before a crash).
+    fn undo_row_change(&self, xid: u64, uba: u64, record: &UndoRecord) -> Result<()> {
+        let rowid = RowId::from_u64(record.target);
+        let before = match record.kind {
+            UndoKind::HeapInsert => None,
+            _ => Some(decode_row_image(&record.payload)?),
+        };
+        if let Some(before) = &before {
+            if before.is_migrated() || before.forward_address().is_some() {
+                return Err(Error::internal("undo row image holds a piece, not a row"));
+            }
+        }
+        let mut candidate: Option<u32> = None;
+        for _ in 0..ROW_CHANGE_ATTEMPTS_MAX {
+            let Some(head) = self.current_piece(rowid)? else {
+                return Ok(());
+            };
+            if (head.xid, head.uba) != (xid, uba) {
+                return Ok(());
+            }
+            let mut mtr = Mtr::new(&self.cache);
+            let blocks = self.hold_row_blocks(&mut mtr, rowid, &head, candidate.unwrap_or(0))?;
+            if !self.row_unchanged(&mtr, rowid, &blocks, &head)? {
+                continue;
+            }
+            match &before {
+                None => {
+                    heap::remove(mtr.block(blocks.head), rowid.slot);
+                    if let Some((held, target)) = blocks.migrated {
+                        heap::remove(mtr.block(held), target.slot);
+                    }
+                }
+                Some(before) => {
+                    let placement = match self.placement(&mtr, rowid, &blocks, before) {
+                        Some(placement) => placement,
+                        None if candidate.is_none() => {
+                            drop(mtr);
+                            candidate =
+                                Some(self.migration_candidate(rowid, &head, before.data.len())?);
+                            continue;
+                        }
+                        None => Placement::Move(self.new_migration_block(&mut mtr, blocks.head)?),
+                    };
+                    self.write_version(&mut mtr, rowid, &blocks, placement, before, (xid, uba))?;
+                }
+            }
+            mtr.commit(&self.log, self.current_scn(), 0)?;
+            return Ok(());
+        }
+        Err(Error::internal(format!(
+            "rollback of row {} found it changing under {ROW_CHANGE_ATTEMPTS_MAX} attempts",
+            rowid.to_u64()
+        )))
+    }
+
+    /// The current data of a row from its head (a copy read without latches): the head's
+    /// own, or its migrated piece's. None when the migrated piece no longer matches the head
+    /// (a change came between the two reads).
+    fn current_data(&self, head: &RowPiece) -> Result<Option<Vec<u8>>> {
+        let Some(target) = head.forward_address() else {
+            return Ok(Some(head.data.clone()));
+        };
+        let data = self.cache.read(target.block_id(), AccessKind::Lookup)?;
+        Ok(heap::read(&data, target.slot)?
+            .filter(|piece| {
+                piece.is_migrated()
+                    && !piece.is_deleted()
+                    && (piece.xid, piece.uba) == (head.xid, head.uba)
+            })
+            .map(|piece| piece.data))
+    }
+
+    /// Takes, in block-number order (rule 7), the blocks a change of the row whose head
+    /// `head` was read at `rowid` may write: the head's, its migrated piece's, and
+    /// `candidate` (0: none) to migrate into.
+    fn hold_row_blocks(
+        &self,
+        mtr: &mut Mtr,
+        rowid: RowId,
+        head: &RowPiece,
+        candidate: u32,
+    ) -> Result<RowBlocks> {
+        let forward = head.forward_address();
+        let candidate = (candidate != 0
+            && candidate != rowid.block
+            && Some(candidate) != forward.map(|target| target.block))
+        .then_some(candidate);
+        let mut numbers: Vec<u32> = [Some(rowid.block), forward.map(|target| target.block)]
+            .into_iter()
+            .chain([candidate])
+            .flatten()
+            .collect();
+        numbers.sort_unstable();
+        numbers.dedup();
+        for number in numbers {
+            mtr.get(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?;
+        }
+        // Every block is held now: these find them.
+        Ok(RowBlocks {
+            head: mtr.get(rowid.block_id(), AccessKind::Lookup)?,
+            migrated: match forward {
+                Some(target) => Some((mtr.get(target.block_id(), AccessKind::Lookup)?, target)),
+                None => None,
+            },
+            candidate: match candidate {
+                Some(number) => {
+                    Some(mtr.get(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?)
+                }
+                None => None,
+            },
+        })
+    }
+
+    /// Whether the row's head, now latched, is still `head` (the copy the caller decided
+    /// on). A forwarding head whose migrated piece does not carry its tag breaks rule 3.
+    fn row_unchanged(
+        &self,
+        mtr: &Mtr,
+        rowid: RowId,
+        blocks: &RowBlocks,
+        head: &RowPiece,
+    ) -> Result<bool> {
+        if heap::read(mtr.block_ref(blocks.head), rowid.slot)?.as_ref() != Some(head) {
+            return Ok(false);
+        }
+        if let Some((held, target)) = blocks.migrated {
+            let piece = heap::read(mtr.block_ref(held), target.slot)?;
+            let tagged = matches!(&piece, Some(piece) if piece.is_migrated()
+                && !piece.is_deleted()
+                && (piece.xid, piece.uba) == (head.xid, head.uba));
+            if !tagged {
+                return Err(Error::internal(format!(
+                    "row {} forwards to {}, which does not hold its data",
+                    rowid.to_u64(),
+                    target.to_u64()
+                )));
+            }
+        }
+        Ok(true)
+    }
+
+    /// Where `version` of the row goes among the held blocks (rule 4), or None when none
+    /// has room.
+    fn placement(
+        &self,
+        mtr: &Mtr,
+        rowid: RowId,
+        blocks: &RowBlocks,
+        version: &RowPiece,
+    ) -> Option<Placement> {
+        let data_bytes = version.data.len();
+        if version.is_deleted()
+            || heap::fits_replacement(mtr.block_ref(blocks.head), rowid.slot, data_bytes)
+        {
+            return Some(Placement::Home);
+        }
+        if let Some((held, target)) = blocks.migrated {
+            if heap::fits_replacement(mtr.block_ref(held), target.slot, data_bytes) {
+                return Some(Placement::InPlace);
+            }
+        }
+        let held = blocks.candidate?;
+        let candidate = mtr.block_ref(held);
+        let head_block = mtr.block_ref(blocks.head);
+        let same_segment = block::block_type(candidate) == block::BlockType::HeapData
+            && block::object_id(candidate) == block::object_id(head_block)
+            && heap::segment_header(candidate) == heap::segment_header(head_block);
+        let reserve = heap::pctfree_bytes(self.cache.block_size());
+        (same_segment && heap::fits(candidate, data_bytes, reserve))
+            .then_some(Placement::Move(held))
+    }
+
+    /// A block of the row's segment, other than the row's own blocks, that had room for
+    /// `data_bytes` when looked at without latches: the block the head's block last migrated
+    /// into, else the segment's last block. 0 when neither has room.
+    fn migration_candidate(&self, rowid: RowId, head: &RowPiece, data_bytes: usize) -> Result<u32> {
+        let (hint, segment_header) = {
+            let data = self.cache.read(rowid.block_id(), AccessKind::Lookup)?;
+            (heap::migration_target(&data), heap::segment_header(&data))
+        };
+        let forward_block = head.forward_address().map(|target| target.block);
+        let reserve = heap::pctfree_bytes(self.cache.block_size());
+        let has_room = |number: u32| -> Result<bool> {
+            if number == 0 || number == rowid.block || Some(number) == forward_block {
+                return Ok(false);
+            }
+            let data = self
+                .cache
+                .read(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?;
+            Ok(block::block_type(&data) == block::BlockType::HeapData
+                && heap::fits(&data, data_bytes, reserve))
+        };
+        if has_room(hint)? {
+            return Ok(hint);
+        }
+        if segment_header != 0 {
+            let header = BlockId::new(SYSTEM_FILE, segment_header);
+            if let Some(last) = segment::used_blocks(&self.cache, header)?.last() {
+                if has_room(last.block)? {
+                    return Ok(last.block);
+                }
+            }
+        }
+        Ok(0)
+    }
+
+    /// Allocates and formats a new block of the segment of the held head block, for a row to
+    /// migrate into.
+    fn new_migration_block(&self, mtr: &mut Mtr, head: Held) -> Result<Held> {
+        let (segment_header, object_id) = {
+            let data = mtr.block_ref(head);
+            (heap::segment_header(data), block::object_id(data))
+        };
+        if segment_header == 0 {
+            return Err(Error::internal(format!(
+                "heap block {} does not name its segment",
+                mtr.id(head).block
+            )));
+        }
+        let header = BlockId::new(SYSTEM_FILE, segment_header);
+        let id = segment::allocate_block(mtr, &self.space, header)?;
+        let held = mtr.new_block(id)?;
+        heap::format(mtr.block(held), id, object_id, segment_header);
+        Ok(held)
+    }
+
+    /// Writes `version` (a row or a tombstone: never a piece) as the row at `rowid` where
+    /// `placement` says, re-pointing the head as needed. A migrated piece the row leaves is
+    /// orphaned with `orphan_tag`.
+    fn write_version(
+        &self,
+        mtr: &mut Mtr,
+        rowid: RowId,
+        blocks: &RowBlocks,
+        placement: Placement,
+        version: &RowPiece,
+        orphan_tag: (u64, u64),
+    ) -> Result<()> {
+        let orphan = RowPiece::orphan(orphan_tag.0, orphan_tag.1);
+        match placement {
+            Placement::Home => {
+                replace_piece(mtr.block(blocks.head), rowid.slot, version)?;
+                if let Some((held, target)) = blocks.migrated {
+                    replace_piece(mtr.block(held), target.slot, &orphan)?;
+                }
+            }
+            Placement::InPlace => {
+                let Some((held, target)) = blocks.migrated else {
+                    return Err(Error::internal("in-place placement of a row that is home"));
+                };
+                let migrated = RowPiece::migrated(version.xid, version.uba, version.data.clone());
+                replace_piece(mtr.block(held), target.slot, &migrated)?;
+                let head = RowPiece::forwarding(version.xid, version.uba, target);
+                replace_piece(mtr.block(blocks.head), rowid.slot, &head)?;
+            }
+            Placement::Move(held) => {
+                let migrated = RowPiece::migrated(version.xid, version.uba, version.data.clone());
+                let Some(slot) = heap::insert(mtr.block(held), &migrated, 0) else {
+                    return Err(Error::internal(
+                        "migration into a block that had room failed",
+                    ));
+                };
+                let target = RowId {
+                    block: mtr.id(held).block,
+                    slot,
+                };
+                let head = RowPiece::forwarding(version.xid, version.uba, target);
+                replace_piece(mtr.block(blocks.head), rowid.slot, &head)?;
+                heap::set_migration_target(mtr.block(blocks.head), target.block);
+                if let Some((held, old_target)) = blocks.migrated {
+                    replace_piece(mtr.block(held), old_target.slot, &orphan)?;
+                }
+            }
+        }
+        Ok(())
     }
 
     /// Adds an index entry for a change of `transaction` (undo first, then the entry).
@@ -936,6 +1321,42 @@ impl TransactionManager {
         let end = mtr.commit(&self.log, self.current_scn(), 0)?;
         transaction.confirm(pending, end);
         Ok(())
+    }
+}
+
+/// How many times a row change (or its rollback) looks at a row again because it changed
+/// between a read and the latch, before it gives up with ORA-00600.
+const ROW_CHANGE_ATTEMPTS_MAX: u32 = 1000;
+
+/// The blocks of one row a mini-transaction holds for a change.
+struct RowBlocks {
+    head: Held,
+    /// The block and address of a forwarding head's migrated piece.
+    migrated: Option<(Held, RowId)>,
+    /// A block with room the row may migrate into.
+    candidate: Option<Held>,
+}
+
+/// Where a new version of a row goes.
+#[derive(Clone, Copy)]
+enum Placement {
+    /// Into the head: the row stays, or comes home.
+    Home,
+    /// Into its migrated piece, where it is.
+    InPlace,
+    /// Into a new migrated piece in this block; the head is re-pointed.
+    Move(Held),
+}
+
+/// `heap::replace` where the caller has checked that the piece fits.
+fn replace_piece(block: &mut [u8], slot: u16, piece: &RowPiece) -> Result<()> {
+    if heap::replace(block, slot, piece)? {
+        Ok(())
+    } else {
+        Err(Error::internal(format!(
+            "row piece of {} bytes no longer fits slot {slot}",
+            piece.data.len()
+        )))
     }
 }
 
