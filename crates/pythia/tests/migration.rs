@@ -214,17 +214,50 @@ fn stale_head_copies_read_their_version_across_moves_homecomings_and_deletes() {
 /// row's bytes all equal its number), and writers taking two data blocks never deadlock.
 #[test]
 fn concurrent_migrations_never_show_a_torn_missing_or_doubled_row() {
-    const ROWS: u8 = 60;
-    const WRITES_PER_WRITER: u32 = 2000;
-    // Redo and buffers enough for the whole run, so that no log switch waits for a
-    // checkpoint and no session evicts a dirty buffer itself: both can deadlock with
-    // mini-transactions holding blocks, a matter of the log and the cache, not migration.
+    // Redo and buffers enough for the whole run: no log switch waits for a checkpoint and no
+    // session evicts a dirty buffer itself.
     let config = InstanceConfig {
         log_file_size: 16 << 20,
         log_buffer_bytes: 1 << 20,
         cache_bytes: 8192 * 2048,
         ..config()
     };
+    concurrent_migrations(config, 2000);
+}
+
+/// The same on 256 KiB logs and 128 buffers: log switches wait for checkpoints while
+/// mini-transactions hold blocks, and sessions evict dirty buffers themselves. Both once
+/// deadlocked: DBWR's checkpoint waited for a block latched by a mini-transaction that
+/// waited for that checkpoint; a session evicting a dirty buffer re-took its latch after
+/// writing it, while the latch's new holder waited for the undo latch the evictor held.
+#[test]
+fn concurrent_migrations_on_a_small_log_and_cache_do_not_deadlock() {
+    let done = Arc::new(std::sync::atomic::AtomicBool::new(false));
+    let watchdog = {
+        let done = done.clone();
+        std::thread::spawn(move || {
+            for _ in 0..1200 {
+                if done.load(Ordering::Acquire) {
+                    return;
+                }
+                std::thread::sleep(std::time::Duration::from_millis(100));
+            }
+            eprintln!("WATCHDOG: concurrent migrations on a small log and cache hung");
+            std::process::abort();
+        })
+    };
+    let config = InstanceConfig {
+        log_groups: 2,
+        cache_bytes: 64 * 2048,
+        ..config()
+    };
+    concurrent_migrations(config, 1500);
+    done.store(true, Ordering::Release);
+    watchdog.join().unwrap();
+}
+
+fn concurrent_migrations(config: InstanceConfig, writes_per_writer: u32) {
+    const ROWS: u8 = 60;
     let (instance, table, rowids, _) = heap_with_rows(config, ROWS);
     let transactions = instance.transactions();
     let writers_done = AtomicUsize::new(0);
@@ -254,7 +287,7 @@ fn concurrent_migrations_never_show_a_torn_missing_or_doubled_row() {
                     state ^= state << 17;
                     state
                 };
-                for _ in 0..WRITES_PER_WRITER {
+                for _ in 0..writes_per_writer {
                     let number = (next() % ROWS as u64) as u8;
                     // 1900: undo cannot hold a before image near the 1979-byte row limit.
                     let length = [8, 60, 300, 900, 1500, 1900][(next() % 6) as usize];

@@ -133,6 +133,37 @@ impl BlockWrite<'_> {
         }
     }
 
+    /// Makes the frame stop holding back checkpoints below `floor` while its holder waits:
+    /// if it was first changed before `floor`, writes `before` (its content as of its last
+    /// logged change, which the caller's redo flush has made durable) and records `floor` as
+    /// its first change, since the holder's own change is yet to be logged. A mini-transaction
+    /// waiting for a log-switch checkpoint calls this for the blocks it holds: DBWR cannot
+    /// write a block held exclusively, and the checkpoint would wait for it forever.
+    /// `before` is None for a block the holder is formatting anew: its old content is dead
+    /// (freed space, or an undo block no active transaction needs), so nothing is written.
+    pub fn write_before_image(&mut self, before: Option<&[u8]>, floor: u64) -> Result<bool> {
+        let frame = &self.cache.frames[self.frame];
+        if !frame.dirty.load(Ordering::Acquire)
+            || frame.first_dirty_lsn.load(Ordering::Acquire) >= floor
+        {
+            return Ok(false);
+        }
+        let Some(before) = before else {
+            frame.first_dirty_lsn.store(floor, Ordering::Release);
+            return Ok(false);
+        };
+        if frame.writing.swap(true, Ordering::AcqRel) {
+            return Ok(false); // DBWR is writing an earlier copy; it will not clear `dirty`
+        }
+        let _claim = WriteClaim(&frame.writing);
+        let mut image: Box<[u8]> = before.into();
+        self.cache.redo.flush_to(block::lsn(&image))?;
+        block::seal(&mut image);
+        self.cache.files.write_blocks(&[(self.id, &image[..])])?;
+        frame.first_dirty_lsn.store(floor, Ordering::Release);
+        Ok(true)
+    }
+
     /// Records that redo at `lsn` describes this block's new content: stamps the LSN and puts
     /// the frame on the dirty list.
     pub fn mark_changed(&mut self, lsn: u64) {
@@ -374,6 +405,10 @@ impl BufferCache {
         }
     }
 
+    /// How many replacement scans a free-buffer request makes, a millisecond apart, before it
+    /// gives up with ORA-00379.
+    const FREE_BUFFER_ROUNDS_MAX: usize = 1000;
+
     /// A frame with no block, pinned once for the caller: from the free list, else evicted.
     fn free_frame(&self) -> Result<FrameId> {
         if let Some(frame) = self.free.lock().pop() {
@@ -381,6 +416,33 @@ impl BufferCache {
             return Ok(frame);
         }
         instrumentation::add(Statistic::FreeBufferRequested, 1);
+        for round in 0..Self::FREE_BUFFER_ROUNDS_MAX {
+            if let Some(frame) = self.evict_one()? {
+                return Ok(frame);
+            }
+            // Every buffer is pinned, being written, or latched by a change in progress:
+            // wait for DBWR and for the changes to finish, then look again.
+            self.wake_dbwr();
+            let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, round as u64, 0, 0);
+            std::thread::sleep(std::time::Duration::from_millis(1));
+            if let Some(frame) = self.free.lock().pop() {
+                self.frames[frame].pins.store(1, Ordering::Release);
+                return Ok(frame);
+            }
+        }
+        Err(Error::new(
+            379,
+            format!(
+                "no free buffers available in buffer pool DEFAULT for block size {}K: all {} buffers are pinned",
+                self.block_size() / 1024,
+                self.frames.len()
+            ),
+        ))
+    }
+
+    /// One pass of the replacement scan: a frame evicted and pinned for the caller, or None
+    /// when no buffer could be freed this time.
+    fn evict_one(&self) -> Result<Option<FrameId>> {
         let attempts_max = self.frames.len() * 4;
         for attempt in 0..attempts_max {
             let Some(frame) = self.policy.next_victim(attempt) else {
@@ -418,17 +480,9 @@ impl BufferCache {
             state.pins.store(1, Ordering::Release);
             drop(partition);
             self.policy.removed(frame);
-            return Ok(frame);
+            return Ok(Some(frame));
         }
-        let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, 0, 0, 0);
-        Err(Error::new(
-            379,
-            format!(
-                "no free buffers available in buffer pool DEFAULT for block size {}K: all {} buffers are pinned",
-                self.block_size() / 1024,
-                self.frames.len()
-            ),
-        ))
+        Ok(None)
     }
 
     /// Writes the given frames if dirty (write-ahead rule first) and marks them clean unless
@@ -447,7 +501,12 @@ impl BufferCache {
                 continue; // another session is writing this buffer
             }
             let claimed = WriteClaim(&state.writing);
-            let content = state.data.read();
+            // Never wait for a buffer's latch here: its holder may be waiting for something
+            // this thread holds (a free-buffer request runs inside a mini-transaction) or for
+            // this very checkpoint. A busy buffer is left dirty for the next round.
+            let Some(content) = state.data.try_read() else {
+                continue;
+            };
             let tag = state.tag.load(Ordering::Acquire);
             if tag == EMPTY_TAG
                 || !state.valid.load(Ordering::Acquire)
@@ -474,7 +533,9 @@ impl BufferCache {
         self.files.write_blocks(&batch)?;
         for (frame, id, _, written_lsn) in &images {
             let state = &self.frames[*frame];
-            let content = state.data.read();
+            let Some(content) = state.data.try_read() else {
+                continue; // busy: stays dirty, written again later
+            };
             if state.tag.load(Ordering::Acquire) != id.to_u64() {
                 continue;
             }
@@ -525,7 +586,13 @@ impl BufferCache {
             if frames.is_empty() {
                 return Ok(written);
             }
-            written += self.write_frames(&frames)?;
+            let round = self.write_frames(&frames)?;
+            if round == 0 {
+                // Every one is latched by a change in progress: let it finish.
+                let _wait = instrumentation::wait(WaitEvent::WriteCompleteWaits, 0, 0, 0);
+                std::thread::sleep(std::time::Duration::from_micros(200));
+            }
+            written += round;
         }
     }
 

@@ -301,6 +301,17 @@ impl RedoLog {
 
     /// Copies a record into the log buffer. Returns (start LSN, end LSN).
     pub fn append(&self, record: &[u8]) -> Result<(u64, u64)> {
+        self.append_with(record, &mut |_| Ok(()))
+    }
+
+    /// `append`, calling `before_switch_wait(target)` (with no latch of the log held) each
+    /// time it must wait for a checkpoint up to `target` before a log group can be reused:
+    /// a caller that holds blocks makes them stop holding that checkpoint back first.
+    pub fn append_with(
+        &self,
+        record: &[u8],
+        before_switch_wait: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<(u64, u64)> {
         let length = record.len();
         if length as u64 > self.capacity || length > self.buffer_bytes_max {
             return Err(Error::internal(format!(
@@ -354,6 +365,7 @@ impl RedoLog {
                         0,
                     );
                     self.request_checkpoint(reusable_from);
+                    before_switch_wait(reusable_from)?;
                     let everything = self.current_lsn();
                     self.wait_written(everything)?;
                     self.wait_checkpoint(reusable_from)?;

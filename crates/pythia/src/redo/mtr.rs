@@ -154,7 +154,17 @@ impl<'a> Mtr<'a> {
                 held.guard.mark_dirty_from(floor);
             }
         }
-        let (lsn, end) = log.append(&record)?;
+        let blocks = &mut self.blocks;
+        let (lsn, end) = log.append_with(&record, &mut |target| {
+            // About to wait for a log-switch checkpoint while holding these blocks: DBWR
+            // cannot write them, so write what the checkpoint needs of them here.
+            let floor = log.current_lsn().max(target + 1);
+            for held in blocks.iter_mut() {
+                let before = (!held.init).then_some(&held.before[..]);
+                held.guard.write_before_image(before, floor)?;
+            }
+            Ok(())
+        })?;
         for held in &mut self.blocks {
             if held.init || held.before[..] != held.guard[..] {
                 held.guard.mark_changed(lsn);
