@@ -544,14 +544,6 @@ mod migration {
         Value::text(letter.to_string().repeat(length))
     }
 
-    fn my_statistic(session: &mut Session, name: &str) -> i64 {
-        let sql = format!(
-            "select m.value from v$mystat m, v$statname n \
-             where m.statistic# = n.statistic# and n.name = '{name}'"
-        );
-        rows(session, &sql)[0][0].parse().unwrap()
-    }
-
     /// Row 10 by primary key (index -> ROWID -> head -> migrated piece): length and first letter.
     fn row_10(session: &mut Session) -> Vec<Vec<String>> {
         rows(
