@@ -53,6 +53,20 @@ pub(crate) struct Frame {
     writing: AtomicBool,
     /// LSN of the first change since the frame was last clean (checkpoint queue order).
     first_dirty_lsn: AtomicU64,
+    /// While a mini-transaction that has not begun to commit holds the block latched: the
+    /// block as of its last logged change, which DBWR writes instead of the latched content
+    /// (see `write_frames`).
+    holder_image: parking_lot::Mutex<Option<HolderImage>>,
+}
+
+/// What DBWR may write for a block latched by a mini-transaction still making its change.
+#[derive(Clone)]
+pub enum HolderImage {
+    /// The content before the change: durable redo describes everything in it.
+    Before(Arc<[u8]>),
+    /// The block is being formatted anew: its old content is dead (freed space, or undo no
+    /// active transaction needs), so nothing need be written for it.
+    Dead,
 }
 
 pub struct BufferCache {
@@ -152,8 +166,10 @@ impl BlockWrite<'_> {
             frame.first_dirty_lsn.store(floor, Ordering::Release);
             return Ok(false);
         };
-        if frame.writing.swap(true, Ordering::AcqRel) {
-            return Ok(false); // DBWR is writing an earlier copy; it will not clear `dirty`
+        // DBWR may be writing a copy it took before this holder latched the block: wait for
+        // that write (one I/O; DBWR cannot take a new copy while the block is latched).
+        while frame.writing.swap(true, Ordering::AcqRel) {
+            std::thread::sleep(std::time::Duration::from_micros(50));
         }
         let _claim = WriteClaim(&frame.writing);
         let mut image: Box<[u8]> = before.into();
@@ -162,6 +178,13 @@ impl BlockWrite<'_> {
         self.cache.files.write_blocks(&[(self.id, &image[..])])?;
         frame.first_dirty_lsn.store(floor, Ordering::Release);
         Ok(true)
+    }
+
+    /// Publishes (Some) or withdraws (None) what DBWR may write for this block while it is
+    /// latched here. A mini-transaction publishes when it takes the block and withdraws
+    /// before it appends its redo or abandons its change.
+    pub fn set_holder_image(&self, image: Option<HolderImage>) {
+        *self.cache.frames[self.frame].holder_image.lock() = image;
     }
 
     /// Records that redo at `lsn` describes this block's new content: stamps the LSN and puts
@@ -221,6 +244,7 @@ impl BufferCache {
                 dirty: AtomicBool::new(false),
                 writing: AtomicBool::new(false),
                 first_dirty_lsn: AtomicU64::new(0),
+                holder_image: parking_lot::Mutex::new(None),
             })
             .collect();
         // One 'cache buffers chains' latch per 32 buffers, as a power of two (Oracle sizes
@@ -488,6 +512,7 @@ impl BufferCache {
     /// Writes the given frames if dirty (write-ahead rule first) and marks them clean unless
     /// they changed while being written. Used by DBWR, checkpoints and free-buffer requests.
     pub(crate) fn write_frames(&self, frames: &[FrameId]) -> Result<usize> {
+        let mut written_for_holders = 0;
         let mut images: Vec<(FrameId, BlockId, Box<[u8]>, u64)> = Vec::with_capacity(frames.len());
         let mut highest_lsn = 0;
         // Released (writing flags cleared) when this function returns, on every path.
@@ -503,8 +528,13 @@ impl BufferCache {
             let claimed = WriteClaim(&state.writing);
             // Never wait for a buffer's latch here: its holder may be waiting for something
             // this thread holds (a free-buffer request runs inside a mini-transaction) or for
-            // this very checkpoint. A busy buffer is left dirty for the next round.
+            // this very checkpoint. A block latched by a mini-transaction still making its
+            // change is written as it was before the change; any other busy buffer is left
+            // dirty for the next round.
             let Some(content) = state.data.try_read() else {
+                if self.write_holder_image(frame)? {
+                    written_for_holders += 1;
+                }
                 continue;
             };
             let tag = state.tag.load(Ordering::Acquire);
@@ -523,7 +553,7 @@ impl BufferCache {
             images.push((frame, BlockId::from_u64(tag), image, lsn));
         }
         if images.is_empty() {
-            return Ok(0);
+            return Ok(written_for_holders);
         }
         self.redo.flush_to(highest_lsn)?;
         let batch: Vec<(BlockId, &[u8])> = images
@@ -555,7 +585,35 @@ impl BufferCache {
                     .fetch_max(*written_lsn, Ordering::AcqRel);
             }
         }
-        Ok(images.len())
+        Ok(images.len() + written_for_holders)
+    }
+
+    /// For a frame latched by a mini-transaction that published its before image: writes that
+    /// image and marks the frame clean (the holder's commit dirties it again from its own
+    /// redo on). The holder cannot withdraw the image meanwhile: both hold `holder_image`.
+    /// Returns whether the frame became clean.
+    fn write_holder_image(&self, frame: FrameId) -> Result<bool> {
+        let state = &self.frames[frame];
+        let published = state.holder_image.lock();
+        let Some(image) = published.as_ref() else {
+            return Ok(false);
+        };
+        let tag = state.tag.load(Ordering::Acquire);
+        if tag == EMPTY_TAG || !state.dirty.load(Ordering::Acquire) {
+            return Ok(false);
+        }
+        if let HolderImage::Before(before) = image {
+            let mut sealed: Box<[u8]> = before[..].into();
+            self.redo.flush_to(block::lsn(&sealed))?;
+            block::seal(&mut sealed);
+            self.files
+                .write_blocks(&[(BlockId::from_u64(tag), &sealed[..])])?;
+        }
+        if state.dirty.swap(false, Ordering::AcqRel) {
+            state.first_dirty_lsn.store(0, Ordering::Release);
+            self.dirty_count.fetch_sub(1, Ordering::Relaxed);
+        }
+        Ok(true)
     }
 
     /// Dirty frames in checkpoint-queue order (oldest first change first), up to `limit`.

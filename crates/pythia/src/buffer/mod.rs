@@ -9,5 +9,5 @@ mod cache;
 pub mod dbwr;
 pub mod policy;
 
-pub use cache::{BlockRead, BlockWrite, BufferCache, BufferHeader, RedoFlusher};
+pub use cache::{BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, RedoFlusher};
 pub use policy::{AccessKind, FrameId, LruPolicy, ReplacementPolicy};

@@ -18,7 +18,9 @@
 //! undo blocks, and B-tree blocks top-down, so two mini-transactions never wait on each other
 //! in a cycle.
 
-use crate::buffer::{AccessKind, BlockWrite, BufferCache};
+use std::sync::Arc;
+
+use crate::buffer::{AccessKind, BlockWrite, BufferCache, HolderImage};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::redo::log::RedoLog;
@@ -31,7 +33,9 @@ pub const MTR_BLOCKS_MAX: usize = 64;
 
 struct HeldBlock<'a> {
     guard: BlockWrite<'a>,
-    before: Box<[u8]>,
+    /// The block as of its last logged change, published to DBWR while this mini-transaction
+    /// makes its change (see `BlockWrite::set_holder_image`).
+    before: Arc<[u8]>,
     init: bool,
 }
 
@@ -72,7 +76,8 @@ impl<'a> Mtr<'a> {
         }
         self.check_capacity()?;
         let guard = self.cache.write(id, access)?;
-        let before = guard.to_vec().into_boxed_slice();
+        let before: Arc<[u8]> = guard[..].into();
+        guard.set_holder_image(Some(HolderImage::Before(before.clone())));
         self.blocks.push(HeldBlock {
             guard,
             before,
@@ -88,11 +93,13 @@ impl<'a> Mtr<'a> {
             let block = &mut self.blocks[held.0];
             block.init = true;
             block.guard.fill(0);
+            block.guard.set_holder_image(Some(HolderImage::Dead));
             return Ok(held);
         }
         self.check_capacity()?;
         let guard = self.cache.new_block(id)?;
-        let before = vec![0u8; guard.len()].into_boxed_slice();
+        guard.set_holder_image(Some(HolderImage::Dead));
+        let before: Arc<[u8]> = vec![0u8; guard.len()].into();
         self.blocks.push(HeldBlock {
             guard,
             before,
@@ -138,6 +145,11 @@ impl<'a> Mtr<'a> {
     /// LSN just past the record (what a commit waits for), or the current end of redo when
     /// nothing changed.
     pub fn commit(mut self, log: &RedoLog, scn: u64, flags: u16) -> Result<u64> {
+        // From here on the latched content is what counts: DBWR may no longer write the
+        // before images (the append-wait callback below covers the rest).
+        for held in &self.blocks {
+            held.guard.set_holder_image(None);
+        }
         let mut builder = RecordBuilder::new(scn, flags);
         for held in &self.blocks {
             builder.push_vector(held.guard.id(), &held.before, &held.guard, held.init);
@@ -177,6 +189,9 @@ impl<'a> Mtr<'a> {
 
 impl Drop for Mtr<'_> {
     fn drop(&mut self) {
+        for held in &self.blocks {
+            held.guard.set_holder_image(None);
+        }
         if !self.committed {
             // Abandoned half way: no redo describes the edits, so undo them in memory.
             for held in &mut self.blocks {
