@@ -55,7 +55,8 @@ pub(crate) struct Frame {
     first_dirty_lsn: AtomicU64,
     /// While a mini-transaction that has not begun to commit holds the block latched: the
     /// block as of its last logged change, which DBWR writes instead of the latched content
-    /// (see `write_frames`).
+    /// (see `write_frames`). Held by DBWR across that write; a holder that must wait for it
+    /// waits on 'write complete waits'.
     holder_image: parking_lot::Mutex<Option<HolderImage>>,
 }
 
@@ -184,7 +185,21 @@ impl BlockWrite<'_> {
     /// latched here. A mini-transaction publishes when it takes the block and withdraws
     /// before it appends its redo or abandons its change.
     pub fn set_holder_image(&self, image: Option<HolderImage>) {
-        *self.cache.frames[self.frame].holder_image.lock() = image;
+        let slot = &self.cache.frames[self.frame].holder_image;
+        let mut published = match slot.try_lock() {
+            Some(published) => published,
+            None => {
+                // DBWR is writing the published image: Oracle's 'write complete waits'.
+                let _wait = instrumentation::wait(
+                    WaitEvent::WriteCompleteWaits,
+                    self.id.file as u64,
+                    self.id.block as u64,
+                    0,
+                );
+                slot.lock()
+            }
+        };
+        *published = image;
     }
 
     /// Records that redo at `lsn` describes this block's new content: stamps the LSN and puts
