@@ -731,7 +731,13 @@ impl TransactionManager {
     /// A forwarding head's data is an address; `consistent_version` follows it.
     pub fn current_piece(&self, rowid: RowId) -> Result<Option<RowPiece>> {
         let data = self.cache.read(rowid.block_id(), AccessKind::Lookup)?;
-        Ok(heap::read(&data, rowid.slot)?.filter(|piece| !piece.is_migrated()))
+        head_piece(&data, rowid.slot)
+    }
+
+    /// `current_piece` for several slots of one block, with one get of the block.
+    pub fn current_pieces(&self, block: BlockId, slots: &[u16]) -> Result<Vec<Option<RowPiece>>> {
+        let data = self.cache.read(block, AccessKind::Lookup)?;
+        slots.iter().map(|&slot| head_piece(&data, slot)).collect()
     }
 
     /// Inserts a row into a heap segment. `hint` is the segment's current insert block (0:
@@ -1374,6 +1380,12 @@ pub enum RowOutcome {
     Unchanged,
     Updated(Vec<u8>),
     Deleted(Vec<u8>),
+}
+
+/// The head of the row in `slot` of a heap block (None for a migrated piece: its ROWID is
+/// elsewhere).
+fn head_piece(block: &[u8], slot: u16) -> Result<Option<RowPiece>> {
+    Ok(heap::read(block, slot)?.filter(|piece| !piece.is_migrated()))
 }
 
 fn encode_row_image(piece: &RowPiece) -> Vec<u8> {
