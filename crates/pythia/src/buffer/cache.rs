@@ -173,10 +173,7 @@ impl BlockWrite<'_> {
             std::thread::sleep(std::time::Duration::from_micros(50));
         }
         let _claim = WriteClaim(&frame.writing);
-        let mut image: Box<[u8]> = before.into();
-        self.cache.redo.flush_to(block::lsn(&image))?;
-        block::seal(&mut image);
-        self.cache.files.write_blocks(&[(self.id, &image[..])])?;
+        self.cache.write_single(self.id, before)?;
         frame.first_dirty_lsn.store(floor, Ordering::Release);
         Ok(true)
     }
@@ -450,8 +447,7 @@ impl BufferCache {
 
     /// A frame with no block, pinned once for the caller: from the free list, else evicted.
     fn free_frame(&self) -> Result<FrameId> {
-        if let Some(frame) = self.free.lock().pop() {
-            self.frames[frame].pins.store(1, Ordering::Release);
+        if let Some(frame) = self.pop_free() {
             return Ok(frame);
         }
         instrumentation::add(Statistic::FreeBufferRequested, 1);
@@ -464,8 +460,7 @@ impl BufferCache {
             self.wake_dbwr();
             let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, round as u64, 0, 0);
             std::thread::sleep(std::time::Duration::from_millis(1));
-            if let Some(frame) = self.free.lock().pop() {
-                self.frames[frame].pins.store(1, Ordering::Release);
+            if let Some(frame) = self.pop_free() {
                 return Ok(frame);
             }
         }
@@ -477,6 +472,22 @@ impl BufferCache {
                 self.frames.len()
             ),
         ))
+    }
+
+    /// A frame from the free list, pinned once for the caller.
+    fn pop_free(&self) -> Option<FrameId> {
+        let frame = self.free.lock().pop()?;
+        self.frames[frame].pins.store(1, Ordering::Release);
+        Some(frame)
+    }
+
+    /// Writes `image` of block `id` on its own, sealed, after the redo it needs (the write-
+    /// ahead rule): a before image written for a block its holder keeps latched.
+    fn write_single(&self, id: BlockId, image: &[u8]) -> Result<()> {
+        let mut sealed: Box<[u8]> = image.into();
+        self.redo.flush_to(block::lsn(&sealed))?;
+        block::seal(&mut sealed);
+        self.files.write_blocks(&[(id, &sealed[..])])
     }
 
     /// One pass of the replacement scan: a frame evicted and pinned for the caller, or None
@@ -618,11 +629,7 @@ impl BufferCache {
             return Ok(false);
         }
         if let HolderImage::Before(before) = image {
-            let mut sealed: Box<[u8]> = before[..].into();
-            self.redo.flush_to(block::lsn(&sealed))?;
-            block::seal(&mut sealed);
-            self.files
-                .write_blocks(&[(BlockId::from_u64(tag), &sealed[..])])?;
+            self.write_single(BlockId::from_u64(tag), before)?;
         }
         if state.dirty.swap(false, Ordering::AcqRel) {
             state.first_dirty_lsn.store(0, Ordering::Release);

@@ -570,11 +570,7 @@ impl Instance {
     }
 
     fn stop_threads(&self) {
-        self.dbwr.shutdown();
-        self.log.shutdown();
-        for thread in self.threads.lock().drain(..) {
-            let _ = thread.join();
-        }
+        stop_background(&self.log, Some(&self.dbwr), self.threads.lock().drain(..));
     }
 }
 
@@ -597,16 +593,24 @@ impl Startup {
 
 impl Drop for Startup {
     fn drop(&mut self) {
-        if self.threads.is_empty() {
-            return;
+        if !self.threads.is_empty() {
+            stop_background(&self.log, self.dbwr.as_ref(), self.threads.drain(..));
         }
-        if let Some(dbwr) = &self.dbwr {
-            dbwr.shutdown();
-        }
-        self.log.shutdown();
-        for thread in self.threads.drain(..) {
-            let _ = thread.join();
-        }
+    }
+}
+
+/// Stops DBWR (if started) and LGWR and joins their threads.
+fn stop_background(
+    log: &RedoLog,
+    dbwr: Option<&Arc<Dbwr>>,
+    threads: impl Iterator<Item = JoinHandle<()>>,
+) {
+    if let Some(dbwr) = dbwr {
+        dbwr.shutdown();
+    }
+    log.shutdown();
+    for thread in threads {
+        let _ = thread.join();
     }
 }
 

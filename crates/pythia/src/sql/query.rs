@@ -163,7 +163,12 @@ impl<'a> Reader<'a> {
     /// The version of the row at `rowid` visible to this reader (through its forwarding
     /// head when the row has migrated: 'table fetch continued row').
     pub fn fetch(&self, rowid: RowId) -> Result<Option<Vec<Value>>> {
-        self.fetch_columns(rowid, None)
+        let mut found = None;
+        self.fetch_rows(&[rowid], None, &mut |row| {
+            found = Some(row);
+            Ok(false)
+        })?;
+        Ok(found)
     }
 
     /// The rows at `rowids` visible to this reader, in that order, decoding only the columns
@@ -195,23 +200,6 @@ impl<'a> Reader<'a> {
             }
         }
         Ok(true)
-    }
-
-    /// `fetch`, decoding only the columns `needed` marks (the others read as NULL).
-    pub fn fetch_columns(
-        &self,
-        rowid: RowId,
-        needed: Option<&[bool]>,
-    ) -> Result<Option<Vec<Value>>> {
-        instrumentation::add(Statistic::TableFetchByRowid, 1);
-        let transactions = &self.storage.transactions;
-        let Some(piece) = transactions.current_piece(rowid)? else {
-            return Ok(None);
-        };
-        match transactions.consistent_version(piece, self.snapshot_scn, self.xid)? {
-            Some(data) => Ok(Some(decode_row_columns(&data, needed)?)),
-            None => Ok(None),
-        }
     }
 }
 

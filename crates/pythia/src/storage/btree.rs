@@ -270,22 +270,15 @@ fn child_at_slot(node: &[u8], slot: usize) -> u32 {
 }
 
 fn leaf_entry(node: &[u8], index: usize) -> IndexEntry {
+    leaf_entry_with(node, index, true)
+}
+
+/// A leaf entry, with a copy of its key or (`with_key` false) an empty one.
+fn leaf_entry_with(node: &[u8], index: usize, with_key: bool) -> IndexEntry {
     let body = entry_body(node, index);
     let (key, rowid) = body_key(body, true);
     IndexEntry {
-        key: key.to_vec(),
-        rowid,
-        deleted: body[0] & FLAG_DELETED != 0,
-        xid: block::read_u64(body, 1),
-    }
-}
-
-/// A leaf entry with an empty key.
-fn leaf_entry_without_key(node: &[u8], index: usize) -> IndexEntry {
-    let body = entry_body(node, index);
-    let (_, rowid) = body_key(body, true);
-    IndexEntry {
-        key: Vec::new(),
+        key: if with_key { key.to_vec() } else { Vec::new() },
         rowid,
         deleted: body[0] & FLAG_DELETED != 0,
         xid: block::read_u64(body, 1),
@@ -1640,11 +1633,7 @@ fn collect_leaf(
         if beyond_upper(entry_key(node, index).0) {
             return ScanState::Finished;
         }
-        out.push_back(if with_keys {
-            leaf_entry(node, index)
-        } else {
-            leaf_entry_without_key(node, index)
-        });
+        out.push_back(leaf_entry_with(node, index, with_keys));
         last = Some(index);
     }
     // Every entry right of this leaf is at or above `high`.
