@@ -169,8 +169,16 @@ impl BlockWrite<'_> {
         };
         // DBWR may be writing a copy it took before this holder latched the block: wait for
         // that write (one I/O; DBWR cannot take a new copy while the block is latched).
-        while frame.writing.swap(true, Ordering::AcqRel) {
-            std::thread::sleep(std::time::Duration::from_micros(50));
+        if frame.writing.swap(true, Ordering::AcqRel) {
+            let _wait = instrumentation::wait(
+                WaitEvent::WriteCompleteWaits,
+                self.id.file as u64,
+                self.id.block as u64,
+                0,
+            );
+            while frame.writing.swap(true, Ordering::AcqRel) {
+                std::thread::sleep(std::time::Duration::from_micros(50));
+            }
         }
         let _claim = WriteClaim(&frame.writing);
         self.cache.write_single(self.id, before)?;
