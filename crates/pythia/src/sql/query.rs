@@ -43,11 +43,10 @@ use crate::instrumentation::{self, Statistic};
 use crate::session::Column;
 use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{self, Context, Expr, Function, SequenceAccess};
+use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
-use crate::types::{
-    decode_row_columns, encode_key, key_prefix_successor, DataType, GroupKey, Value,
-};
+use crate::types::{decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, Value};
 
 /// A table of values with named columns: views, DUAL, inline views.
 #[derive(Clone, Debug, Default)]
@@ -108,12 +107,12 @@ impl<'a> Reader<'a> {
     }
 
     /// Calls `visit` with each row of `table` visible to this reader, with its rowid, until
-    /// it returns false. Each row is met once, at its head: `heap::pieces` leaves migrated
-    /// pieces out, and `consistent_version` follows a forwarding head to its data.
+    /// it returns false. Each row is met once, at its head: migrated pieces are left out, and
+    /// a forwarding head is followed to its data.
     pub fn scan_table(
         &self,
         table: &TableDef,
-        visit: &mut dyn FnMut(RowId, Vec<Value>) -> Result<bool>,
+        visit: &mut dyn FnMut(RowId, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
         self.scan_table_columns(table, None, visit)
     }
@@ -123,11 +122,9 @@ impl<'a> Reader<'a> {
         &self,
         table: &TableDef,
         needed: Option<&[bool]>,
-        visit: &mut dyn FnMut(RowId, Vec<Value>) -> Result<bool>,
+        visit: &mut dyn FnMut(RowId, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        let cache = &self.storage.cache;
-        let transactions = &self.storage.transactions;
-        let blocks = segment::used_blocks(cache, table.segment)?;
+        let blocks = segment::used_blocks(&self.storage.cache, table.segment)?;
         instrumentation::add(
             if blocks.len() <= SHORT_TABLE_BLOCKS {
                 Statistic::TableScansShortTables
@@ -136,25 +133,22 @@ impl<'a> Reader<'a> {
             },
             1,
         );
+        let mut batch = RowBatch::new(table.columns.len(), needed);
         for block in blocks {
-            let pieces = {
-                let data = cache.read(block, AccessKind::Scan)?;
-                heap::pieces(&data)?
-            };
             instrumentation::add(Statistic::TableScanBlocksGotten, 1);
-            for (slot, piece) in pieces {
-                if let Some(data) =
-                    transactions.consistent_version(piece, self.snapshot_scn, self.xid)?
-                {
+            let go_on =
+                self.read_block_rows(block, BlockSlots::All, &mut batch, &mut |found, row| {
                     instrumentation::add(Statistic::TableScanRowsGotten, 1);
-                    let rowid = RowId {
-                        block: block.block,
-                        slot,
-                    };
-                    if !visit(rowid, decode_row_columns(&data, needed)?)? {
-                        return Ok(false);
-                    }
-                }
+                    visit(
+                        RowId {
+                            block: block.block,
+                            slot: found.slot,
+                        },
+                        row,
+                    )
+                })?;
+            if !go_on {
+                return Ok(false);
             }
         }
         Ok(true)
@@ -162,44 +156,201 @@ impl<'a> Reader<'a> {
 
     /// The version of the row at `rowid` visible to this reader (through its forwarding
     /// head when the row has migrated: 'table fetch continued row').
-    pub fn fetch(&self, rowid: RowId) -> Result<Option<Vec<Value>>> {
+    pub fn fetch(&self, table: &TableDef, rowid: RowId) -> Result<Option<Vec<Value>>> {
         let mut found = None;
-        self.fetch_rows(&[rowid], None, &mut |row| {
-            found = Some(row);
+        self.fetch_rows(table, &[rowid], None, &mut |_, row| {
+            found = Some(row.to_vec());
             Ok(false)
         })?;
         Ok(found)
     }
 
-    /// The rows at `rowids` visible to this reader, in that order, decoding only the columns
-    /// `needed` marks, until `visit` returns false. Consecutive rowids in one block share one
-    /// get of it (Oracle's TABLE ACCESS BY INDEX ROWID BATCHED): an index range scan meets
-    /// rows stored together one after another.
+    /// The rows of `table` at `rowids` visible to this reader, in that order, decoding only
+    /// the columns `needed` marks, until `visit` returns false. Consecutive rowids in one
+    /// block share one get of it (Oracle's TABLE ACCESS BY INDEX ROWID BATCHED): an index
+    /// range scan meets rows stored together one after another. `visit` learns the row's
+    /// position in `rowids` and whether it is its row's current version (`RowFound`).
     pub fn fetch_rows(
         &self,
+        table: &TableDef,
         rowids: &[RowId],
         needed: Option<&[bool]>,
-        visit: &mut dyn FnMut(Vec<Value>) -> Result<bool>,
+        visit: &mut dyn FnMut(RowFound, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        let transactions = &self.storage.transactions;
+        let mut batch = RowBatch::new(table.columns.len(), needed);
         let mut slots = Vec::new();
+        let mut run_start = 0;
         for run in rowids.chunk_by(|a, b| a.block == b.block) {
             slots.clear();
             slots.extend(run.iter().map(|rowid| rowid.slot));
-            let pieces = transactions.current_pieces(run[0].block_id(), &slots)?;
-            for piece in pieces {
-                instrumentation::add(Statistic::TableFetchByRowid, 1);
-                let Some(piece) = piece else { continue };
-                if let Some(data) =
-                    transactions.consistent_version(piece, self.snapshot_scn, self.xid)?
+            instrumentation::add(Statistic::TableFetchByRowid, run.len() as u64);
+            let go_on = self.read_block_rows(
+                run[0].block_id(),
+                BlockSlots::These(&slots),
+                &mut batch,
+                &mut |found, row| {
+                    let position = run_start + found.position;
+                    visit(RowFound { position, ..found }, row)
+                },
+            )?;
+            if !go_on {
+                return Ok(false);
+            }
+            run_start += run.len();
+        }
+        Ok(true)
+    }
+
+    /// The rows in `slots` of `block` as this reader sees them, with one get of the block:
+    /// `visit` for each visible row, in the order of `slots`, until it returns false.
+    ///
+    /// Under the block's latch, a row whose head is a plain row made by a transaction this
+    /// reader sees is decoded in place; any other head (changed after the snapshot, deleted,
+    /// forwarded) is copied out and resolved through `consistent_version` once the latch is
+    /// released. `visit` never runs under the latch, so it may read other blocks (the inner
+    /// side of a join) without holding two latches at once.
+    fn read_block_rows(
+        &self,
+        block: BlockId,
+        slots: BlockSlots,
+        batch: &mut RowBatch,
+        visit: &mut dyn FnMut(RowFound, &mut [Value]) -> Result<bool>,
+    ) -> Result<bool> {
+        let transactions = &self.storage.transactions;
+        let width = batch.width;
+        batch.decoded.clear();
+        batch.rows.clear();
+        {
+            let data = self.storage.cache.read(block, AccessKind::Lookup)?;
+            let count = match slots {
+                BlockSlots::All => heap::slot_count(&data),
+                BlockSlots::These(slots) => slots.len(),
+            };
+            for position in 0..count {
+                let slot = match slots {
+                    BlockSlots::All => position as u16,
+                    BlockSlots::These(slots) => slots[position],
+                };
+                let Some(piece) = heap::read_ref(&data, slot)? else {
+                    continue;
+                };
+                if piece.is_migrated() {
+                    continue; // its row is met at its head, in another slot
+                }
+                if piece.is_plain()
+                    && batch.sees(piece.xid, |xid| {
+                        transactions.visible(xid, self.snapshot_scn, self.xid)
+                    })
                 {
-                    if !visit(decode_row_columns(&data, needed)?)? {
-                        return Ok(false);
-                    }
+                    let start = batch.decoded.len();
+                    batch.decoded.resize(start + width, Value::Null);
+                    decode_row_into(
+                        piece.data,
+                        batch.needed.as_deref(),
+                        &mut batch.decoded[start..],
+                    )?;
+                    // The reader's own rows may be mid-statement (heap changed, indexes not
+                    // yet): only others' committed rows count as current.
+                    let current = self.xid == 0 || piece.xid != self.xid;
+                    batch.rows.push((
+                        RowFound {
+                            slot,
+                            position,
+                            current,
+                        },
+                        None,
+                    ));
+                } else {
+                    let found = RowFound {
+                        slot,
+                        position,
+                        current: false,
+                    };
+                    batch.rows.push((found, Some(piece.to_owned())));
                 }
             }
         }
+        let mut start = 0;
+        for (found, piece) in batch.rows.drain(..) {
+            let row = match piece {
+                None => {
+                    start += width;
+                    &mut batch.decoded[start - width..start]
+                }
+                Some(piece) => {
+                    let Some(data) =
+                        transactions.consistent_version(piece, self.snapshot_scn, self.xid)?
+                    else {
+                        continue;
+                    };
+                    batch.rebuilt.resize(width, Value::Null);
+                    decode_row_into(&data, batch.needed.as_deref(), &mut batch.rebuilt)?;
+                    &mut batch.rebuilt[..]
+                }
+            };
+            if !visit(found, row)? {
+                return Ok(false);
+            }
+        }
         Ok(true)
+    }
+}
+
+/// A row `read_block_rows` found.
+#[derive(Clone, Copy, Debug)]
+pub struct RowFound {
+    pub slot: u16,
+    /// Its place in the slots (or rowids) asked for.
+    pub position: usize,
+    /// Read in place from a plain head another transaction committed before the snapshot:
+    /// the row as its indexes' live entries describe it. False for a version rebuilt from
+    /// undo, a migrated row, and the reader's own changes.
+    pub current: bool,
+}
+
+/// Which slots of a block `read_block_rows` reads.
+#[derive(Clone, Copy)]
+enum BlockSlots<'s> {
+    All,
+    These(&'s [u16]),
+}
+
+/// The buffers `read_block_rows` reuses from block to block.
+struct RowBatch {
+    width: usize,
+    needed: Option<Box<[bool]>>,
+    /// Rows decoded in place, `width` values each, in the order of `rows`' None entries.
+    decoded: Vec<Value>,
+    /// The block's rows in order: None when decoded in place, else the head copied out.
+    rows: Vec<(RowFound, Option<heap::RowPiece>)>,
+    /// A row rebuilt from undo.
+    rebuilt: Vec<Value>,
+    /// The last transaction found visible. Visibility to a fixed snapshot, once true, stays
+    /// true (a commit is not undone), so rows of one transaction ask the table once.
+    visible_xid: u64,
+}
+
+impl RowBatch {
+    fn new(width: usize, needed: Option<&[bool]>) -> RowBatch {
+        RowBatch {
+            width,
+            needed: needed.map(Box::from),
+            decoded: Vec::new(),
+            rows: Vec::new(),
+            rebuilt: Vec::new(),
+            visible_xid: 0,
+        }
+    }
+
+    fn sees(&mut self, xid: u64, visible: impl FnOnce(u64) -> bool) -> bool {
+        if xid == self.visible_xid {
+            return true;
+        }
+        let seen = visible(xid);
+        if seen {
+            self.visible_xid = xid;
+        }
+        seen
     }
 }
 
@@ -266,6 +417,9 @@ struct Source {
     on: Vec<Expr>,
     /// Conjuncts evaluable once this source is bound (applied after outer-join padding).
     filters: Vec<Expr>,
+    /// Conjuncts its index access's key range implies: evaluated only on rows the index
+    /// scan cannot vouch for (a version rebuilt from undo, a delete-marked entry, ...).
+    index_filters: Vec<Expr>,
     /// Conjuncts on ROWNUM, applied after every other filter of the last level.
     name: String,
     /// The columns of this source the query reads (None: all of them); a table source
@@ -421,7 +575,20 @@ pub fn plan_query(
         };
         let offset = source.offset;
         if let SourceKind::Table { table, access } = &mut source.kind {
-            *access = choose_access(table, offset, candidates);
+            let implied;
+            (*access, implied) = choose_access(table, offset, candidates);
+            if !source.outer {
+                // Filters the key range implies move aside: they are evaluated only on rows
+                // the index cannot vouch for (IndexScan::exact).
+                let filters = std::mem::take(&mut source.filters);
+                for (position, filter) in filters.into_iter().enumerate() {
+                    if implied.binary_search(&position).is_ok() {
+                        source.index_filters.push(filter);
+                    } else {
+                        source.filters.push(filter);
+                    }
+                }
+            }
         }
     }
     let width = planner.scope.columns.len();
@@ -583,7 +750,12 @@ impl QueryPlan {
         let mut used = vec![false; self.width];
         let mut mark = |expr: &Expr| expr.mark_columns(&mut used);
         for source in &self.sources {
-            source.on.iter().chain(&source.filters).for_each(&mut mark);
+            source
+                .on
+                .iter()
+                .chain(&source.filters)
+                .chain(&source.index_filters)
+                .for_each(&mut mark);
         }
         self.rownum_filters.iter().for_each(&mut mark);
         self.projection.iter().for_each(&mut mark);
@@ -730,18 +902,22 @@ fn level_of(sources: &[Source], expr: &Expr) -> usize {
 }
 
 /// The access path for a table at `offset` given conjuncts that may be evaluated when it is
-/// read (columns at `offset..` are the table's, earlier ones come from outer sources).
-fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> Access {
+/// read (columns at `offset..` are the table's, earlier ones come from outer sources), and
+/// the positions of the conjuncts the index's key range implies (see `IndexScan::exact`).
+fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> (Access, Vec<usize>) {
     let width = table.columns.len();
     let is_outer_value = |expr: &Expr| {
         !expr.reads_columns_in(offset..offset + width)
             && !matches!(expr, Expr::NextValue(_) | Expr::Rownum)
     };
-    // (column, op, value) facts from the conjuncts.
-    let mut equal: HashMap<usize, Expr> = HashMap::new();
-    let mut lower: HashMap<usize, (Expr, bool)> = HashMap::new();
-    let mut upper: HashMap<usize, (Expr, bool)> = HashMap::new();
-    for conjunct in conjuncts {
+    // (column, op, value) facts from the conjuncts, each with the position of the conjunct
+    // that states it; the first fact of a kind on a column wins.
+    let mut equal: HashMap<usize, (Expr, usize)> = HashMap::new();
+    let mut lower: HashMap<usize, ((Expr, bool), usize)> = HashMap::new();
+    let mut upper: HashMap<usize, ((Expr, bool), usize)> = HashMap::new();
+    // Facts each conjunct states (a BETWEEN states two).
+    let mut stated = vec![0usize; conjuncts.len()];
+    for (position, conjunct) in conjuncts.iter().enumerate() {
         match conjunct {
             Expr::Binary(left, op, right) => {
                 let (column, op, value) = match (&**left, &**right) {
@@ -757,23 +933,24 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> Ac
                     }
                     _ => continue,
                 };
+                stated[position] = 1;
                 match op {
                     BinaryOperator::Equal => {
-                        equal.entry(column).or_insert(value);
+                        equal.entry(column).or_insert((value, position));
                     }
                     BinaryOperator::Greater => {
-                        lower.entry(column).or_insert((value, false));
+                        lower.entry(column).or_insert(((value, false), position));
                     }
                     BinaryOperator::GreaterOrEqual => {
-                        lower.entry(column).or_insert((value, true));
+                        lower.entry(column).or_insert(((value, true), position));
                     }
                     BinaryOperator::Less => {
-                        upper.entry(column).or_insert((value, false));
+                        upper.entry(column).or_insert(((value, false), position));
                     }
                     BinaryOperator::LessOrEqual => {
-                        upper.entry(column).or_insert((value, true));
+                        upper.entry(column).or_insert(((value, true), position));
                     }
-                    _ => {}
+                    _ => stated[position] = 0,
                 }
             }
             Expr::Between {
@@ -787,8 +964,13 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> Ac
                         && is_outer_value(low)
                         && is_outer_value(high)
                     {
-                        lower.entry(c - offset).or_insert(((**low).clone(), true));
-                        upper.entry(c - offset).or_insert(((**high).clone(), true));
+                        stated[position] = 2;
+                        lower
+                            .entry(c - offset)
+                            .or_insert((((**low).clone(), true), position));
+                        upper
+                            .entry(c - offset)
+                            .or_insert((((**high).clone(), true), position));
                     }
                 }
             }
@@ -797,12 +979,16 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> Ac
     }
     // Score each index: unique full equality best, then longest equality prefix, then a
     // range on the next column.
-    let mut best: Option<(u32, Access)> = None;
+    let mut best: Option<(u32, Access, Vec<usize>)> = None;
     for index in &table.indexes {
         let mut prefix = Vec::new();
+        let mut used = Vec::new();
         for column in &index.columns {
             match equal.get(column) {
-                Some(value) => prefix.push(value.clone()),
+                Some((value, position)) => {
+                    prefix.push(value.clone());
+                    used.push(*position);
+                }
                 None => break,
             }
         }
@@ -823,25 +1009,44 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> Ac
         };
         if best
             .as_ref()
-            .is_none_or(|(best_score, _)| score > *best_score)
+            .is_none_or(|(best_score, _, _)| score > *best_score)
         {
             let (lower, upper) = if full_unique {
                 (None, None)
             } else {
                 (range_lower, range_upper)
             };
+            used.extend(
+                lower
+                    .iter()
+                    .chain(upper.iter())
+                    .map(|(_, position)| *position),
+            );
+            // A conjunct is implied when every fact it states is part of the key range.
+            let mut implied: Vec<usize> = used
+                .iter()
+                .copied()
+                .filter(|position| {
+                    used.iter().filter(|used| *used == position).count() == stated[*position]
+                })
+                .collect();
+            implied.sort_unstable();
+            implied.dedup();
             best = Some((
                 score,
                 Access::Index {
                     index: index.clone(),
                     equal: prefix,
-                    lower,
-                    upper,
+                    lower: lower.map(|(bound, _)| bound),
+                    upper: upper.map(|(bound, _)| bound),
                 },
+                implied,
             ));
         }
     }
-    best.map_or(Access::Full, |(_, access)| access)
+    best.map_or((Access::Full, Vec::new()), |(_, access, implied)| {
+        (access, implied)
+    })
 }
 
 fn mirror(op: BinaryOperator) -> BinaryOperator {
@@ -911,6 +1116,7 @@ impl Planner<'_, '_> {
                     outer,
                     on: Vec::new(),
                     filters: Vec::new(),
+                    index_filters: Vec::new(),
                     name: name.name.clone(),
                     needed: None,
                 });
@@ -937,6 +1143,7 @@ impl Planner<'_, '_> {
                     outer,
                     on: Vec::new(),
                     filters: Vec::new(),
+                    index_filters: Vec::new(),
                     name: qualifier,
                     needed: None,
                 });
@@ -1641,31 +1848,40 @@ fn join_level(
     let source = &plan.sources[level];
     let context = reader.context(0);
     let mut matched = false;
-    let mut visit = |candidate: Vec<Value>, row: &mut Vec<Value>| -> Result<bool> {
-        for (slot, value) in row[source.offset..source.offset + source.width]
-            .iter_mut()
-            .zip(candidate)
-        {
-            *slot = value;
-        }
-        for condition in &source.on {
-            if !condition.is_true(row, &context)? {
-                return Ok(true);
+    // `vouched`: the row is known to satisfy `index_filters` (IndexScan::exact).
+    let mut visit =
+        |candidate: &mut [Value], vouched: bool, row: &mut Vec<Value>| -> Result<bool> {
+            for (slot, value) in row[source.offset..source.offset + source.width]
+                .iter_mut()
+                .zip(candidate)
+            {
+                std::mem::swap(slot, value);
             }
-        }
-        matched = true;
-        for filter in &source.filters {
-            if !filter.is_true(row, &context)? {
-                return Ok(true);
+            if !vouched {
+                for filter in &source.index_filters {
+                    if !filter.is_true(row, &context)? {
+                        return Ok(true);
+                    }
+                }
             }
-        }
-        join_level(reader, plan, level + 1, row, emit)
-    };
+            for condition in &source.on {
+                if !condition.is_true(row, &context)? {
+                    return Ok(true);
+                }
+            }
+            matched = true;
+            for filter in &source.filters {
+                if !filter.is_true(row, &context)? {
+                    return Ok(true);
+                }
+            }
+            join_level(reader, plan, level + 1, row, emit)
+        };
     let go_on = match &source.kind {
         SourceKind::Rows(rows) => {
             let mut go_on = true;
             for candidate in rows.iter() {
-                if !visit(candidate.clone(), row)? {
+                if !visit(&mut candidate.clone(), false, row)? {
                     go_on = false;
                     break;
                 }
@@ -1678,7 +1894,7 @@ fn join_level(
                 let result = reader.scan_table_columns(
                     table,
                     source.needed.as_deref(),
-                    &mut |_, candidate| visit(candidate, &mut outer_row),
+                    &mut |_, candidate| visit(candidate, false, &mut outer_row),
                 );
                 *row = outer_row;
                 result?
@@ -1689,7 +1905,7 @@ fn join_level(
                 lower,
                 upper,
             } => {
-                let rowids = index_rowids(
+                let scan = index_rowids(
                     reader,
                     table,
                     index,
@@ -1698,9 +1914,12 @@ fn join_level(
                     upper.as_ref(),
                     row,
                 )?;
-                reader.fetch_rows(&rowids, source.needed.as_deref(), &mut |candidate| {
-                    visit(candidate, row)
-                })?
+                reader.fetch_rows(
+                    table,
+                    &scan.rowids,
+                    source.needed.as_deref(),
+                    &mut |found, candidate| visit(candidate, scan.vouches_for(found), row),
+                )?
             }
         },
     };
@@ -1721,6 +1940,30 @@ fn join_level(
     Ok(true)
 }
 
+/// What an index scan proposes: rowids, each once, in index order.
+pub struct IndexScan {
+    pub rowids: Vec<RowId>,
+    /// Per rowid: its entry is live (not delete-marked).
+    live: Vec<bool>,
+    /// Every probe value already had its key column's type, NUMBER (no conversion): key
+    /// order and equality are then exactly SQL's, and the range decides the conjuncts it
+    /// came from.
+    exact: bool,
+}
+
+impl IndexScan {
+    /// Whether the row `found` at a rowid of this scan satisfies the conjuncts the key range
+    /// came from without evaluating them: the probe was exact, the entry live, and the row
+    /// its current version committed by another transaction. A live entry's key is then
+    /// the row's key, because a change writes the row before its index entries and undoes
+    /// them in reverse order, and a reader sees no uncommitted change of others. Anything
+    /// else (a version from undo, a delete-marked entry, the reader's own changes) is
+    /// checked as usual.
+    fn vouches_for(&self, found: RowFound) -> bool {
+        self.exact && found.current && self.live[found.position]
+    }
+}
+
 /// The rowids an index scan proposes, each once, in index order.
 pub fn index_rowids(
     reader: &Reader,
@@ -1730,15 +1973,28 @@ pub fn index_rowids(
     lower: Option<&(Expr, bool)>,
     upper: Option<&(Expr, bool)>,
     row: &[Value],
-) -> Result<Vec<RowId>> {
+) -> Result<IndexScan> {
     let context = reader.context(0);
     let column_type = |position: usize| table.columns[index.columns[position]].data_type;
+    let nothing = IndexScan {
+        rowids: Vec::new(),
+        live: Vec::new(),
+        exact: false,
+    };
+    let mut exact = true;
+    let mut is_exact = |value: &Value, data_type: &DataType| {
+        exact &= matches!(
+            (data_type, value),
+            (DataType::Number { .. }, Value::Number(_))
+        );
+    };
     let mut prefix_values = Vec::with_capacity(equal.len());
     for (position, expr) in equal.iter().enumerate() {
         let value = expr.evaluate(row, &context)?;
+        is_exact(&value, &column_type(position));
         match key_value(value, &column_type(position))? {
             Some(value) => prefix_values.push(value),
-            None => return Ok(Vec::new()), // NULL or impossible: matches nothing
+            None => return Ok(nothing), // NULL or impossible: matches nothing
         }
     }
     let descending = vec![false; prefix_values.len() + 1];
@@ -1750,11 +2006,12 @@ pub fn index_rowids(
     );
     // Outer None: the bound can match nothing (NULL); inner None: no bound.
     type BoundKey = Option<Option<(Vec<u8>, bool)>>;
-    let bound_key = |bound: Option<&(Expr, bool)>| -> Result<BoundKey> {
+    let mut bound_key = |bound: Option<&(Expr, bool)>| -> Result<BoundKey> {
         let Some((expr, inclusive)) = bound else {
             return Ok(Some(None));
         };
         let value = expr.evaluate(row, &context)?;
+        is_exact(&value, &column_type(prefix_values.len()));
         let Some(value) = key_value(value, &column_type(prefix_values.len()))? else {
             return Ok(None);
         };
@@ -1765,7 +2022,7 @@ pub fn index_rowids(
         Ok(Some(Some((key, *inclusive))))
     };
     let (Some(lower_key), Some(upper_key)) = (bound_key(lower)?, bound_key(upper)?) else {
-        return Ok(Vec::new());
+        return Ok(nothing);
     };
     // Keys of longer tuples extend their prefix's bytes, so "every key with this prefix" is
     // [prefix, successor(prefix)).
@@ -1773,7 +2030,7 @@ pub fn index_rowids(
         Some((key, true)) => Bound::Included(key),
         Some((key, false)) => match key_prefix_successor(&key) {
             Some(successor) => Bound::Included(successor),
-            None => return Ok(Vec::new()),
+            None => return Ok(nothing),
         },
         None if prefix.is_empty() => Bound::Unbounded,
         None => Bound::Included(prefix.clone()),
@@ -1785,19 +2042,19 @@ pub fn index_rowids(
         None => key_prefix_successor(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
     };
     let mut seen = FxHashSet::default();
-    let mut rowids = Vec::new();
-    let entries = index.tree.range_bounds_rowids(
+    let mut scan = IndexScan { exact, ..nothing };
+    index.tree.range_bounds_rowids(
         &reader.storage.cache,
         lower_bound.as_ref().map(Vec::as_slice),
         upper_bound.as_ref().map(Vec::as_slice),
-    );
-    for entry in entries {
-        let entry = entry?;
-        if seen.insert(entry.rowid) {
-            rowids.push(RowId::from_u64(entry.rowid));
-        }
-    }
-    Ok(rowids)
+        &mut |rowid, deleted| {
+            if seen.insert(rowid) {
+                scan.rowids.push(RowId::from_u64(rowid));
+                scan.live.push(!deleted);
+            }
+        },
+    )?;
+    Ok(scan)
 }
 
 /// A value converted to a key column's type for probing, None when it can match nothing
@@ -1907,7 +2164,7 @@ pub fn plan_table_statement(
         .map(|expr| planner.compile(expr))
         .collect::<Result<Vec<_>>>()?;
     Ok(TablePlan {
-        access: choose_access(table, 0, &filters),
+        access: choose_access(table, 0, &filters).0,
         filters,
         expressions,
     })
@@ -1933,9 +2190,9 @@ pub fn matching_rows(
 ) -> Result<Vec<(RowId, Vec<Value>)>> {
     let context = reader.context(0);
     let mut rows = Vec::new();
-    let mut keep = |rowid: RowId, values: Vec<Value>| -> Result<bool> {
-        if plan.accepts(&values, &context)? {
-            rows.push((rowid, values));
+    let mut keep = |rowid: RowId, values: &mut [Value]| -> Result<bool> {
+        if plan.accepts(values, &context)? {
+            rows.push((rowid, values.to_vec()));
         }
         Ok(true)
     };
@@ -1957,9 +2214,11 @@ pub fn matching_rows(
                 lower.as_ref(),
                 upper.as_ref(),
                 &[],
-            )? {
-                if let Some(values) = reader.fetch(rowid)? {
-                    keep(rowid, values)?;
+            )?
+            .rowids
+            {
+                if let Some(mut values) = reader.fetch(table, rowid)? {
+                    keep(rowid, &mut values)?;
                 }
             }
         }

@@ -270,15 +270,10 @@ fn child_at_slot(node: &[u8], slot: usize) -> u32 {
 }
 
 fn leaf_entry(node: &[u8], index: usize) -> IndexEntry {
-    leaf_entry_with(node, index, true)
-}
-
-/// A leaf entry, with a copy of its key or (`with_key` false) an empty one.
-fn leaf_entry_with(node: &[u8], index: usize, with_key: bool) -> IndexEntry {
     let body = entry_body(node, index);
     let (key, rowid) = body_key(body, true);
     IndexEntry {
-        key: if with_key { key.to_vec() } else { Vec::new() },
+        key: key.to_vec(),
         rowid,
         deleted: body[0] & FLAG_DELETED != 0,
         xid: block::read_u64(body, 1),
@@ -755,17 +750,24 @@ impl BTree {
         RangeIter::new(cache, self.root, lower, upper)
     }
 
-    /// As `range_bounds`, but the entries come without their keys (`key` is empty): for
-    /// callers that only need rowids, which spares an allocation per entry.
-    pub fn range_bounds_rowids<'a>(
+    /// The rowids of the entries `range_bounds` would return, each with whether its entry
+    /// is delete-marked, passed to `visit` straight from the leaf under its latch (`visit`
+    /// must not read blocks): for an index range scan, which needs no keys.
+    pub fn range_bounds_rowids(
         &self,
-        cache: &'a BufferCache,
+        cache: &BufferCache,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
-    ) -> RangeIter<'a> {
+        visit: &mut dyn FnMut(u64, bool),
+    ) -> Result<()> {
         let mut iter = self.range_bounds(cache, lower, upper);
-        iter.with_keys = false;
-        iter
+        while !matches!(iter.state, ScanState::Finished) {
+            iter.fill(&mut |node, index| {
+                let body = entry_body(node, index);
+                visit(body_key(body, true).1, body[0] & FLAG_DELETED != 0)
+            })?;
+        }
+        Ok(())
     }
 
     /// All entries whose key equals `key` exactly (unique checks), delete-marked included.
@@ -1537,8 +1539,6 @@ pub struct RangeIter<'a> {
     upper: Bound<Vec<u8>>,
     state: ScanState,
     buffered: VecDeque<IndexEntry>,
-    /// Whether entries carry a copy of their key.
-    with_keys: bool,
 }
 
 impl fmt::Debug for RangeIter<'_> {
@@ -1566,16 +1566,14 @@ impl<'a> RangeIter<'a> {
             upper: upper.map(<[u8]>::to_vec),
             state: ScanState::Descend(Resume::Lower(lower.map(<[u8]>::to_vec))),
             buffered: VecDeque::new(),
-            with_keys: true,
         }
     }
 
-    /// Reads the next leaf into `buffered` and decides where to go after it.
-    fn fill(&mut self) -> Result<()> {
+    /// Reads the next leaf, passing each entry in range to `sink` (the leaf and the entry's
+    /// index in it), and decides where to go after it.
+    fn fill(&mut self, sink: &mut dyn FnMut(&[u8], usize)) -> Result<()> {
         let state = std::mem::replace(&mut self.state, ScanState::Finished);
         let upper = &self.upper;
-        let buffered = &mut self.buffered;
-        let with_keys = self.with_keys;
         self.state = match state {
             ScanState::Finished => ScanState::Finished,
             ScanState::Descend(resume) => {
@@ -1586,9 +1584,7 @@ impl<'a> RangeIter<'a> {
                     Resume::After(key, rowid) => (key, *rowid),
                 };
                 descend_shared(self.cache, self.root, key, rowid, |node, _, high| {
-                    Ok(collect_leaf(
-                        node, &resume, upper, high, with_keys, buffered,
-                    ))
+                    Ok(collect_leaf(node, &resume, upper, high, sink))
                 })?
             }
             ScanState::Follow { leaf, resume } => {
@@ -1600,22 +1596,21 @@ impl<'a> RangeIter<'a> {
                         "kdi: the sibling link to block {id} leads to a branch"
                     )));
                 }
-                collect_leaf(&node, &resume, upper, None, with_keys, buffered)
+                collect_leaf(&node, &resume, upper, None, sink)
             }
         };
         Ok(())
     }
 }
 
-/// Copies the leaf's entries after `resume` and within `upper` into `out`; returns the scan
+/// Passes the leaf's entries after `resume` and within `upper` to `sink`; returns the scan
 /// state that follows.
 fn collect_leaf(
     node: &[u8],
     resume: &Resume,
     upper: &Bound<Vec<u8>>,
     high: Option<&(Vec<u8>, u64)>,
-    with_keys: bool,
-    out: &mut VecDeque<IndexEntry>,
+    sink: &mut dyn FnMut(&[u8], usize),
 ) -> ScanState {
     let first = partition_point(node, |key, rowid| match resume {
         Resume::Lower(Bound::Unbounded) => false,
@@ -1633,7 +1628,7 @@ fn collect_leaf(
         if beyond_upper(entry_key(node, index).0) {
             return ScanState::Finished;
         }
-        out.push_back(leaf_entry_with(node, index, with_keys));
+        sink(node, index);
         last = Some(index);
     }
     // Every entry right of this leaf is at or above `high`.
@@ -1667,7 +1662,10 @@ impl Iterator for RangeIter<'_> {
             if let ScanState::Finished = self.state {
                 return None;
             }
-            if let Err(error) = self.fill() {
+            let mut buffered = std::mem::take(&mut self.buffered);
+            let filled = self.fill(&mut |node, index| buffered.push_back(leaf_entry(node, index)));
+            self.buffered = buffered;
+            if let Err(error) = filled {
                 self.state = ScanState::Finished;
                 return Some(Err(error));
             }
@@ -1811,17 +1809,14 @@ mod tests {
         /// a concurrent change between the two scans would make them differ).
         fn scan(&self, tree: &BTree, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Vec<IndexEntry> {
             let entries = self.scan_unchecked(tree, lower, upper);
-            let without_keys = tree
-                .range_bounds_rowids(&self.cache, lower, upper)
-                .collect::<Result<Vec<_>>>()
-                .unwrap();
+            let mut found = Vec::new();
+            tree.range_bounds_rowids(&self.cache, lower, upper, &mut |rowid, deleted| {
+                found.push((rowid, deleted))
+            })
+            .unwrap();
             let expected: Vec<_> = entries
                 .iter()
-                .map(|entry| (Vec::new(), entry.rowid, entry.deleted, entry.xid))
-                .collect();
-            let found: Vec<_> = without_keys
-                .into_iter()
-                .map(|entry| (entry.key, entry.rowid, entry.deleted, entry.xid))
+                .map(|entry| (entry.rowid, entry.deleted))
                 .collect();
             assert_eq!(found, expected);
             entries

@@ -260,6 +260,41 @@ fn stored_length(block: &[u8], offset: usize) -> usize {
 
 /// Reads the piece in `slot` whatever its kind, or None for an unused slot.
 pub fn read(block: &[u8], slot: u16) -> Result<Option<RowPiece>> {
+    Ok(read_ref(block, slot)?.map(PieceRef::to_owned))
+}
+
+/// A row piece read in place: its data borrowed from the block, for readers that decode
+/// what they need under the buffer's latch instead of copying the row out.
+#[derive(Clone, Copy, Debug)]
+pub struct PieceRef<'a> {
+    pub flags: u8,
+    pub xid: u64,
+    pub uba: u64,
+    pub data: &'a [u8],
+}
+
+impl PieceRef<'_> {
+    /// A plain row: not deleted, not forwarded, not a migrated piece.
+    pub fn is_plain(&self) -> bool {
+        self.flags & (ROW_DELETED | ROW_FORWARDED | ROW_MIGRATED) == 0
+    }
+
+    pub fn is_migrated(&self) -> bool {
+        self.flags & ROW_MIGRATED != 0
+    }
+
+    pub fn to_owned(self) -> RowPiece {
+        RowPiece {
+            flags: self.flags,
+            xid: self.xid,
+            uba: self.uba,
+            data: self.data.to_vec(),
+        }
+    }
+}
+
+/// `read` without the copy: the piece in `slot`, borrowed from the block.
+pub fn read_ref(block: &[u8], slot: u16) -> Result<Option<PieceRef<'_>>> {
     let slot = slot as usize;
     if block::block_type(block) != BlockType::HeapData || slot >= slot_count(block) {
         return Ok(None);
@@ -280,11 +315,11 @@ pub fn read(block: &[u8], slot: u16) -> Result<Option<RowPiece>> {
         )));
     }
     let data_offset = offset + ROW_HEADER_BYTES;
-    Ok(Some(RowPiece {
+    Ok(Some(PieceRef {
         flags: block[offset],
         xid: block::read_u64(block, offset + 1),
         uba: block::read_u64(block, offset + 9),
-        data: block[data_offset..data_offset + length].to_vec(),
+        data: &block[data_offset..data_offset + length],
     }))
 }
 

@@ -72,6 +72,19 @@ fn numeric_operation(
     }
 }
 
+/// `left + right`. Operands of one scale (SUM over a column, a counter plus one) add their
+/// 96-bit mantissas as integers; the general case aligns scales and may round.
+fn add_decimals(left: Decimal, right: Decimal) -> Result<Decimal> {
+    if left.scale() == right.scale() {
+        // Both mantissas are below 2^96, so their sum cannot overflow an i128.
+        let sum = left.mantissa() + right.mantissa();
+        if let Ok(sum) = Decimal::try_from_i128_with_scale(sum, left.scale()) {
+            return Ok(sum);
+        }
+    }
+    overflow_checked(left.checked_add(right))
+}
+
 fn overflow_checked(result: Option<Decimal>) -> Result<Decimal> {
     result.ok_or_else(errors::numeric_overflow)
 }
@@ -138,6 +151,9 @@ fn difference_in_days(left: &Value, right: &Value) -> Result<Value> {
 impl Value {
     /// `self + other`; see the module documentation.
     pub fn add(&self, other: &Value) -> Result<Value> {
+        if let (Value::Number(left), Value::Number(right)) = (self, other) {
+            return add_decimals(*left, *right).map(Value::Number);
+        }
         if self.is_null() || other.is_null() {
             return Ok(Value::Null);
         }
@@ -151,12 +167,7 @@ impl Value {
             (Value::Timestamp(microseconds), days) | (days, Value::Timestamp(microseconds)) => {
                 add_days_to_timestamp(*microseconds, days, false)
             }
-            _ => numeric_operation(
-                self,
-                other,
-                |left, right| overflow_checked(left.checked_add(right)),
-                |left, right| left + right,
-            ),
+            _ => numeric_operation(self, other, add_decimals, |left, right| left + right),
         }
     }
 

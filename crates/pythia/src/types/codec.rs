@@ -104,23 +104,38 @@ pub fn decode_row(bytes: &[u8]) -> Result<Vec<Value>> {
 /// Decodes a row, but only the columns `needed` marks (columns past its end are decoded):
 /// the others are skipped and read as NULL. A query decodes only the columns it reads.
 pub fn decode_row_columns(bytes: &[u8], needed: Option<&[bool]>) -> Result<Vec<Value>> {
+    let mut values = vec![Value::Null; row_column_count(bytes)?];
+    decode_row_into(bytes, needed, &mut values)?;
+    Ok(values)
+}
+
+/// `decode_row_columns` into `out`, one value per column of the table: columns the row does
+/// not have (added after it was written) and columns `needed` leaves out read as NULL;
+/// columns beyond `out` are checked and skipped. Reuses `out`'s storage: a scan decodes
+/// every row into the same slots.
+pub fn decode_row_into(bytes: &[u8], needed: Option<&[bool]>, out: &mut [Value]) -> Result<()> {
     let mut reader = Reader { bytes, position: 0 };
     let count = reader.count()?;
-    let mut values = Vec::with_capacity(count);
-    while values.len() < count && !reader.at_end() {
-        let index = values.len();
-        if needed.is_some_and(|needed| !needed.get(index).copied().unwrap_or(true)) {
-            reader.skip_value()?;
-            values.push(Value::Null);
-        } else {
-            values.push(reader.value()?);
+    let mut index = 0;
+    while index < count && !reader.at_end() {
+        let wanted = needed.is_none_or(|needed| needed.get(index).copied().unwrap_or(true));
+        match out.get_mut(index) {
+            Some(slot) if wanted => *slot = reader.value()?,
+            Some(slot) => {
+                reader.skip_value()?;
+                *slot = Value::Null;
+            }
+            None => reader.skip_value()?,
         }
+        index += 1;
     }
     if !reader.at_end() {
         return Err(corrupt("bytes after the last column"));
     }
-    values.resize(count, Value::Null);
-    Ok(values)
+    for slot in out.iter_mut().skip(index) {
+        *slot = Value::Null;
+    }
+    Ok(())
 }
 
 /// Decodes column `index` (from 0) only, skipping the columns before it. An index at or
@@ -325,17 +340,19 @@ fn decode_payload(payload: &[u8]) -> Result<Value> {
             if magnitude.len() > NUMBER_MAGNITUDE_BYTES_MAX {
                 return Err(corrupt("NUMBER mantissa longer than 12 bytes"));
             }
-            let mut bytes = [0u8; 16];
-            bytes[..magnitude.len()].copy_from_slice(magnitude);
-            let magnitude = u128::from_le_bytes(bytes) as i128; // below 2^96
-            let signed = if sign_scale & NUMBER_NEGATIVE_FLAG != 0 {
-                -magnitude
-            } else {
-                magnitude
-            };
-            Decimal::try_from_i128_with_scale(signed, scale)
-                .map(Value::Number)
-                .map_err(|_| corrupt("NUMBER out of range"))
+            // The mantissa's 96 bits, little-endian, as Decimal keeps them: three words.
+            let mantissa = magnitude
+                .iter()
+                .rev()
+                .fold(0u128, |mantissa, byte| mantissa << 8 | *byte as u128);
+            let negative = sign_scale & NUMBER_NEGATIVE_FLAG != 0;
+            Ok(Value::Number(Decimal::from_parts(
+                mantissa as u32,
+                (mantissa >> 32) as u32,
+                (mantissa >> 64) as u32,
+                negative,
+                scale,
+            )))
         }
         TAG_FLOAT => {
             let bytes: [u8; 8] = body
