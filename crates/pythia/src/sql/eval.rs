@@ -256,7 +256,11 @@ impl Expr {
     /// A condition's truth: Some(true) only when TRUE.
     /// The value of an operand, borrowed when it is a constant, a column or a bind: a
     /// comparison need not copy the text it compares.
-    fn operand<'a>(&'a self, row: &'a [Value], context: &'a Context) -> Result<Cow<'a, Value>> {
+    pub(crate) fn operand<'a>(
+        &'a self,
+        row: &'a [Value],
+        context: &'a Context,
+    ) -> Result<Cow<'a, Value>> {
         match self {
             Expr::Constant(value) => Ok(Cow::Borrowed(value)),
             Expr::Column(index) => Ok(Cow::Borrowed(&row[*index])),

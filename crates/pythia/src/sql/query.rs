@@ -46,7 +46,9 @@ use crate::sql::eval::{self, Context, Expr, Function, SequenceAccess};
 use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
-use crate::types::{decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, Value};
+use crate::types::{
+    add_to_sum, decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, Value,
+};
 
 /// A table of values with named columns: views, DUAL, inline views.
 #[derive(Clone, Debug, Default)]
@@ -133,11 +135,11 @@ impl<'a> Reader<'a> {
             },
             1,
         );
-        let mut batch = RowBatch::new(table.columns.len(), needed);
+        let mut batch = RowBatch::new(table.columns.len(), needed, None);
         for block in blocks {
             instrumentation::add(Statistic::TableScanBlocksGotten, 1);
             let go_on =
-                self.read_block_rows(block, BlockSlots::All, &mut batch, &mut |found, row| {
+                self.read_block_rows(block, BlockSlots::All, 0, &mut batch, &mut |found, row| {
                     instrumentation::add(Statistic::TableScanRowsGotten, 1);
                     visit(
                         RowId {
@@ -158,7 +160,7 @@ impl<'a> Reader<'a> {
     /// head when the row has migrated: 'table fetch continued row').
     pub fn fetch(&self, table: &TableDef, rowid: RowId) -> Result<Option<Vec<Value>>> {
         let mut found = None;
-        self.fetch_rows(table, &[rowid], None, &mut |_, row| {
+        self.fetch_rows(table, &[rowid], None, None, &mut |_, row| {
             found = Some(row.to_vec());
             Ok(false)
         })?;
@@ -169,15 +171,16 @@ impl<'a> Reader<'a> {
     /// the columns `needed` marks, until `visit` returns false. Consecutive rowids in one
     /// block share one get of it (Oracle's TABLE ACCESS BY INDEX ROWID BATCHED): an index
     /// range scan meets rows stored together one after another. `visit` learns the row's
-    /// position in `rowids` and whether it is its row's current version (`RowFound`).
+    /// position in `rowids` and whether `vouching` vouches for it (`RowFound`).
     pub fn fetch_rows(
         &self,
         table: &TableDef,
         rowids: &[RowId],
         needed: Option<&[bool]>,
+        vouching: Option<Vouching>,
         visit: &mut dyn FnMut(RowFound, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        let mut batch = RowBatch::new(table.columns.len(), needed);
+        let mut batch = RowBatch::new(table.columns.len(), needed, vouching);
         let mut slots = Vec::new();
         let mut run_start = 0;
         for run in rowids.chunk_by(|a, b| a.block == b.block) {
@@ -187,11 +190,9 @@ impl<'a> Reader<'a> {
             let go_on = self.read_block_rows(
                 run[0].block_id(),
                 BlockSlots::These(&slots),
+                run_start,
                 &mut batch,
-                &mut |found, row| {
-                    let position = run_start + found.position;
-                    visit(RowFound { position, ..found }, row)
-                },
+                visit,
             )?;
             if !go_on {
                 return Ok(false);
@@ -208,11 +209,12 @@ impl<'a> Reader<'a> {
     /// reader sees is decoded in place; any other head (changed after the snapshot, deleted,
     /// forwarded) is copied out and resolved through `consistent_version` once the latch is
     /// released. `visit` never runs under the latch, so it may read other blocks (the inner
-    /// side of a join) without holding two latches at once.
+    /// side of a join) without holding two latches at once. Positions count from `first`.
     fn read_block_rows(
         &self,
         block: BlockId,
         slots: BlockSlots,
+        first: usize,
         batch: &mut RowBatch,
         visit: &mut dyn FnMut(RowFound, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
@@ -237,26 +239,31 @@ impl<'a> Reader<'a> {
                 if piece.is_migrated() {
                     continue; // its row is met at its head, in another slot
                 }
+                let position = first + position;
                 if piece.is_plain()
                     && batch.sees(piece.xid, |xid| {
                         transactions.visible(xid, self.snapshot_scn, self.xid)
                     })
                 {
+                    // The reader's own rows may be mid-statement (heap changed, indexes not
+                    // yet): only others' committed rows are vouched for.
+                    let current = self.xid == 0 || piece.xid != self.xid;
+                    let vouched = current
+                        && batch
+                            .vouching
+                            .is_some_and(|vouching| vouching.live[position]);
+                    let needed = match batch.vouching {
+                        Some(vouching) if vouched => vouching.needed,
+                        _ => batch.needed,
+                    };
                     let start = batch.decoded.len();
                     batch.decoded.resize(start + width, Value::Null);
-                    decode_row_into(
-                        piece.data,
-                        batch.needed.as_deref(),
-                        &mut batch.decoded[start..],
-                    )?;
-                    // The reader's own rows may be mid-statement (heap changed, indexes not
-                    // yet): only others' committed rows count as current.
-                    let current = self.xid == 0 || piece.xid != self.xid;
+                    decode_row_into(piece.data, needed, &mut batch.decoded[start..])?;
                     batch.rows.push((
                         RowFound {
                             slot,
                             position,
-                            current,
+                            vouched,
                         },
                         None,
                     ));
@@ -264,7 +271,7 @@ impl<'a> Reader<'a> {
                     let found = RowFound {
                         slot,
                         position,
-                        current: false,
+                        vouched: false,
                     };
                     batch.rows.push((found, Some(piece.to_owned())));
                 }
@@ -284,7 +291,7 @@ impl<'a> Reader<'a> {
                         continue;
                     };
                     batch.rebuilt.resize(width, Value::Null);
-                    decode_row_into(&data, batch.needed.as_deref(), &mut batch.rebuilt)?;
+                    decode_row_into(&data, batch.needed, &mut batch.rebuilt)?;
                     &mut batch.rebuilt[..]
                 }
             };
@@ -302,10 +309,22 @@ pub struct RowFound {
     pub slot: u16,
     /// Its place in the slots (or rowids) asked for.
     pub position: usize,
-    /// Read in place from a plain head another transaction committed before the snapshot:
-    /// the row as its indexes' live entries describe it. False for a version rebuilt from
-    /// undo, a migrated row, and the reader's own changes.
-    pub current: bool,
+    /// The index scan vouches for it (`Vouching`): its key-range conjuncts hold.
+    pub vouched: bool,
+}
+
+/// The rows of an exact index scan that need no check against the conjuncts its key range
+/// came from, and the columns such a row needs. A row is vouched for when its entry is
+/// live and it is read in place from a plain head another transaction committed before the
+/// snapshot: a live entry's key is then the row's key, because a change writes the row
+/// before its index entries and undoes them in reverse order, and a reader sees no
+/// uncommitted change of others. Anything else (a version rebuilt from undo, a
+/// delete-marked entry, the reader's own changes, a migrated row) is checked as usual.
+#[derive(Clone, Copy, Debug)]
+pub struct Vouching<'v> {
+    /// Per rowid asked for: its entry is live (not delete-marked).
+    pub live: &'v [bool],
+    pub needed: Option<&'v [bool]>,
 }
 
 /// Which slots of a block `read_block_rows` reads.
@@ -316,9 +335,10 @@ enum BlockSlots<'s> {
 }
 
 /// The buffers `read_block_rows` reuses from block to block.
-struct RowBatch {
+struct RowBatch<'m> {
     width: usize,
-    needed: Option<Box<[bool]>>,
+    needed: Option<&'m [bool]>,
+    vouching: Option<Vouching<'m>>,
     /// Rows decoded in place, `width` values each, in the order of `rows`' None entries.
     decoded: Vec<Value>,
     /// The block's rows in order: None when decoded in place, else the head copied out.
@@ -330,11 +350,16 @@ struct RowBatch {
     visible_xid: u64,
 }
 
-impl RowBatch {
-    fn new(width: usize, needed: Option<&[bool]>) -> RowBatch {
+impl<'m> RowBatch<'m> {
+    fn new(
+        width: usize,
+        needed: Option<&'m [bool]>,
+        vouching: Option<Vouching<'m>>,
+    ) -> RowBatch<'m> {
         RowBatch {
             width,
-            needed: needed.map(Box::from),
+            needed,
+            vouching,
             decoded: Vec::new(),
             rows: Vec::new(),
             rebuilt: Vec::new(),
@@ -425,6 +450,8 @@ struct Source {
     /// The columns of this source the query reads (None: all of them); a table source
     /// decodes only these.
     needed: Option<Arc<[bool]>>,
+    /// `needed` for a row the index vouches for (`index_filters` not evaluated).
+    needed_vouched: Option<Arc<[bool]>>,
 }
 
 #[derive(Clone, Debug)]
@@ -744,38 +771,50 @@ pub fn plan_query(
 
 impl QueryPlan {
     /// Records, for each source, which of its columns some expression of the plan reads.
-    /// Over-approximates: with GROUP BY, the projection and ORDER BY read the group row, and
-    /// their positions mark input columns too, which only decodes a little more.
+    /// With grouping, the projection, HAVING and ORDER BY read the group row (keys, then
+    /// aggregates), not the sources: only the keys and the aggregates' arguments count.
     fn mark_needed_columns(&mut self) {
         let mut used = vec![false; self.width];
         let mut mark = |expr: &Expr| expr.mark_columns(&mut used);
         for source in &self.sources {
-            source
-                .on
-                .iter()
-                .chain(&source.filters)
-                .chain(&source.index_filters)
-                .for_each(&mut mark);
+            source.on.iter().chain(&source.filters).for_each(&mut mark);
         }
         self.rownum_filters.iter().for_each(&mut mark);
-        self.projection.iter().for_each(&mut mark);
-        self.order_by.iter().for_each(|(expr, _, _)| mark(expr));
         self.offset.iter().chain(&self.fetch).for_each(&mut mark);
+        if self.grouped.is_none() {
+            self.projection.iter().for_each(&mut mark);
+            self.order_by.iter().for_each(|(expr, _, _)| mark(expr));
+        }
         if let Some(grouped) = &self.grouped {
-            grouped
-                .keys
-                .iter()
-                .chain(&grouped.having)
-                .for_each(&mut mark);
+            grouped.keys.iter().for_each(&mut mark);
             grouped
                 .aggregates
                 .iter()
                 .filter_map(|aggregate| aggregate.argument.as_ref())
                 .for_each(&mut mark);
         }
+        // A row the index vouches for is not checked against its source's `index_filters`,
+        // so it needs none of its own columns for them; the columns of earlier sources they
+        // read are the index probe's values, needed either way.
+        let mut with_index_filters = used.clone();
+        for source in &self.sources {
+            let own = source.offset..source.offset + source.width;
+            for filter in &source.index_filters {
+                let mut read = vec![false; self.width];
+                filter.mark_columns(&mut read);
+                for (column, _) in read.iter().enumerate().filter(|(_, &read)| read) {
+                    with_index_filters[column] = true;
+                    if !own.contains(&column) {
+                        used[column] = true;
+                    }
+                }
+            }
+        }
+        let mask = |used: &[bool]| (!used.iter().all(|&read| read)).then(|| used.into());
         for source in &mut self.sources {
-            let needed = &used[source.offset..source.offset + source.width];
-            source.needed = (!needed.iter().all(|&read| read)).then(|| needed.into());
+            let own = source.offset..source.offset + source.width;
+            source.needed_vouched = mask(&used[own.clone()]);
+            source.needed = mask(&with_index_filters[own]);
         }
     }
 }
@@ -1119,6 +1158,7 @@ impl Planner<'_, '_> {
                     index_filters: Vec::new(),
                     name: name.name.clone(),
                     needed: None,
+                    needed_vouched: None,
                 });
                 Ok(())
             }
@@ -1146,6 +1186,7 @@ impl Planner<'_, '_> {
                     index_filters: Vec::new(),
                     name: qualifier,
                     needed: None,
+                    needed_vouched: None,
                 });
                 Ok(())
             }
@@ -1776,30 +1817,22 @@ fn accumulate(
                 }
                 continue;
             }
-            Some(argument) => argument.evaluate(row, context)?,
+            Some(argument) => argument.operand(row, context)?,
         };
         if value.is_null() {
             continue;
         }
-        if aggregate.distinct && !group.distinct_seen[index].insert(GroupKey(value.clone())) {
+        if aggregate.distinct
+            && !group.distinct_seen[index].insert(GroupKey(value.clone().into_owned()))
+        {
             continue;
         }
         let accumulator = &mut group.accumulators[index];
         match accumulator {
             Accumulator::Count(count) => *count += 1,
-            Accumulator::Sum(sum) => {
-                *sum = if sum.is_null() {
-                    value.add(&Value::integer(0))?
-                } else {
-                    sum.add(&value)?
-                }
-            }
+            Accumulator::Sum(sum) => add_to_sum(sum, &value)?,
             Accumulator::Avg(sum, count) => {
-                *sum = if sum.is_null() {
-                    value.add(&Value::integer(0))?
-                } else {
-                    sum.add(&value)?
-                };
+                add_to_sum(sum, &value)?;
                 *count += 1;
             }
             Accumulator::Extreme(best) => {
@@ -1811,7 +1844,7 @@ fn accumulate(
                     }
                 };
                 if replace {
-                    *best = value;
+                    *best = value.into_owned();
                 }
             }
         }
@@ -1914,11 +1947,16 @@ fn join_level(
                     upper.as_ref(),
                     row,
                 )?;
+                let vouching = scan.exact.then(|| Vouching {
+                    live: &scan.live,
+                    needed: source.needed_vouched.as_deref(),
+                });
                 reader.fetch_rows(
                     table,
                     &scan.rowids,
                     source.needed.as_deref(),
-                    &mut |found, candidate| visit(candidate, scan.vouches_for(found), row),
+                    vouching,
+                    &mut |found, candidate| visit(candidate, found.vouched, row),
                 )?
             }
         },
@@ -1944,24 +1982,11 @@ fn join_level(
 pub struct IndexScan {
     pub rowids: Vec<RowId>,
     /// Per rowid: its entry is live (not delete-marked).
-    live: Vec<bool>,
+    pub live: Vec<bool>,
     /// Every probe value already had its key column's type, NUMBER (no conversion): key
     /// order and equality are then exactly SQL's, and the range decides the conjuncts it
-    /// came from.
+    /// came from for the rows `Vouching` describes.
     exact: bool,
-}
-
-impl IndexScan {
-    /// Whether the row `found` at a rowid of this scan satisfies the conjuncts the key range
-    /// came from without evaluating them: the probe was exact, the entry live, and the row
-    /// its current version committed by another transaction. A live entry's key is then
-    /// the row's key, because a change writes the row before its index entries and undoes
-    /// them in reverse order, and a reader sees no uncommitted change of others. Anything
-    /// else (a version from undo, a delete-marked entry, the reader's own changes) is
-    /// checked as usual.
-    fn vouches_for(&self, found: RowFound) -> bool {
-        self.exact && found.current && self.live[found.position]
-    }
 }
 
 /// The rowids an index scan proposes, each once, in index order.
@@ -2041,20 +2066,30 @@ pub fn index_rowids(
         None if prefix.is_empty() => Bound::Unbounded,
         None => key_prefix_successor(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
     };
-    let mut seen = FxHashSet::default();
-    let mut scan = IndexScan { exact, ..nothing };
+    let mut entries = Vec::new();
     index.tree.range_bounds_rowids(
         &reader.storage.cache,
         lower_bound.as_ref().map(Vec::as_slice),
         upper_bound.as_ref().map(Vec::as_slice),
-        &mut |rowid, deleted| {
-            if seen.insert(rowid) {
-                scan.rowids.push(RowId::from_u64(rowid));
-                scan.live.push(!deleted);
-            }
-        },
+        &mut |rowid, deleted| entries.push((rowid, !deleted)),
     )?;
-    Ok(scan)
+    // A row appears twice when a key change left a delete-marked entry for its old key in
+    // the range too. Sorting a copy finds whether any did; only then is each kept once (the
+    // first, in index order).
+    let mut sorted: Vec<u64> = entries.iter().map(|(rowid, _)| *rowid).collect();
+    sorted.sort_unstable();
+    if sorted.windows(2).any(|pair| pair[0] == pair[1]) {
+        let mut seen = FxHashSet::default();
+        entries.retain(|(rowid, _)| seen.insert(*rowid));
+    }
+    Ok(IndexScan {
+        rowids: entries
+            .iter()
+            .map(|(rowid, _)| RowId::from_u64(*rowid))
+            .collect(),
+        live: entries.iter().map(|(_, live)| *live).collect(),
+        exact,
+    })
 }
 
 /// A value converted to a key column's type for probing, None when it can match nothing

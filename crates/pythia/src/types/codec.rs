@@ -254,10 +254,12 @@ struct Reader<'a> {
 }
 
 impl<'a> Reader<'a> {
+    #[inline]
     fn at_end(&self) -> bool {
         self.position >= self.bytes.len()
     }
 
+    #[inline]
     fn byte(&mut self) -> Result<u8> {
         let byte = *self
             .bytes
@@ -267,6 +269,7 @@ impl<'a> Reader<'a> {
         Ok(byte)
     }
 
+    #[inline]
     fn take(&mut self, length: usize) -> Result<&'a [u8]> {
         let end = self
             .position
@@ -278,9 +281,19 @@ impl<'a> Reader<'a> {
         Ok(slice)
     }
 
-    /// A length, or None for the NULL marker.
+    /// A length, or None for the NULL marker. Short lengths, nearly all of them, inline.
+    #[inline]
     fn length(&mut self) -> Result<Option<usize>> {
         match self.byte()? {
+            short if short as usize <= LENGTH_SHORT_MAX => Ok(Some(short as usize)),
+            marker => self.marked_length(marker),
+        }
+    }
+
+    /// The rest of a length that begins with `marker` (NULL, or a wide length).
+    #[inline(never)]
+    fn marked_length(&mut self, marker: u8) -> Result<Option<usize>> {
+        match marker {
             NULL_MARKER => Ok(None),
             LENGTH_U16_MARKER => {
                 let bytes = self.take(2)?;
@@ -292,7 +305,6 @@ impl<'a> Reader<'a> {
                     u32::from_be_bytes([bytes[0], bytes[1], bytes[2], bytes[3]]) as usize,
                 ))
             }
-            short if short as usize <= LENGTH_SHORT_MAX => Ok(Some(short as usize)),
             other => Err(corrupt(&format!("invalid length byte {other:#04x}"))),
         }
     }
@@ -309,6 +321,7 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
+    #[inline]
     fn skip_value(&mut self) -> Result<()> {
         if let Some(length) = self.length()? {
             self.take(length)?;
@@ -316,6 +329,7 @@ impl<'a> Reader<'a> {
         Ok(())
     }
 
+    #[inline]
     fn value(&mut self) -> Result<Value> {
         let Some(length) = self.length()? else {
             return Ok(Value::Null);
@@ -527,6 +541,25 @@ mod tests {
                     prop_assert!(identical(original, decoded), "{:?} became {:?}", original, decoded);
                 } else {
                     prop_assert!(decoded.is_null(), "column {} was not skipped", index);
+                }
+            }
+        }
+
+        /// Decoding into a table-wide buffer that held another row: every slot is
+        /// overwritten, columns beyond the row read as NULL, columns beyond the buffer are
+        /// skipped.
+        #[test]
+        fn rows_decode_into_a_reused_buffer_of_any_width(
+            row in proptest::collection::vec(value_strategy(), 0..12),
+            width in 0usize..14,
+        ) {
+            let bytes = encoded(&row);
+            let mut out = vec![Value::text("stale"); width];
+            decode_row_into(&bytes, None, &mut out).unwrap();
+            for (index, decoded) in out.iter().enumerate() {
+                match row.get(index) {
+                    Some(original) => prop_assert!(identical(original, decoded)),
+                    None => prop_assert!(decoded.is_null(), "column {} kept a stale value", index),
                 }
             }
         }
