@@ -1881,34 +1881,46 @@ fn join_level(
     let source = &plan.sources[level];
     let context = reader.context(0);
     let mut matched = false;
+    // A query of one source has rows that are its rows: the candidate is checked and
+    // emitted where it lies, not copied into `row` first.
+    let alone = plan.sources.len() == 1;
     // `vouched`: the row is known to satisfy `index_filters` (IndexScan::exact).
     let mut visit =
         |candidate: &mut [Value], vouched: bool, row: &mut Vec<Value>| -> Result<bool> {
-            for (slot, value) in row[source.offset..source.offset + source.width]
-                .iter_mut()
-                .zip(candidate)
-            {
-                std::mem::swap(slot, value);
-            }
+            let current: &[Value] = if alone {
+                candidate
+            } else {
+                for (slot, value) in row[source.offset..source.offset + source.width]
+                    .iter_mut()
+                    .zip(candidate.iter_mut())
+                {
+                    std::mem::swap(slot, value);
+                }
+                row
+            };
             if !vouched {
                 for filter in &source.index_filters {
-                    if !filter.is_true(row, &context)? {
+                    if !filter.is_true(current, &context)? {
                         return Ok(true);
                     }
                 }
             }
             for condition in &source.on {
-                if !condition.is_true(row, &context)? {
+                if !condition.is_true(current, &context)? {
                     return Ok(true);
                 }
             }
             matched = true;
             for filter in &source.filters {
-                if !filter.is_true(row, &context)? {
+                if !filter.is_true(current, &context)? {
                     return Ok(true);
                 }
             }
-            join_level(reader, plan, level + 1, row, emit)
+            if alone {
+                emit(candidate)
+            } else {
+                join_level(reader, plan, level + 1, row, emit)
+            }
         };
     let go_on = match &source.kind {
         SourceKind::Rows(rows) => {

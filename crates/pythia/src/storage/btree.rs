@@ -1618,19 +1618,21 @@ fn collect_leaf(
         Resume::Lower(Bound::Excluded(lower)) => key <= lower.as_slice(),
         Resume::After(last, last_rowid) => compare(key, rowid, last, *last_rowid).is_le(),
     });
-    let beyond_upper = |key: &[u8]| match upper {
-        Bound::Unbounded => false,
-        Bound::Included(upper) => key > upper.as_slice(),
-        Bound::Excluded(upper) => key >= upper.as_slice(),
-    };
-    let mut last = None;
-    for index in first..entry_count(node) {
-        if beyond_upper(entry_key(node, index).0) {
-            return ScanState::Finished;
-        }
-        sink(node, index);
-        last = Some(index);
+    // Entries are sorted: those within `upper` are a prefix, found by one binary search.
+    let count = entry_count(node);
+    let end = match upper {
+        Bound::Unbounded => count,
+        Bound::Included(upper) => partition_point(node, |key, _| key <= upper.as_slice()),
+        Bound::Excluded(upper) => partition_point(node, |key, _| key < upper.as_slice()),
     }
+    .max(first);
+    for index in first..end {
+        sink(node, index);
+    }
+    if end < count {
+        return ScanState::Finished;
+    }
+    let last = (end > first).then(|| end - 1);
     // Every entry right of this leaf is at or above `high`.
     let high_passes_upper = match (high, upper) {
         (None, _) | (_, Bound::Unbounded) => false,

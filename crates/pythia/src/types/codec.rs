@@ -110,26 +110,33 @@ pub fn decode_row_columns(bytes: &[u8], needed: Option<&[bool]>) -> Result<Vec<V
 }
 
 /// `decode_row_columns` into `out`, one value per column of the table: columns the row does
-/// not have (added after it was written) and columns `needed` leaves out read as NULL;
-/// columns beyond `out` are checked and skipped. Reuses `out`'s storage: a scan decodes
-/// every row into the same slots.
+/// not have (added after it was written) and columns `needed` leaves out read as NULL.
+/// Reuses `out`'s storage: a scan decodes every row into the same slots. Reading stops after
+/// the last column wanted; only a row read to its end is checked for bytes left over.
 pub fn decode_row_into(bytes: &[u8], needed: Option<&[bool]>, out: &mut [Value]) -> Result<()> {
     let mut reader = Reader { bytes, position: 0 };
     let count = reader.count()?;
+    // Columns past the mask are wanted; past the last wanted one, nothing is.
+    let wanted_end = match needed {
+        Some(needed) if needed.len() >= count.min(out.len()) => needed
+            .iter()
+            .rposition(|&wanted| wanted)
+            .map_or(0, |last| last + 1),
+        _ => count,
+    };
+    let end = count.min(out.len()).min(wanted_end);
     let mut index = 0;
-    while index < count && !reader.at_end() {
-        let wanted = needed.is_none_or(|needed| needed.get(index).copied().unwrap_or(true));
-        match out.get_mut(index) {
-            Some(slot) if wanted => *slot = reader.value()?,
-            Some(slot) => {
-                reader.skip_value()?;
-                *slot = Value::Null;
-            }
-            None => reader.skip_value()?,
+    while index < end && !reader.at_end() {
+        let slot = &mut out[index];
+        if needed.is_none_or(|needed| needed.get(index).copied().unwrap_or(true)) {
+            *slot = reader.value()?;
+        } else {
+            reader.skip_value()?;
+            *slot = Value::Null;
         }
         index += 1;
     }
-    if !reader.at_end() {
+    if end == count && !reader.at_end() {
         return Err(corrupt("bytes after the last column"));
     }
     for slot in out.iter_mut().skip(index) {
@@ -321,7 +328,7 @@ impl<'a> Reader<'a> {
         Ok(count)
     }
 
-    #[inline]
+    #[inline(always)]
     fn skip_value(&mut self) -> Result<()> {
         if let Some(length) = self.length()? {
             self.take(length)?;
@@ -355,15 +362,18 @@ fn decode_payload(payload: &[u8]) -> Result<Value> {
                 return Err(corrupt("NUMBER mantissa longer than 12 bytes"));
             }
             // The mantissa's 96 bits, little-endian, as Decimal keeps them: three words.
-            let mantissa = magnitude
-                .iter()
-                .rev()
-                .fold(0u128, |mantissa, byte| mantissa << 8 | *byte as u128);
+            let word = |bytes: &[u8]| {
+                bytes
+                    .iter()
+                    .rev()
+                    .fold(0u32, |word, byte| word << 8 | *byte as u32)
+            };
+            let mut words = magnitude.chunks(4).map(word);
             let negative = sign_scale & NUMBER_NEGATIVE_FLAG != 0;
             Ok(Value::Number(Decimal::from_parts(
-                mantissa as u32,
-                (mantissa >> 32) as u32,
-                (mantissa >> 64) as u32,
+                words.next().unwrap_or(0),
+                words.next().unwrap_or(0),
+                words.next().unwrap_or(0),
                 negative,
                 scale,
             )))
