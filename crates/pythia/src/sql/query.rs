@@ -47,7 +47,7 @@ use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
 use crate::types::{
-    add_to_sum, decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, Value,
+    decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RunningSum, Value,
 };
 
 /// A table of values with named columns: views, DUAL, inline views.
@@ -1599,8 +1599,8 @@ pub fn heading(expr: &ast::Expr) -> String {
 #[derive(Clone)]
 enum Accumulator {
     Count(u64),
-    Sum(Value),
-    Avg(Value, u64),
+    Sum(RunningSum),
+    Avg(RunningSum, u64),
     Extreme(Value),
 }
 
@@ -1792,8 +1792,8 @@ fn new_group(keys: Vec<Value>, aggregates: &[Aggregate]) -> GroupState {
             .iter()
             .map(|aggregate| match aggregate.function {
                 AggregateFunction::Count => Accumulator::Count(0),
-                AggregateFunction::Sum => Accumulator::Sum(Value::Null),
-                AggregateFunction::Avg => Accumulator::Avg(Value::Null, 0),
+                AggregateFunction::Sum => Accumulator::Sum(RunningSum::Empty),
+                AggregateFunction::Avg => Accumulator::Avg(RunningSum::Empty, 0),
                 AggregateFunction::Min | AggregateFunction::Max => {
                     Accumulator::Extreme(Value::Null)
                 }
@@ -1830,9 +1830,9 @@ fn accumulate(
         let accumulator = &mut group.accumulators[index];
         match accumulator {
             Accumulator::Count(count) => *count += 1,
-            Accumulator::Sum(sum) => add_to_sum(sum, &value)?,
+            Accumulator::Sum(sum) => sum.add(&value)?,
             Accumulator::Avg(sum, count) => {
-                add_to_sum(sum, &value)?;
+                sum.add(&value)?;
                 *count += 1;
             }
             Accumulator::Extreme(best) => {
@@ -1855,12 +1855,12 @@ fn accumulate(
 fn finish(accumulator: Accumulator) -> Result<Value> {
     Ok(match accumulator {
         Accumulator::Count(count) => Value::integer(count as i64),
-        Accumulator::Sum(sum) => sum,
+        Accumulator::Sum(sum) => sum.total(),
         Accumulator::Avg(sum, count) => {
             if count == 0 {
                 Value::Null
             } else {
-                sum.div(&Value::integer(count as i64))?
+                sum.total().div(&Value::integer(count as i64))?
             }
         }
         Accumulator::Extreme(value) => value,

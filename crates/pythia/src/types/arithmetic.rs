@@ -72,32 +72,70 @@ fn numeric_operation(
     }
 }
 
-/// `sum += value` for SUM and AVG: in place, without building a new value, when both are
-/// NUMBERs of one scale (a column's values nearly always are) and the total stays within
-/// 96 bits; otherwise as `add`.
-pub fn add_to_sum(sum: &mut Value, value: &Value) -> Result<()> {
-    if let (Value::Number(total), Value::Number(number)) = (&mut *sum, value) {
-        if total.scale() == number.scale() {
-            let mantissa = total.mantissa() + number.mantissa();
-            let magnitude = mantissa.unsigned_abs();
-            if magnitude < 1 << 96 {
-                *total = Decimal::from_parts(
-                    magnitude as u32,
-                    (magnitude >> 32) as u32,
-                    (magnitude >> 64) as u32,
-                    mantissa < 0,
-                    number.scale(),
-                );
-                return Ok(());
+/// The running total of SUM and AVG. NUMBERs of one scale (a column's values nearly always
+/// are) add as integers into a 128-bit mantissa while it stays within Decimal's 96 bits;
+/// anything else goes through `add`, with its conversions, rounding and ORA- errors.
+#[derive(Clone, Debug, Default)]
+pub enum RunningSum {
+    /// Nothing added yet: the sum of no rows is NULL.
+    #[default]
+    Empty,
+    Exact {
+        mantissa: i128,
+        scale: u32,
+    },
+    Other(Value),
+}
+
+impl RunningSum {
+    /// Adds a value that is not NULL.
+    pub fn add(&mut self, value: &Value) -> Result<()> {
+        if let Value::Number(number) = value {
+            match self {
+                RunningSum::Exact { mantissa, scale } if *scale == number.scale() => {
+                    let next = *mantissa + number.mantissa();
+                    if next.unsigned_abs() < 1 << 96 {
+                        *mantissa = next;
+                        return Ok(());
+                    }
+                }
+                RunningSum::Empty => {
+                    *self = RunningSum::Exact {
+                        mantissa: number.mantissa(),
+                        scale: number.scale(),
+                    };
+                    return Ok(());
+                }
+                _ => {}
             }
         }
+        let total = std::mem::take(self).total();
+        let sum = if total.is_null() {
+            value.add(&Value::integer(0))?
+        } else {
+            total.add(value)?
+        };
+        *self = match sum {
+            Value::Number(number) => RunningSum::Exact {
+                mantissa: number.mantissa(),
+                scale: number.scale(),
+            },
+            other => RunningSum::Other(other),
+        };
+        Ok(())
     }
-    *sum = if sum.is_null() {
-        value.add(&Value::integer(0))?
-    } else {
-        sum.add(value)?
-    };
-    Ok(())
+
+    /// The sum so far (NULL when nothing was added).
+    pub fn total(self) -> Value {
+        match self {
+            RunningSum::Empty => Value::Null,
+            // Within 96 bits by construction.
+            RunningSum::Exact { mantissa, scale } => {
+                Value::Number(Decimal::from_i128_with_scale(mantissa, scale))
+            }
+            RunningSum::Other(value) => value,
+        }
+    }
 }
 
 /// `left + right`. Operands of one scale (SUM over a column, a counter plus one) add their
@@ -303,10 +341,10 @@ mod tests {
         Value::Number(Decimal::from_str(text).unwrap())
     }
 
-    /// `add_to_sum` adds in place when it can and agrees with `add` everywhere: one scale,
-    /// mixed scales, signs crossing zero, a total past 96 bits, NULL and text operands.
+    /// `RunningSum` adds as integers when it can and agrees with `add` everywhere: one
+    /// scale, mixed scales, signs crossing zero, a total past 96 bits, text operands.
     #[test]
-    fn sums_in_place_agree_with_add() {
+    fn running_sums_agree_with_add() {
         let cases: &[&[&str]] = &[
             &["1", "2", "3", "-10"],
             &["1.50", "2.25", "-0.75"],
@@ -319,22 +357,24 @@ mod tests {
             &["-5", "5", "0"],
         ];
         for case in cases {
-            let mut sum = Value::Null;
+            let mut sum = RunningSum::default();
             let mut expected = Value::Null;
             for text in case.iter() {
                 let value = number(text);
-                add_to_sum(&mut sum, &value).unwrap();
+                sum.add(&value).unwrap();
                 expected = if expected.is_null() {
                     value.add(&Value::integer(0)).unwrap()
                 } else {
                     expected.add(&value).unwrap()
                 };
-                assert_eq!(format!("{sum:?}"), format!("{expected:?}"), "{case:?}");
+                let total = sum.clone().total();
+                assert_eq!(format!("{total:?}"), format!("{expected:?}"), "{case:?}");
             }
         }
         // Past 96 bits: the same overflow error as `add`.
-        let mut sum = number("79228162514264337593543950335");
-        let error = add_to_sum(&mut sum, &number("1")).unwrap_err();
+        let mut sum = RunningSum::default();
+        sum.add(&number("79228162514264337593543950335")).unwrap();
+        let error = sum.add(&number("1")).unwrap_err();
         assert_eq!(
             error.code(),
             number("79228162514264337593543950335")
@@ -343,9 +383,10 @@ mod tests {
                 .code()
         );
         // Text converts as in `add`.
-        let mut sum = number("1");
-        add_to_sum(&mut sum, &Value::text("2")).unwrap();
-        assert_eq!(format!("{sum:?}"), format!("{:?}", number("3")));
+        let mut sum = RunningSum::default();
+        sum.add(&number("1")).unwrap();
+        sum.add(&Value::text("2")).unwrap();
+        assert_eq!(format!("{:?}", sum.total()), format!("{:?}", number("3")));
     }
 
     fn date(text: &str) -> Value {

@@ -362,20 +362,13 @@ fn decode_payload(payload: &[u8]) -> Result<Value> {
                 return Err(corrupt("NUMBER mantissa longer than 12 bytes"));
             }
             // The mantissa's 96 bits, little-endian, as Decimal keeps them: three words.
-            let word = |bytes: &[u8]| {
-                bytes
-                    .iter()
-                    .rev()
-                    .fold(0u32, |word, byte| word << 8 | *byte as u32)
-            };
-            let mut words = magnitude.chunks(4).map(word);
+            let mut words = [0u32; 3];
+            for (index, byte) in magnitude.iter().enumerate() {
+                words[index / 4] |= (*byte as u32) << (8 * (index % 4));
+            }
             let negative = sign_scale & NUMBER_NEGATIVE_FLAG != 0;
             Ok(Value::Number(Decimal::from_parts(
-                words.next().unwrap_or(0),
-                words.next().unwrap_or(0),
-                words.next().unwrap_or(0),
-                negative,
-                scale,
+                words[0], words[1], words[2], negative, scale,
             )))
         }
         TAG_FLOAT => {

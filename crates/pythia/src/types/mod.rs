@@ -36,7 +36,7 @@ pub mod key;
 mod numeric;
 mod value;
 
-pub use arithmetic::add_to_sum;
+pub use arithmetic::RunningSum;
 pub use codec::{
     decode_column, decode_row, decode_row_columns, decode_row_into, encode_row, row_column_count,
     ROW_COLUMNS_MAX,
