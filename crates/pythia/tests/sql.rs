@@ -808,3 +808,48 @@ fn an_index_range_vouches_only_for_live_entries_of_current_rows() {
     drop(writer);
     instance.shutdown().unwrap();
 }
+
+/// A session reuses a query's plan from one execution to the next. This pins when it must
+/// not: after DDL (here by another session) the plan would read a dropped table's segment,
+/// and a plan holding a subquery's rows would answer with the rows of its first execution.
+#[test]
+fn a_kept_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
+    let dir = temp_dir("plan-reuse");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    let mut other = instance.connect().unwrap();
+    run(
+        &mut session,
+        "create table p (id number primary key, v number)",
+    );
+    run(&mut session, "insert into p values (1, 10)");
+    run(&mut session, "create table q (m number)");
+    run(&mut session, "insert into q values (10)");
+    run(&mut session, "commit");
+    let by_id = session.prepare("select v from p where id = :1").unwrap();
+    let value = |session: &mut Session| {
+        let result = session
+            .execute_prepared(&by_id, &[Value::integer(1)])
+            .unwrap();
+        result.rows.first().map(|row| row[0].to_string())
+    };
+    assert_eq!(value(&mut session).as_deref(), Some("10"));
+    assert_eq!(value(&mut session).as_deref(), Some("10"));
+    // The table is dropped and made again, with other rows, by another session.
+    run(&mut other, "drop table p");
+    run(
+        &mut other,
+        "create table p (id number primary key, v number)",
+    );
+    run(&mut other, "insert into p values (1, 20)");
+    run(&mut other, "commit");
+    assert_eq!(value(&mut session).as_deref(), Some("20"));
+    // A subquery's result is part of the plan: it is planned at every execution.
+    let sql = "select count(*) from p where v > (select max(m) from q)";
+    assert_eq!(rows(&mut session, sql), vec![vec!["1".to_string()]]);
+    run(&mut session, "insert into q values (30)");
+    assert_eq!(rows(&mut session, sql), vec![vec!["0".to_string()]]);
+    drop(session);
+    drop(other);
+    instance.shutdown().unwrap();
+}

@@ -12,9 +12,12 @@
 //!             ── COMMIT / ROLLBACK / SAVEPOINT, ALTER SESSION / SYSTEM
 //! ```
 //!
-//! Plans are made at every execution: the library cache (shared cursors, plans reused across
-//! executions and sessions) is its own issue. What a session keeps is the parsed tree per
-//! statement text, up to [`PARSED_STATEMENTS_MAX`] texts.
+//! What a session keeps per statement text, up to [`PARSED_STATEMENTS_MAX`] texts, is its
+//! cursor: the parsed tree and the plan of the query's last execution. The plan runs again
+//! while the dictionary it was made against is current and the session's parameters have
+//! not changed, unless it holds rows read at planning time (subqueries, views), which are
+//! planned anew at every execution. Sharing cursors between sessions is the library
+//! cache's issue.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -30,7 +33,7 @@ use crate::instrumentation::{
 use crate::session::{Column, DescribeColumn, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::eval::SequenceAccess;
-use crate::sql::query::{self, BindValues, Reader, RowSet};
+use crate::sql::query::{self, BindValues, QueryPlan, Reader, RowSet};
 use crate::sql::{dml, parser};
 use crate::storage::heap::RowId;
 use crate::transaction::Transaction;
@@ -60,7 +63,30 @@ pub struct Session {
     /// The instance's parameter generation this session's copy has caught up with.
     parameters_generation: u64,
     current_values: RefCell<HashMap<u32, Value>>,
-    parsed: HashMap<String, Arc<Statement>>,
+    parsed: HashMap<String, SessionCursor>,
+    /// Changes whenever the session's parameters do: a plan made before is not reused.
+    environment: u64,
+}
+
+/// A statement the session parsed, and its query's plan while that can be reused.
+struct SessionCursor {
+    statement: Arc<Statement>,
+    plan: Option<ReusablePlan>,
+}
+
+impl SessionCursor {
+    /// Whether `query` is this cursor's own parse tree (not another parse of its text).
+    fn holds(&self, query: &ast::Query) -> bool {
+        matches!(&*self.statement, Statement::Select(parsed) if std::ptr::eq(&**parsed, query))
+    }
+}
+
+struct ReusablePlan {
+    /// The dictionary version the plan resolved names in (held, so never reused for
+    /// another version).
+    dictionary: Arc<Dictionary>,
+    environment: u64,
+    plan: Arc<QueryPlan>,
 }
 
 impl Drop for Session {
@@ -95,6 +121,7 @@ impl Session {
             parameters_generation,
             current_values: RefCell::new(HashMap::new()),
             parsed: HashMap::new(),
+            environment: 0,
         })
     }
 
@@ -161,6 +188,7 @@ impl Session {
             self.parameters
                 .inherit_system_changes(&self.instance.parameters());
             self.parameters_generation = generation;
+            self.environment += 1;
         }
     }
 
@@ -196,9 +224,9 @@ impl Session {
 
     fn parse(&mut self, sql: &str) -> Result<Arc<Statement>> {
         instrumentation::add(Statistic::ParseCountTotal, 1);
-        if let Some(statement) = self.parsed.get(sql) {
+        if let Some(cursor) = self.parsed.get(sql) {
             instrumentation::add(Statistic::SessionCursorCacheHits, 1);
-            return Ok(statement.clone());
+            return Ok(cursor.statement.clone());
         }
         let _timed = instrumentation::timed(TimeModelStatistic::ParseTimeElapsed);
         instrumentation::add(Statistic::ParseCountHard, 1);
@@ -212,7 +240,13 @@ impl Session {
         if self.parsed.len() >= PARSED_STATEMENTS_MAX {
             self.parsed.clear();
         }
-        self.parsed.insert(sql.to_string(), statement.clone());
+        self.parsed.insert(
+            sql.to_string(),
+            SessionCursor {
+                statement: statement.clone(),
+                plan: None,
+            },
+        );
         Ok(statement)
     }
 
@@ -225,7 +259,7 @@ impl Session {
         instrumentation::add(Statistic::ExecuteCount, 1);
         let _timed = instrumentation::timed(TimeModelStatistic::SqlExecuteElapsedTime);
         match statement {
-            Statement::Select(query) => self.select(query, binds),
+            Statement::Select(query) => self.select(query, text, binds),
             Statement::Insert {
                 table,
                 columns,
@@ -292,6 +326,7 @@ impl Session {
             Statement::AlterSession(settings) => {
                 for setting in settings {
                     let value = parameter_text(&setting.value);
+                    self.environment += 1;
                     self.parameters.set(
                         &setting.name.to_lowercase(),
                         &value,
@@ -343,12 +378,23 @@ impl Session {
         work: impl FnOnce(&Reader) -> Result<T>,
     ) -> Result<T> {
         let (dictionary, xid) = self.reader_parts();
+        self.with_reader_in(&dictionary, xid, binds, work)
+    }
+
+    /// `with_reader` on a dictionary version the caller holds.
+    fn with_reader_in<T>(
+        &self,
+        dictionary: &Arc<Dictionary>,
+        xid: u64,
+        binds: &BindValues,
+        work: impl FnOnce(&Reader) -> Result<T>,
+    ) -> Result<T> {
         let snapshot = self.instance.transactions().snapshot();
-        let views = |name: &str| self.view(&dictionary, name).ok().flatten();
+        let views = |name: &str| self.view(dictionary, name).ok().flatten();
         let sequences = SessionSequences { session: self };
         let reader = Reader {
             storage: self.instance.catalog().storage(),
-            dictionary: &dictionary,
+            dictionary,
             snapshot_scn: snapshot.scn,
             xid,
             binds,
@@ -358,12 +404,31 @@ impl Session {
         work(&reader)
     }
 
-    fn select(&mut self, query: &ast::Query, binds: &[Value]) -> Result<StatementResult> {
+    fn select(
+        &mut self,
+        query: &ast::Query,
+        text: &str,
+        binds: &[Value],
+    ) -> Result<StatementResult> {
+        let (dictionary, xid) = self.reader_parts();
+        let reused = self.reusable_plan(query, text, &dictionary);
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
-        let rows = self.with_reader(&plan_binds, |reader| {
-            query::run_query(reader, &mut bind_values, query)
+        let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
+            let plan = match reused {
+                Some(plan) => plan,
+                None => Arc::new(query::plan_query(reader, &mut bind_values, query)?),
+            };
+            let rows = query::execute(reader, &plan)?;
+            Ok((plan, rows))
         })?;
+        if plan.reusable {
+            self.keep_plan(query, text, dictionary, &plan);
+        }
+        let rows = RowSet {
+            columns: plan.row_set_columns(),
+            rows,
+        };
         let count = rows.rows.len() as u64;
         Ok(StatementResult {
             is_query: true,
@@ -380,6 +445,41 @@ impl Session {
                 n => format!("{n} rows selected."),
             },
         })
+    }
+
+    /// The plan this session made for `query` (parsed from `text`) at an earlier execution,
+    /// if it can run again: made against `dictionary` under the current parameters.
+    fn reusable_plan(
+        &self,
+        query: &ast::Query,
+        text: &str,
+        dictionary: &Arc<Dictionary>,
+    ) -> Option<Arc<QueryPlan>> {
+        let cursor = self.parsed.get(text)?;
+        let kept = cursor.plan.as_ref()?;
+        (cursor.holds(query)
+            && Arc::ptr_eq(&kept.dictionary, dictionary)
+            && kept.environment == self.environment)
+            .then(|| kept.plan.clone())
+    }
+
+    fn keep_plan(
+        &mut self,
+        query: &ast::Query,
+        text: &str,
+        dictionary: Arc<Dictionary>,
+        plan: &Arc<QueryPlan>,
+    ) {
+        let environment = self.environment;
+        if let Some(cursor) = self.parsed.get_mut(text) {
+            if cursor.holds(query) {
+                cursor.plan = Some(ReusablePlan {
+                    dictionary,
+                    environment,
+                    plan: plan.clone(),
+                });
+            }
+        }
     }
 
     /// The open transaction, begun if there is none.

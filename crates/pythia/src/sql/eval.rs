@@ -327,6 +327,19 @@ impl Expr {
         }
     }
 
+    /// Whether evaluating reads a sequence (NEXTVAL may update the dictionary: it touches
+    /// blocks).
+    pub fn reads_sequence(&self) -> bool {
+        match self {
+            Expr::NextValue(_) | Expr::CurrentValue(_) => true,
+            _ => {
+                let mut reads = false;
+                self.visit_children(&mut |child| reads |= child.reads_sequence());
+                reads
+            }
+        }
+    }
+
     /// Whether any column below `limit` is read.
     pub fn reads_columns_in(&self, range: std::ops::Range<usize>) -> bool {
         match self {

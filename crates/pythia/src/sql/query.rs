@@ -116,14 +116,15 @@ impl<'a> Reader<'a> {
         table: &TableDef,
         visit: &mut dyn FnMut(RowId, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        self.scan_table_columns(table, None, visit)
+        self.scan_table_columns(table, ReadOptions::default(), visit)
     }
 
-    /// `scan_table`, decoding only the columns `needed` marks (the others read as NULL).
+    /// `scan_table`, reading as `options` say (only the columns `needed` marks are decoded,
+    /// the others read as NULL).
     pub fn scan_table_columns(
         &self,
         table: &TableDef,
-        needed: Option<&[bool]>,
+        options: ReadOptions,
         visit: &mut dyn FnMut(RowId, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
         let blocks = segment::used_blocks(&self.storage.cache, table.segment)?;
@@ -135,7 +136,7 @@ impl<'a> Reader<'a> {
             },
             1,
         );
-        let mut batch = RowBatch::new(table.columns.len(), needed, None);
+        let mut batch = RowBatch::new(table.columns.len(), options);
         for block in blocks {
             instrumentation::add(Statistic::TableScanBlocksGotten, 1);
             let go_on =
@@ -160,27 +161,26 @@ impl<'a> Reader<'a> {
     /// head when the row has migrated: 'table fetch continued row').
     pub fn fetch(&self, table: &TableDef, rowid: RowId) -> Result<Option<Vec<Value>>> {
         let mut found = None;
-        self.fetch_rows(table, &[rowid], None, None, &mut |_, row| {
+        self.fetch_rows(table, &[rowid], ReadOptions::default(), &mut |_, row| {
             found = Some(row.to_vec());
             Ok(false)
         })?;
         Ok(found)
     }
 
-    /// The rows of `table` at `rowids` visible to this reader, in that order, decoding only
-    /// the columns `needed` marks, until `visit` returns false. Consecutive rowids in one
-    /// block share one get of it (Oracle's TABLE ACCESS BY INDEX ROWID BATCHED): an index
-    /// range scan meets rows stored together one after another. `visit` learns the row's
-    /// position in `rowids` and whether `vouching` vouches for it (`RowFound`).
+    /// The rows of `table` at `rowids` visible to this reader, in that order, read as
+    /// `options` say, until `visit` returns false. Consecutive rowids in one block share one
+    /// get of it (Oracle's TABLE ACCESS BY INDEX ROWID BATCHED): an index range scan meets
+    /// rows stored together one after another. `visit` learns the row's position in
+    /// `rowids` and whether the index vouches for it (`RowFound`).
     pub fn fetch_rows(
         &self,
         table: &TableDef,
         rowids: &[RowId],
-        needed: Option<&[bool]>,
-        vouching: Option<Vouching>,
+        options: ReadOptions,
         visit: &mut dyn FnMut(RowFound, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        let mut batch = RowBatch::new(table.columns.len(), needed, vouching);
+        let mut batch = RowBatch::new(table.columns.len(), options);
         let mut slots = Vec::new();
         let mut run_start = 0;
         for run in rowids.chunk_by(|a, b| a.block == b.block) {
@@ -208,8 +208,10 @@ impl<'a> Reader<'a> {
     /// Under the block's latch, a row whose head is a plain row made by a transaction this
     /// reader sees is decoded in place; any other head (changed after the snapshot, deleted,
     /// forwarded) is copied out and resolved through `consistent_version` once the latch is
-    /// released. `visit` never runs under the latch, so it may read other blocks (the inner
-    /// side of a join) without holding two latches at once. Positions count from `first`.
+    /// released. `visit` runs under the latch only when the caller says it may
+    /// (`ReadOptions::visit_under_latch`), and then only until the first row that needs undo,
+    /// so that rows keep their order; otherwise it runs after the latch is released, free to
+    /// read other blocks (the inner side of a join). Positions count from `first`.
     fn read_block_rows(
         &self,
         block: BlockId,
@@ -220,14 +222,17 @@ impl<'a> Reader<'a> {
     ) -> Result<bool> {
         let transactions = &self.storage.transactions;
         let width = batch.width;
+        let options = batch.options;
         batch.decoded.clear();
         batch.rows.clear();
+        batch.row.resize(width, Value::Null);
         {
             let data = self.storage.cache.read(block, AccessKind::Lookup)?;
             let count = match slots {
                 BlockSlots::All => heap::slot_count(&data),
                 BlockSlots::These(slots) => slots.len(),
             };
+            let mut deferring = !options.visit_under_latch;
             for position in 0..count {
                 let slot = match slots {
                     BlockSlots::All => position as u16,
@@ -240,40 +245,46 @@ impl<'a> Reader<'a> {
                     continue; // its row is met at its head, in another slot
                 }
                 let position = first + position;
-                if piece.is_plain()
-                    && batch.sees(piece.xid, |xid| {
+                if !piece.is_plain()
+                    || !batch.sees(piece.xid, |xid| {
                         transactions.visible(xid, self.snapshot_scn, self.xid)
                     })
                 {
-                    // The reader's own rows may be mid-statement (heap changed, indexes not
-                    // yet): only others' committed rows are vouched for.
-                    let current = self.xid == 0 || piece.xid != self.xid;
-                    let vouched = current
-                        && batch
-                            .vouching
-                            .is_some_and(|vouching| vouching.live[position]);
-                    let needed = match batch.vouching {
-                        Some(vouching) if vouched => vouching.needed,
-                        _ => batch.needed,
-                    };
-                    let start = batch.decoded.len();
-                    batch.decoded.resize(start + width, Value::Null);
-                    decode_row_into(piece.data, needed, &mut batch.decoded[start..])?;
-                    batch.rows.push((
-                        RowFound {
-                            slot,
-                            position,
-                            vouched,
-                        },
-                        None,
-                    ));
-                } else {
                     let found = RowFound {
                         slot,
                         position,
                         vouched: false,
                     };
                     batch.rows.push((found, Some(piece.to_owned())));
+                    deferring = true;
+                    continue;
+                }
+                // The reader's own rows may be mid-statement (heap changed, indexes not
+                // yet): only others' committed rows are vouched for.
+                let current = self.xid == 0 || piece.xid != self.xid;
+                let vouched = current
+                    && options
+                        .vouching
+                        .is_some_and(|vouching| vouching.live[position]);
+                let needed = match options.vouching {
+                    Some(vouching) if vouched => vouching.needed,
+                    _ => options.needed,
+                };
+                let found = RowFound {
+                    slot,
+                    position,
+                    vouched,
+                };
+                if deferring {
+                    let start = batch.decoded.len();
+                    batch.decoded.resize(start + width, Value::Null);
+                    decode_row_into(piece.data, needed, &mut batch.decoded[start..])?;
+                    batch.rows.push((found, None));
+                } else {
+                    decode_row_into(piece.data, needed, &mut batch.row)?;
+                    if !visit(found, &mut batch.row)? {
+                        return Ok(false);
+                    }
                 }
             }
         }
@@ -290,9 +301,8 @@ impl<'a> Reader<'a> {
                     else {
                         continue;
                     };
-                    batch.rebuilt.resize(width, Value::Null);
-                    decode_row_into(&data, batch.needed, &mut batch.rebuilt)?;
-                    &mut batch.rebuilt[..]
+                    decode_row_into(&data, options.needed, &mut batch.row)?;
+                    &mut batch.row[..]
                 }
             };
             if !visit(found, row)? {
@@ -301,6 +311,18 @@ impl<'a> Reader<'a> {
         }
         Ok(true)
     }
+}
+
+/// How `fetch_rows` and `scan_table_columns` read rows.
+#[derive(Clone, Copy, Debug, Default)]
+pub struct ReadOptions<'m> {
+    /// The columns to decode (None: all of them); the others read as NULL.
+    pub needed: Option<&'m [bool]>,
+    /// The rows an index scan vouches for, and the columns those need.
+    pub vouching: Option<Vouching<'m>>,
+    /// `visit` reads no block and takes no latch, so it may run under the block's latch on
+    /// a row decoded straight from the block (no copy into a batch first).
+    pub visit_under_latch: bool,
 }
 
 /// A row `read_block_rows` found.
@@ -337,32 +359,28 @@ enum BlockSlots<'s> {
 /// The buffers `read_block_rows` reuses from block to block.
 struct RowBatch<'m> {
     width: usize,
-    needed: Option<&'m [bool]>,
-    vouching: Option<Vouching<'m>>,
-    /// Rows decoded in place, `width` values each, in the order of `rows`' None entries.
+    options: ReadOptions<'m>,
+    /// Rows decoded in place but not yet visited, `width` values each, in the order of
+    /// `rows`' None entries.
     decoded: Vec<Value>,
-    /// The block's rows in order: None when decoded in place, else the head copied out.
+    /// The block's rows not yet visited, in order: None when decoded in place, else the
+    /// head copied out.
     rows: Vec<(RowFound, Option<heap::RowPiece>)>,
-    /// A row rebuilt from undo.
-    rebuilt: Vec<Value>,
+    /// The row being visited: decoded from the block, or rebuilt from undo.
+    row: Vec<Value>,
     /// The last transaction found visible. Visibility to a fixed snapshot, once true, stays
     /// true (a commit is not undone), so rows of one transaction ask the table once.
     visible_xid: u64,
 }
 
 impl<'m> RowBatch<'m> {
-    fn new(
-        width: usize,
-        needed: Option<&'m [bool]>,
-        vouching: Option<Vouching<'m>>,
-    ) -> RowBatch<'m> {
+    fn new(width: usize, options: ReadOptions<'m>) -> RowBatch<'m> {
         RowBatch {
             width,
-            needed,
-            vouching,
+            options,
             decoded: Vec::new(),
             rows: Vec::new(),
-            rebuilt: Vec::new(),
+            row: Vec::new(),
             visible_xid: 0,
         }
     }
@@ -519,6 +537,13 @@ pub struct QueryPlan {
     offset: Option<Expr>,
     fetch: Option<Expr>,
     pub columns: Vec<Column>,
+    /// Whether the plan holds nothing read at planning time (subquery results, views'
+    /// rows): then it can run again as long as the dictionary it was made against is
+    /// current.
+    pub reusable: bool,
+    /// One table, and no expression that touches blocks (sequences): a row can be checked
+    /// and emitted while its block's latch is held (`ReadOptions::visit_under_latch`).
+    rows_touch_no_block: bool,
 }
 
 struct GroupedPlan {
@@ -532,11 +557,7 @@ pub fn run_query(reader: &Reader, binds: &mut BindValues, query: &ast::Query) ->
     let plan = plan_query(reader, binds, query)?;
     let rows = execute(reader, &plan)?;
     Ok(RowSet {
-        columns: plan
-            .columns
-            .iter()
-            .map(|column| (column.name.clone(), column.data_type))
-            .collect(),
+        columns: plan.row_set_columns(),
         rows,
     })
 }
@@ -564,6 +585,7 @@ pub fn plan_query(
         binds,
         scope: Scope::default(),
         grouping: None,
+        read_rows: false,
     };
     let mut sources = Vec::new();
     let mut where_conjuncts = Vec::new();
@@ -764,12 +786,65 @@ pub fn plan_query(
         offset,
         fetch,
         columns,
+        reusable: false,
+        rows_touch_no_block: false,
     };
+    plan.reusable = !planner.read_rows
+        && plan
+            .sources
+            .iter()
+            .all(|source| matches!(source.kind, SourceKind::Table { .. }));
+    plan.rows_touch_no_block = plan.sources.len() == 1 && !plan.reads_sequence();
     plan.mark_needed_columns();
     Ok(plan)
 }
 
 impl QueryPlan {
+    /// Whether some expression of the plan reads a sequence.
+    fn reads_sequence(&self) -> bool {
+        let mut expressions: Vec<&Expr> = Vec::new();
+        for source in &self.sources {
+            expressions.extend(source.on.iter().chain(&source.filters));
+            expressions.extend(&source.index_filters);
+            if let SourceKind::Table {
+                access:
+                    Access::Index {
+                        equal,
+                        lower,
+                        upper,
+                        ..
+                    },
+                ..
+            } = &source.kind
+            {
+                expressions.extend(equal);
+                expressions.extend(lower.iter().chain(upper.iter()).map(|(expr, _)| expr));
+            }
+        }
+        expressions.extend(&self.rownum_filters);
+        expressions.extend(&self.projection);
+        expressions.extend(self.order_by.iter().map(|(expr, _, _)| expr));
+        expressions.extend(self.offset.iter().chain(&self.fetch));
+        if let Some(grouped) = &self.grouped {
+            expressions.extend(grouped.keys.iter().chain(&grouped.having));
+            expressions.extend(
+                grouped
+                    .aggregates
+                    .iter()
+                    .filter_map(|aggregate| aggregate.argument.as_ref()),
+            );
+        }
+        expressions.iter().any(|expr| expr.reads_sequence())
+    }
+
+    /// The result's columns, as a `RowSet` names them.
+    pub fn row_set_columns(&self) -> Vec<(String, Option<DataType>)> {
+        self.columns
+            .iter()
+            .map(|column| (column.name.clone(), column.data_type))
+            .collect()
+    }
+
     /// Records, for each source, which of its columns some expression of the plan reads.
     /// With grouping, the projection, HAVING and ORDER BY read the group row (keys, then
     /// aggregates), not the sources: only the keys and the aggregates' arguments count.
@@ -1103,6 +1178,8 @@ struct Planner<'r, 'a> {
     binds: &'r mut BindValues,
     scope: Scope,
     grouping: Option<Grouping>,
+    /// A subquery ran while planning: its rows are in the plan.
+    read_rows: bool,
 }
 
 impl Planner<'_, '_> {
@@ -1518,6 +1595,7 @@ impl Planner<'_, '_> {
     }
 
     fn subquery(&mut self, query: &ast::Query) -> Result<RowSet> {
+        self.read_rows = true;
         run_query(self.reader, self.binds, query)
     }
 }
@@ -1936,11 +2014,14 @@ fn join_level(
         SourceKind::Table { table, access } => match access {
             Access::Full => {
                 let mut outer_row = std::mem::take(row);
-                let result = reader.scan_table_columns(
-                    table,
-                    source.needed.as_deref(),
-                    &mut |_, candidate| visit(candidate, false, &mut outer_row),
-                );
+                let options = ReadOptions {
+                    needed: source.needed.as_deref(),
+                    vouching: None,
+                    visit_under_latch: plan.rows_touch_no_block,
+                };
+                let result = reader.scan_table_columns(table, options, &mut |_, candidate| {
+                    visit(candidate, false, &mut outer_row)
+                });
                 *row = outer_row;
                 result?
             }
@@ -1963,13 +2044,14 @@ fn join_level(
                     live: &scan.live,
                     needed: source.needed_vouched.as_deref(),
                 });
-                reader.fetch_rows(
-                    table,
-                    &scan.rowids,
-                    source.needed.as_deref(),
+                let options = ReadOptions {
+                    needed: source.needed.as_deref(),
                     vouching,
-                    &mut |found, candidate| visit(candidate, found.vouched, row),
-                )?
+                    visit_under_latch: plan.rows_touch_no_block,
+                };
+                reader.fetch_rows(table, &scan.rowids, options, &mut |found, candidate| {
+                    visit(candidate, found.vouched, row)
+                })?
             }
         },
     };
@@ -2189,6 +2271,7 @@ pub fn plan_table_statement(
         binds,
         scope: Scope::default(),
         grouping: None,
+        read_rows: false,
     };
     let qualifier = alias.unwrap_or(&table.name).to_string();
     for column in &table.columns {
@@ -2224,6 +2307,7 @@ pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Exp
         binds,
         scope: Scope::default(),
         grouping: None,
+        read_rows: false,
     };
     planner.compile(expr)
 }
