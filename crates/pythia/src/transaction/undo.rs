@@ -54,6 +54,9 @@ const SLOT_BYTES: usize = 32;
 const SLOTS_START: usize = 48;
 const OFFSET_RING_NEXT: usize = 32;
 const OFFSET_RING_WRAP: usize = 36;
+
+/// The ring's wrap count on its first pass through the undo file.
+const FIRST_WRAP: u32 = 1;
 const OFFSET_OWNER: usize = 32;
 const OFFSET_WRAP: usize = 40;
 const OFFSET_RECORD_COUNT: usize = 44;
@@ -201,7 +204,7 @@ pub fn format(mtr: &mut Mtr, layout: &UndoLayout) -> Result<()> {
         block::format(data, id, BlockType::UndoHeader, 0);
         if number == 1 {
             block::write_u32(data, OFFSET_RING_NEXT, layout.first_ring_block());
-            block::write_u32(data, OFFSET_RING_WRAP, 1);
+            block::write_u32(data, OFFSET_RING_WRAP, FIRST_WRAP);
         }
     }
     Ok(())
@@ -276,7 +279,11 @@ pub fn allocate_block(
     let next = block::read_u32(mtr.block_ref(ring), OFFSET_RING_NEXT);
     let wrap = block::read_u32(mtr.block_ref(ring), OFFSET_RING_WRAP);
     let id = BlockId::new(UNDO_FILE, next);
-    let owner = {
+    // On the ring's first pass no block from `next` on was ever handed out: nobody owns it,
+    // and reading it would be a physical read of a block about to be formatted.
+    let owner = if wrap == FIRST_WRAP {
+        0
+    } else {
         let cache = mtr.cache();
         let data = cache.read(id, AccessKind::Lookup)?;
         if block::block_type(&data) == BlockType::UndoData {
