@@ -19,9 +19,15 @@
 //! on every column of a unique index is an INDEX UNIQUE SCAN; equality on a prefix of an
 //! index's columns, possibly followed by a range (`<`, `<=`, `>`, `>=`, BETWEEN) on the next
 //! column, an INDEX RANGE SCAN; otherwise a TABLE ACCESS FULL. The index narrows what is
-//! read, and every conjunct is still evaluated on every row read: an index entry only
-//! proposes a rowid, and the row version the statement's snapshot sees decides. This is a
-//! rule-based choice; the SQL issue replaces it with costs from gathered statistics.
+//! read; an entry proposes a rowid, and the row version the statement's snapshot sees
+//! decides. The conjuncts the key range came from are skipped only on rows the scan vouches
+//! for (`Vouching`: an exact NUMBER probe, a live entry, the row's current committed
+//! version); every other conjunct is evaluated on every row read. This is a rule-based
+//! choice; the SQL issue replaces it with costs from gathered statistics.
+//!
+//! Rows are read a block at a time (`Reader::read_block_rows`), decoded under the block's
+//! latch straight from the block; a plan of one table that touches no other block checks
+//! and emits them there too (`ReadOptions::visit_under_latch`).
 //!
 //! Reads are consistent: every table is read as of the statement's snapshot SCN through
 //! undo (see `transaction`), plus the reading transaction's own changes. Subqueries in
