@@ -4,6 +4,7 @@
 //! ```text
 //!   pythia shell [DIR] [-p name=value]... [--bail]    shell/: statements and SQL*Plus commands
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
+//!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //! ```
 
 mod lab;
@@ -11,6 +12,7 @@ mod shell;
 
 mod common;
 mod oltp;
+mod slt;
 mod sqlite_bench;
 
 use std::path::PathBuf;
@@ -55,6 +57,19 @@ enum Action {
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
+    /// Runs sqllogictest files, each against a fresh embedded database; ends with one line
+    /// `N passed, N failed` and exits non-zero if anything failed.
+    Slt {
+        /// The files to run.
+        #[arg(required = true)]
+        files: Vec<PathBuf>,
+        /// Run them on SQLite (bundled, in memory) instead.
+        #[arg(long)]
+        sqlite: bool,
+        /// Also run each file on SQLite and print both times.
+        #[arg(long)]
+        compare: bool,
+    },
 }
 
 /// `name=value`, as `-p` takes it.
@@ -96,6 +111,18 @@ fn main() {
                 std::process::exit(1);
             }
         }
+        Action::Slt {
+            files,
+            sqlite,
+            compare,
+        } => {
+            let engine = if sqlite {
+                slt::Engine::Sqlite
+            } else {
+                slt::Engine::Pythia
+            };
+            std::process::exit(slt::run(&files, engine, compare));
+        }
     }
 }
 
@@ -133,7 +160,7 @@ mod tests {
                 assert_eq!(parameters.len(), 2);
                 assert!(bail);
             }
-            Action::Lab { .. } => panic!("parsed as lab"),
+            _ => panic!("not parsed as shell"),
         }
         let command = Command::try_parse_from(["pythia", "shell"]).unwrap();
         assert!(
@@ -142,5 +169,11 @@ mod tests {
         let command =
             Command::try_parse_from(["pythia", "lab", "commit", "--quick", "-p", "a=1"]).unwrap();
         assert!(matches!(command.action, Action::Lab { parameters, .. } if parameters.len() == 1));
+        let command =
+            Command::try_parse_from(["pythia", "slt", "a.slt", "b.slt", "--compare"]).unwrap();
+        assert!(
+            matches!(command.action, Action::Slt { files, sqlite: false, compare: true } if files.len() == 2)
+        );
+        assert!(Command::try_parse_from(["pythia", "slt"]).is_err());
     }
 }
