@@ -400,6 +400,7 @@ impl Session {
             binds,
             sequences: &sequences,
             views: &views,
+            outer: &[],
         };
         work(&reader)
     }
@@ -708,7 +709,11 @@ impl Session {
             binds,
         )?;
         let mut count = 0;
+        let xid = transaction.xid;
         self.with_reader(&final_binds, |reader| {
+            // The transaction is out of the session while it runs: a subquery of the
+            // statement must still see its changes.
+            let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
             for (rowid, _) in rows {
                 let updated =
@@ -773,7 +778,9 @@ impl Session {
         let (plan, rows, final_binds) =
             self.rows_to_change(transaction.xid, &table, alias, &[], where_clause, binds)?;
         let mut count = 0;
+        let xid = transaction.xid;
         self.with_reader(&final_binds, |reader| {
+            let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
             for (rowid, _) in rows {
                 let deleted =

@@ -8,6 +8,11 @@
 //! Conditions use three-valued logic: TRUE, FALSE and unknown (NULL). A WHERE clause keeps
 //! a row only when its condition is TRUE. Conditions evaluate to `Value::Boolean` or
 //! `Value::Null`.
+//!
+//! A correlated subquery is an [`Expr::Subquery`]: a plan made once, run for each row with
+//! the values of the outer columns it reads (its `arguments`), which the inner plan reads as
+//! [`Expr::Outer`] positions. The context's [`SubqueryRunner`] (the statement's reader)
+//! runs it.
 
 use std::borrow::Cow;
 use std::cmp::Ordering;
@@ -56,6 +61,47 @@ pub enum Expr {
     NextValue(Arc<SequenceDef>),
     CurrentValue(Arc<SequenceDef>),
     Rownum,
+    /// In a correlated subquery's plan: the value of the outer row's column given to it
+    /// as argument `k` (`Context::outer[k]`).
+    Outer(usize),
+    Subquery(Box<Subquery>),
+}
+
+/// A correlated subquery: its plan, the outer row's values it reads, and how its rows
+/// become a value.
+#[derive(Clone)]
+pub struct Subquery {
+    pub plan: Arc<crate::sql::query::QueryPlan>,
+    /// Expressions of the outer row (its columns), evaluated for each row and given to the
+    /// plan as its `Outer` values.
+    pub arguments: Vec<Expr>,
+    pub kind: SubqueryKind,
+}
+
+impl std::fmt::Debug for Subquery {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Subquery")
+            .field("arguments", &self.arguments)
+            .field("kind", &self.kind)
+            .finish_non_exhaustive()
+    }
+}
+
+#[derive(Clone, Debug)]
+pub enum SubqueryKind {
+    /// `(SELECT ...)`: its one row's one column, NULL for no row, ORA-01427 for more.
+    Scalar,
+    /// `[NOT] EXISTS (SELECT ...)`.
+    Exists { negated: bool },
+    /// `expr [NOT] IN (SELECT ...)`, with IN's NULL rules.
+    In { expr: Box<Expr>, negated: bool },
+}
+
+/// Runs a correlated subquery's plan with the outer values it reads.
+pub trait SubqueryRunner {
+    fn rows(&self, plan: &crate::sql::query::QueryPlan, outer: &[Value])
+        -> Result<Vec<Vec<Value>>>;
 }
 
 /// Built-in scalar functions (the SQL issue adds the rest of Oracle's).
@@ -125,6 +171,63 @@ pub struct Context<'a> {
     pub binds: &'a [Value],
     pub rownum: u64,
     pub sequences: &'a dyn SequenceAccess,
+    /// The outer row's values a correlated subquery's plan reads (`Expr::Outer`).
+    pub outer: &'a [Value],
+    /// Runs correlated subqueries; None where there is no statement to run them in.
+    pub subqueries: Option<&'a dyn SubqueryRunner>,
+}
+
+impl Subquery {
+    fn evaluate(&self, row: &[Value], context: &Context) -> Result<Value> {
+        let runner = context
+            .subqueries
+            .ok_or_else(|| Error::internal("a correlated subquery outside a statement"))?;
+        let outer = self
+            .arguments
+            .iter()
+            .map(|argument| argument.evaluate(row, context))
+            .collect::<Result<Vec<_>>>()?;
+        let rows = runner.rows(&self.plan, &outer)?;
+        match &self.kind {
+            SubqueryKind::Scalar => match rows.len() {
+                0 => Ok(Value::Null),
+                1 => Ok(rows[0].first().cloned().unwrap_or(Value::Null)),
+                _ => Err(Error::new(
+                    1427,
+                    "single-row subquery returns more than one row",
+                )),
+            },
+            SubqueryKind::Exists { negated } => Ok(Value::Boolean(rows.is_empty() == *negated)),
+            SubqueryKind::In { expr, negated } => {
+                let value = expr.evaluate(row, context)?;
+                let items = rows
+                    .into_iter()
+                    .map(|row| Ok(row.into_iter().next().unwrap_or(Value::Null)));
+                in_list(&value, items, *negated)
+            }
+        }
+    }
+}
+
+/// `value [NOT] IN (items)` with SQL's NULL rules: TRUE when an item equals the value, else
+/// NULL when some comparison was unknown, else FALSE (NOT IN negates that).
+fn in_list(
+    value: &Value,
+    items: impl Iterator<Item = Result<Value>>,
+    negated: bool,
+) -> Result<Value> {
+    let mut result = Some(false);
+    for item in items {
+        match compare(value, &item?)? {
+            Some(Ordering::Equal) => {
+                result = Some(true);
+                break;
+            }
+            Some(_) => {}
+            None => result = None,
+        }
+    }
+    Ok(boolean(result.map(|found| found != negated)))
 }
 
 /// NEXTVAL and CURRVAL go through the session (CURRVAL is per session).
@@ -180,18 +283,8 @@ impl Expr {
                 negated,
             } => {
                 let value = expr.evaluate(row, context)?;
-                let mut result = Some(false);
-                for item in list {
-                    match compare(&value, &item.evaluate(row, context)?)? {
-                        Some(Ordering::Equal) => {
-                            result = Some(true);
-                            break;
-                        }
-                        Some(_) => {}
-                        None => result = None,
-                    }
-                }
-                Ok(boolean(result.map(|found| found != *negated)))
+                let items = list.iter().map(|item| item.evaluate(row, context));
+                in_list(&value, items, *negated)
             }
             Expr::Like {
                 expr,
@@ -250,6 +343,12 @@ impl Expr {
             Expr::NextValue(sequence) => context.sequences.next_value(sequence),
             Expr::CurrentValue(sequence) => context.sequences.current_value(sequence),
             Expr::Rownum => Ok(Value::integer(context.rownum as i64)),
+            Expr::Outer(index) => context
+                .outer
+                .get(*index)
+                .cloned()
+                .ok_or_else(|| Error::internal("an outer reference with no outer row")),
+            Expr::Subquery(subquery) => subquery.evaluate(row, context),
         }
     }
 
@@ -285,7 +384,9 @@ impl Expr {
             | Expr::Bind(_)
             | Expr::NextValue(_)
             | Expr::CurrentValue(_)
-            | Expr::Rownum => false,
+            | Expr::Rownum
+            | Expr::Outer(_)
+            | Expr::Subquery(_) => false,
             Expr::Function(function, arguments) => {
                 !matches!(function, Function::Sysdate | Function::Systimestamp)
                     && arguments.iter().all(Expr::is_constant)
@@ -327,15 +428,15 @@ impl Expr {
         }
     }
 
-    /// Whether evaluating reads a sequence (NEXTVAL may update the dictionary: it touches
-    /// blocks).
-    pub fn reads_sequence(&self) -> bool {
+    /// Whether evaluating may read blocks: a sequence (NEXTVAL may update the dictionary)
+    /// or a correlated subquery.
+    pub fn touches_blocks(&self) -> bool {
         match self {
-            Expr::NextValue(_) | Expr::CurrentValue(_) => true,
+            Expr::NextValue(_) | Expr::CurrentValue(_) | Expr::Subquery(_) => true,
             _ => {
-                let mut reads = false;
-                self.visit_children(&mut |child| reads |= child.reads_sequence());
-                reads
+                let mut touches = false;
+                self.visit_children(&mut |child| touches |= child.touches_blocks());
+                touches
             }
         }
     }
@@ -359,7 +460,14 @@ impl Expr {
             | Expr::Bind(_)
             | Expr::NextValue(_)
             | Expr::CurrentValue(_)
-            | Expr::Rownum => {}
+            | Expr::Rownum
+            | Expr::Outer(_) => {}
+            Expr::Subquery(subquery) => {
+                subquery.arguments.iter().for_each(&mut *visit);
+                if let SubqueryKind::In { expr, .. } = &subquery.kind {
+                    visit(expr);
+                }
+            }
             Expr::Unary(_, expr) | Expr::IsNull(expr, _) | Expr::Cast(expr, _) => visit(expr),
             Expr::Binary(left, _, right) => {
                 visit(left);

@@ -30,9 +30,10 @@
 //! and emits them there too (`ReadOptions::visit_under_latch`).
 //!
 //! Reads are consistent: every table is read as of the statement's snapshot SCN through
-//! undo (see `transaction`), plus the reading transaction's own changes. Subqueries in
-//! WHERE and SELECT lists are uncorrelated here: they run once, at plan time, under the same
-//! snapshot, and become constants (correlated ones fail with ORA-00904 until the SQL issue).
+//! undo (see `transaction`), plus the reading transaction's own changes. A subquery in
+//! an expression that reads no outer column runs once, at plan time, under the same
+//! snapshot, and becomes constants; a correlated one is planned once and runs for each outer
+//! row (`eval::Subquery`).
 //!
 //! Everything is materialized in memory between the pipeline and the result: a known limit
 //! until the SQL issue's bounded work areas.
@@ -48,7 +49,9 @@ use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::session::Column;
 use crate::sql::ast::{self, BinaryOperator};
-use crate::sql::eval::{self, Context, Expr, Function, SequenceAccess};
+use crate::sql::eval::{
+    self, Context, Expr, Function, SequenceAccess, Subquery, SubqueryKind, SubqueryRunner,
+};
 use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
@@ -74,6 +77,8 @@ pub struct Reader<'a> {
     pub sequences: &'a dyn SequenceAccess,
     /// Resolves names that are not tables: views (v$, dba_), DUAL.
     pub views: &'a dyn Fn(&str) -> Option<RowSet>,
+    /// The outer row's values when this reader runs a correlated subquery (`Expr::Outer`).
+    pub outer: &'a [Value],
 }
 
 /// Bind values by position, and the map from bind names to positions.
@@ -105,12 +110,21 @@ impl BindValues {
     }
 }
 
+impl SubqueryRunner for Reader<'_> {
+    fn rows(&self, plan: &QueryPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
+        let reader = Reader { outer, ..*self };
+        execute(&reader, plan)
+    }
+}
+
 impl<'a> Reader<'a> {
     fn context(&self, rownum: u64) -> Context<'_> {
         Context {
             binds: &self.binds.values,
             rownum,
             sequences: self.sequences,
+            outer: self.outer,
+            subqueries: Some(self),
         }
     }
 
@@ -547,8 +561,9 @@ pub struct QueryPlan {
     /// rows): then it can run again as long as the dictionary it was made against is
     /// current.
     pub reusable: bool,
-    /// One table, and no expression that touches blocks (sequences): a row can be checked
-    /// and emitted while its block's latch is held (`ReadOptions::visit_under_latch`).
+    /// One table, and no expression that touches blocks (sequences, subqueries): a row can
+    /// be checked and emitted while its block's latch is held
+    /// (`ReadOptions::visit_under_latch`).
     rows_touch_no_block: bool,
 }
 
@@ -573,6 +588,17 @@ pub fn plan_query(
     binds: &mut BindValues,
     query: &ast::Query,
 ) -> Result<QueryPlan> {
+    Ok(plan_subquery(reader, binds, query, None)?.0)
+}
+
+/// `plan_query` for a query inside another whose scope is `outer`: also returns the outer
+/// columns the plan reads (empty when it is not correlated).
+fn plan_subquery(
+    reader: &Reader,
+    binds: &mut BindValues,
+    query: &ast::Query,
+    outer: Option<&Scope>,
+) -> Result<(QueryPlan, Vec<usize>)> {
     if !query.with.is_empty() {
         return Err(unsupported("WITH clauses"));
     }
@@ -582,7 +608,7 @@ pub fn plan_query(
     let select = match &query.body {
         ast::SetExpr::Select(select) => select,
         ast::SetExpr::Query(inner) if query.order_by.is_empty() => {
-            return plan_query(reader, binds, inner)
+            return plan_subquery(reader, binds, inner, outer)
         }
         _ => return Err(unsupported("set operators (UNION, INTERSECT, MINUS)")),
     };
@@ -592,6 +618,8 @@ pub fn plan_query(
         scope: Scope::default(),
         grouping: None,
         read_rows: false,
+        outer,
+        outer_columns: Vec::new(),
     };
     let mut sources = Vec::new();
     let mut where_conjuncts = Vec::new();
@@ -800,14 +828,14 @@ pub fn plan_query(
             .sources
             .iter()
             .all(|source| matches!(source.kind, SourceKind::Table { .. }));
-    plan.rows_touch_no_block = plan.sources.len() == 1 && !plan.reads_sequence();
+    plan.rows_touch_no_block = plan.sources.len() == 1 && !plan.touches_blocks();
     plan.mark_needed_columns();
-    Ok(plan)
+    Ok((plan, planner.outer_columns))
 }
 
 impl QueryPlan {
-    /// Whether some expression of the plan reads a sequence.
-    fn reads_sequence(&self) -> bool {
+    /// Whether some expression of the plan may read blocks (a sequence, a subquery).
+    fn touches_blocks(&self) -> bool {
         let mut expressions: Vec<&Expr> = Vec::new();
         for source in &self.sources {
             expressions.extend(source.on.iter().chain(&source.filters));
@@ -840,7 +868,7 @@ impl QueryPlan {
                     .filter_map(|aggregate| aggregate.argument.as_ref()),
             );
         }
-        expressions.iter().any(|expr| expr.reads_sequence())
+        expressions.iter().any(|expr| expr.touches_blocks())
     }
 
     /// The result's columns, as a `RowSet` names them.
@@ -1186,6 +1214,12 @@ struct Planner<'r, 'a> {
     grouping: Option<Grouping>,
     /// A subquery ran while planning: its rows are in the plan.
     read_rows: bool,
+    /// The scope of the query this one is a subquery of: names not found here are looked up
+    /// there and become `Expr::Outer` references (one level; None for a top-level query).
+    outer: Option<&'r Scope>,
+    /// The outer scope's columns this query reads, in order of first use: `Expr::Outer(k)`
+    /// reads `outer_columns[k]`.
+    outer_columns: Vec<usize>,
 }
 
 impl Planner<'_, '_> {
@@ -1399,16 +1433,23 @@ impl Planner<'_, '_> {
                     if self.scope.resolve(table.as_deref(), name)?.is_some() {
                         return Err(Error::new(979, "not a GROUP BY expression"));
                     }
+                    // An outer column is one value for the whole subquery.
+                    if let Some(outer) = self.outer_reference(table.as_deref(), name)? {
+                        return Ok(outer);
+                    }
                     return Err(invalid_column(table.as_deref(), name));
                 }
                 match self.scope.resolve(table.as_deref(), name)? {
                     Some(index) => Expr::Column(index),
-                    None => match self.sequence_reference(table.as_deref(), name)? {
-                        Some(sequence) => sequence,
-                        None if table.is_none() && (name == "SYSDATE" || name == "USER") => {
-                            Expr::Function(Function::resolve(name, 0)?, Vec::new())
-                        }
-                        None => return Err(invalid_column(table.as_deref(), name)),
+                    None => match self.outer_reference(table.as_deref(), name)? {
+                        Some(outer) => outer,
+                        None => match self.sequence_reference(table.as_deref(), name)? {
+                            Some(sequence) => sequence,
+                            None if table.is_none() && (name == "SYSDATE" || name == "USER") => {
+                                Expr::Function(Function::resolve(name, 0)?, Vec::new())
+                            }
+                            None => return Err(invalid_column(table.as_deref(), name)),
+                        },
                     },
                 }
             }
@@ -1449,12 +1490,8 @@ impl Planner<'_, '_> {
                 expr,
                 query,
                 negated,
-            } => {
-                let rows = self.subquery(query)?;
-                if rows.columns.len() != 1 {
-                    return Err(Error::new(913, "too many values"));
-                }
-                Expr::InList {
+            } => match self.subquery(query, true)? {
+                PlannedSubquery::Rows(rows) => Expr::InList {
                     expr: Box::new(self.compile(expr)?),
                     list: rows
                         .rows
@@ -1462,18 +1499,32 @@ impl Planner<'_, '_> {
                         .map(|mut row| Expr::Constant(row.remove(0)))
                         .collect(),
                     negated: *negated,
+                },
+                PlannedSubquery::Correlated(plan, arguments) => {
+                    Expr::Subquery(Box::new(Subquery {
+                        plan,
+                        arguments,
+                        kind: SubqueryKind::In {
+                            expr: Box::new(self.compile(expr)?),
+                            negated: *negated,
+                        },
+                    }))
                 }
-            }
-            E::Exists { query, negated } => {
-                let rows = self.subquery(query)?;
-                Expr::Constant(Value::Boolean(rows.rows.is_empty() == *negated))
-            }
-            E::ScalarSubquery(query) => {
-                let rows = self.subquery(query)?;
-                if rows.columns.len() != 1 {
-                    return Err(Error::new(913, "too many values"));
+            },
+            E::Exists { query, negated } => match self.subquery(query, false)? {
+                PlannedSubquery::Rows(rows) => {
+                    Expr::Constant(Value::Boolean(rows.rows.is_empty() == *negated))
                 }
-                match rows.rows.len() {
+                PlannedSubquery::Correlated(plan, arguments) => {
+                    Expr::Subquery(Box::new(Subquery {
+                        plan,
+                        arguments,
+                        kind: SubqueryKind::Exists { negated: *negated },
+                    }))
+                }
+            },
+            E::ScalarSubquery(query) => match self.subquery(query, true)? {
+                PlannedSubquery::Rows(rows) => match rows.rows.len() {
                     0 => Expr::Constant(Value::Null),
                     1 => Expr::Constant(rows.rows[0][0].clone()),
                     _ => {
@@ -1482,8 +1533,15 @@ impl Planner<'_, '_> {
                             "single-row subquery returns more than one row",
                         ))
                     }
+                },
+                PlannedSubquery::Correlated(plan, arguments) => {
+                    Expr::Subquery(Box::new(Subquery {
+                        plan,
+                        arguments,
+                        kind: SubqueryKind::Scalar,
+                    }))
                 }
-            }
+            },
             E::Like {
                 expr,
                 pattern,
@@ -1600,10 +1658,61 @@ impl Planner<'_, '_> {
         }))
     }
 
-    fn subquery(&mut self, query: &ast::Query) -> Result<RowSet> {
-        self.read_rows = true;
-        run_query(self.reader, self.binds, query)
+    /// Plans a subquery of an expression, with this query's scope as its outer scope. One
+    /// that reads no outer column runs now, under the statement's snapshot, and its rows
+    /// become constants; a correlated one stays a plan, run for each row with the outer
+    /// columns it reads. `one_column`: the subquery must return one column (ORA-00913).
+    fn subquery(&mut self, query: &ast::Query, one_column: bool) -> Result<PlannedSubquery> {
+        let (plan, outer_columns) =
+            plan_subquery(self.reader, self.binds, query, Some(&self.scope))?;
+        if one_column && plan.columns.len() != 1 {
+            return Err(Error::new(913, "too many values"));
+        }
+        if outer_columns.is_empty() {
+            self.read_rows = true;
+            let rows = execute(self.reader, &plan)?;
+            return Ok(PlannedSubquery::Rows(RowSet {
+                columns: plan.row_set_columns(),
+                rows,
+            }));
+        }
+        if self.grouping.is_some() {
+            // Its outer columns would be read from the group row, not the input row.
+            return Err(unsupported(
+                "a correlated subquery in the select list or HAVING of an aggregate query",
+            ));
+        }
+        self.read_rows |= !plan.reusable;
+        let arguments = outer_columns.into_iter().map(Expr::Column).collect();
+        Ok(PlannedSubquery::Correlated(Arc::new(plan), arguments))
     }
+
+    /// The outer query's column `table.name` as an `Expr::Outer` reference, if this is a
+    /// subquery and the outer scope has it.
+    fn outer_reference(&mut self, table: Option<&str>, name: &str) -> Result<Option<Expr>> {
+        let Some(outer) = self.outer else {
+            return Ok(None);
+        };
+        let Some(column) = outer.resolve(table, name)? else {
+            return Ok(None);
+        };
+        let position = match self.outer_columns.iter().position(|used| *used == column) {
+            Some(position) => position,
+            None => {
+                self.outer_columns.push(column);
+                self.outer_columns.len() - 1
+            }
+        };
+        Ok(Some(Expr::Outer(position)))
+    }
+}
+
+/// A subquery of an expression, planned.
+enum PlannedSubquery {
+    /// It read no outer column and ran at plan time.
+    Rows(RowSet),
+    /// Correlated: its plan and the outer row's columns it reads.
+    Correlated(Arc<QueryPlan>, Vec<Expr>),
 }
 
 fn invalid_column(table: Option<&str>, name: &str) -> Error {
@@ -2226,6 +2335,8 @@ pub fn evaluate_constant(
             binds,
             rownum,
             sequences,
+            outer: &[],
+            subqueries: None,
         },
     )
 }
@@ -2278,6 +2389,8 @@ pub fn plan_table_statement(
         scope: Scope::default(),
         grouping: None,
         read_rows: false,
+        outer: None,
+        outer_columns: Vec::new(),
     };
     let qualifier = alias.unwrap_or(&table.name).to_string();
     for column in &table.columns {
@@ -2314,6 +2427,8 @@ pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Exp
         scope: Scope::default(),
         grouping: None,
         read_rows: false,
+        outer: None,
+        outer_columns: Vec::new(),
     };
     planner.compile(expr)
 }
