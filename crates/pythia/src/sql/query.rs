@@ -2,16 +2,21 @@
 //!
 //! ```text
 //!   ast::Query ──plan──> QueryPlan
-//!                          sources: [ table (full scan | index scan) | rows (views, DUAL,
-//!                                     inline views) ], each with its join kind, ON
-//!                                     conditions and the WHERE conjuncts that become
-//!                                     evaluable once it is bound
+//!                          sources: [ table (full scan | index scan) | rows (views, DUAL)
+//!                                     | planned (inline views, set operations: a plan
+//!                                     run at each execution) ], each with its join
+//!                                     kind, ON conditions and the WHERE conjuncts that
+//!                                     become evaluable once it is bound
 //!                          grouping: GROUP BY keys + aggregates, HAVING
 //!                          projection, DISTINCT, ORDER BY keys, OFFSET / FETCH
 //!
 //!   execute: nested loops over the sources in FROM order (a left-deep join; the index of
 //!   an inner table is probed with values of the outer row), filters applied at the first
 //!   level where they can be, then grouping, projection, DISTINCT, sort, and the row limit.
+//!
+//!   A set operation (`a UNION b ORDER BY 1`) is planned as `SELECT * FROM (a UNION b)
+//!   ORDER BY 1`: its branches become one planned source, whose columns are named after
+//!   the first branch's.
 //! ```
 //!
 //! Access paths. For each table the planner looks at the conjuncts that compare an indexed
@@ -467,7 +472,138 @@ enum SourceKind {
         table: Arc<TableDef>,
         access: Access,
     },
+    /// Rows read at planning time: a view (v$, dba_), DUAL.
     Rows(Arc<Vec<Vec<Value>>>),
+    /// Rows a plan makes at each execution: an inline view, a set operation's branches.
+    Planned(Arc<PlannedRows>),
+}
+
+/// A plan whose rows are a source of another: a query, or a set operation of two.
+enum PlannedRows {
+    Query(Box<QueryPlan>),
+    SetOperation {
+        op: ast::SetOperator,
+        left: Box<PlannedRows>,
+        right: Box<PlannedRows>,
+    },
+}
+
+impl std::fmt::Debug for PlannedRows {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            PlannedRows::Query(plan) => write!(formatter, "Query({} columns)", plan.columns.len()),
+            PlannedRows::SetOperation { op, left, right } => formatter
+                .debug_struct("SetOperation")
+                .field("op", op)
+                .field("left", left)
+                .field("right", right)
+                .finish(),
+        }
+    }
+}
+
+impl PlannedRows {
+    fn rows(&self, reader: &Reader) -> Result<Vec<Vec<Value>>> {
+        match self {
+            PlannedRows::Query(plan) => execute(reader, plan),
+            PlannedRows::SetOperation { op, left, right } => {
+                let (left, right) = (left.rows(reader)?, right.rows(reader)?);
+                Ok(set_operation(*op, left, right))
+            }
+        }
+    }
+
+    /// The first branch's columns: the names and types a set operation's result has.
+    fn columns(&self) -> &[Column] {
+        match self {
+            PlannedRows::Query(plan) => &plan.columns,
+            PlannedRows::SetOperation { left, .. } => left.columns(),
+        }
+    }
+
+    fn reusable(&self) -> bool {
+        match self {
+            PlannedRows::Query(plan) => plan.reusable,
+            PlannedRows::SetOperation { left, right, .. } => left.reusable() && right.reusable(),
+        }
+    }
+}
+
+/// UNION, UNION ALL, INTERSECT, MINUS of two row lists, with rows compared as DISTINCT
+/// compares them (NULLs equal). All but UNION ALL return each row once, in the order of its
+/// first appearance.
+fn set_operation(
+    op: ast::SetOperator,
+    left: Vec<Vec<Value>>,
+    right: Vec<Vec<Value>>,
+) -> Vec<Vec<Value>> {
+    let key = |row: &[Value]| row.iter().cloned().map(GroupKey).collect::<Vec<_>>();
+    let mut seen = HashSet::new();
+    match op {
+        ast::SetOperator::UnionAll => left.into_iter().chain(right).collect(),
+        ast::SetOperator::Union => left
+            .into_iter()
+            .chain(right)
+            .filter(|row| seen.insert(key(row)))
+            .collect(),
+        ast::SetOperator::Intersect | ast::SetOperator::Minus => {
+            let other: HashSet<Vec<GroupKey>> = right.iter().map(|row| key(row)).collect();
+            let keep_common = op == ast::SetOperator::Intersect;
+            left.into_iter()
+                .filter(|row| {
+                    let row_key = key(row);
+                    other.contains(&row_key) == keep_common && seen.insert(row_key)
+                })
+                .collect()
+        }
+    }
+}
+
+/// Plans the branches of a set operation. Each branch is planned on its own (no outer
+/// scope: a set operation cannot be correlated here). ORA-01789 when branches differ in
+/// width, ORA-01790 when a column's types differ in kind.
+fn plan_set_expression(
+    reader: &Reader,
+    binds: &mut BindValues,
+    body: &ast::SetExpr,
+) -> Result<PlannedRows> {
+    match body {
+        ast::SetExpr::SetOperation { op, left, right } => {
+            let left = plan_set_expression(reader, binds, left)?;
+            let right = plan_set_expression(reader, binds, right)?;
+            let (left_columns, right_columns) = (left.columns(), right.columns());
+            if left_columns.len() != right_columns.len() {
+                return Err(Error::new(
+                    1789,
+                    "query block has incorrect number of result columns",
+                ));
+            }
+            for (a, b) in left_columns.iter().zip(right_columns) {
+                if let (Some(a), Some(b)) = (a.data_type, b.data_type) {
+                    if a.family() != b.family() {
+                        return Err(Error::new(
+                            1790,
+                            "expression must have same datatype as corresponding expression",
+                        ));
+                    }
+                }
+            }
+            Ok(PlannedRows::SetOperation {
+                op: *op,
+                left: Box::new(left),
+                right: Box::new(right),
+            })
+        }
+        ast::SetExpr::Select(select) => {
+            let query = ast::Query::from_body(ast::SetExpr::Select(select.clone()));
+            Ok(PlannedRows::Query(Box::new(
+                plan_subquery(reader, binds, &query, None)?.0,
+            )))
+        }
+        ast::SetExpr::Query(query) => Ok(PlannedRows::Query(Box::new(
+            plan_subquery(reader, binds, query, None)?.0,
+        ))),
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -605,12 +741,27 @@ fn plan_subquery(
     if query.for_update.is_some() {
         return Err(unsupported("SELECT ... FOR UPDATE"));
     }
-    let select = match &query.body {
-        ast::SetExpr::Select(select) => select,
-        ast::SetExpr::Query(inner) if query.order_by.is_empty() => {
+    // A set operation, or a parenthesized query with its own ORDER BY or row limit, is
+    // planned as the one source of `SELECT *`, which then takes the ORDER BY and limits.
+    let select_all = ast::Select {
+        hint: None,
+        distinct: false,
+        projection: vec![ast::SelectItem::Wildcard],
+        from: Vec::new(),
+        where_clause: None,
+        group_by: Vec::new(),
+        having: None,
+    };
+    let (select, planned_source) = match &query.body {
+        ast::SetExpr::Select(select) => (select.as_ref(), None),
+        ast::SetExpr::Query(inner)
+            if query.order_by.is_empty()
+                && query.offset.is_none()
+                && query.fetch_first.is_none() =>
+        {
             return plan_subquery(reader, binds, inner, outer)
         }
-        _ => return Err(unsupported("set operators (UNION, INTERSECT, MINUS)")),
+        body => (&select_all, Some(plan_set_expression(reader, binds, body)?)),
     };
     let mut planner = Planner {
         reader,
@@ -625,6 +776,9 @@ fn plan_subquery(
     let mut where_conjuncts = Vec::new();
     if let Some(condition) = &select.where_clause {
         split_conjuncts(condition, &mut where_conjuncts);
+    }
+    if let Some(planned) = planned_source {
+        planner.add_planned_source(planned, String::new(), false, &mut sources);
     }
     for reference in &select.from {
         planner.add_reference(reference, false, &mut sources)?;
@@ -824,10 +978,11 @@ fn plan_subquery(
         rows_touch_no_block: false,
     };
     plan.reusable = !planner.read_rows
-        && plan
-            .sources
-            .iter()
-            .all(|source| matches!(source.kind, SourceKind::Table { .. }));
+        && plan.sources.iter().all(|source| match &source.kind {
+            SourceKind::Table { .. } => true,
+            SourceKind::Rows(_) => false,
+            SourceKind::Planned(planned) => planned.reusable(),
+        });
     plan.rows_touch_no_block = plan.sources.len() == 1 && !plan.touches_blocks();
     plan.mark_needed_columns();
     Ok((plan, planner.outer_columns))
@@ -1280,31 +1435,16 @@ impl Planner<'_, '_> {
                 Ok(())
             }
             ast::TableReference::Subquery { query, alias } => {
-                let mut binds = std::mem::take(self.binds);
-                let result = run_query(self.reader, &mut binds, query);
-                *self.binds = binds;
-                let rows = result?;
+                // An inline view is planned here and runs at each execution; it cannot read
+                // the columns of the FROM list it is in.
+                let (plan, _) = plan_subquery(self.reader, self.binds, query, None)?;
                 let qualifier = alias.clone().unwrap_or_default();
-                let offset = self.scope.columns.len();
-                for (column, data_type) in &rows.columns {
-                    self.scope.columns.push(ScopeColumn {
-                        qualifier: qualifier.clone(),
-                        name: column.clone(),
-                        data_type: *data_type,
-                    });
-                }
-                sources.push(Source {
-                    kind: SourceKind::Rows(Arc::new(rows.rows)),
-                    offset,
-                    width: rows.columns.len(),
+                self.add_planned_source(
+                    PlannedRows::Query(Box::new(plan)),
+                    qualifier,
                     outer,
-                    on: Vec::new(),
-                    filters: Vec::new(),
-                    index_filters: Vec::new(),
-                    name: qualifier,
-                    needed: None,
-                    needed_vouched: None,
-                });
+                    sources,
+                );
                 Ok(())
             }
             ast::TableReference::Join {
@@ -1685,6 +1825,38 @@ impl Planner<'_, '_> {
         self.read_rows |= !plan.reusable;
         let arguments = outer_columns.into_iter().map(Expr::Column).collect();
         Ok(PlannedSubquery::Correlated(Arc::new(plan), arguments))
+    }
+
+    /// Adds a source whose rows a plan makes at each execution, its columns named as the
+    /// plan names them, qualified by `qualifier`.
+    fn add_planned_source(
+        &mut self,
+        planned: PlannedRows,
+        qualifier: String,
+        outer: bool,
+        sources: &mut Vec<Source>,
+    ) {
+        let offset = self.scope.columns.len();
+        let width = planned.columns().len();
+        for column in planned.columns() {
+            self.scope.columns.push(ScopeColumn {
+                qualifier: qualifier.clone(),
+                name: column.name.clone(),
+                data_type: column.data_type,
+            });
+        }
+        sources.push(Source {
+            kind: SourceKind::Planned(Arc::new(planned)),
+            offset,
+            width,
+            outer,
+            on: Vec::new(),
+            filters: Vec::new(),
+            index_filters: Vec::new(),
+            name: qualifier,
+            needed: None,
+            needed_vouched: None,
+        });
     }
 
     /// The outer query's column `table.name` as an `Expr::Outer` reference, if this is a
@@ -2126,6 +2298,16 @@ fn join_level(
             }
             go_on
         }
+        SourceKind::Planned(planned) => {
+            let mut go_on = true;
+            for mut candidate in planned.rows(reader)? {
+                if !visit(&mut candidate, false, row)? {
+                    go_on = false;
+                    break;
+                }
+            }
+            go_on
+        }
         SourceKind::Table { table, access } => match access {
             Access::Full => {
                 let mut outer_row = std::mem::take(row);
@@ -2348,6 +2530,7 @@ pub fn describe_plan(plan: &QueryPlan) -> Vec<String> {
         match &source.kind {
             SourceKind::Table { table, access } => lines.extend(access.describe(&table.name)),
             SourceKind::Rows(_) => lines.push(format!("FIXED TABLE FULL {}", source.name)),
+            SourceKind::Planned(_) => lines.push(format!("VIEW {}", source.name)),
         }
     }
     lines

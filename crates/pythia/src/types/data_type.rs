@@ -55,6 +55,17 @@ pub enum DataType {
 }
 
 impl DataType {
+    /// The family of the values of this type, as set operations match their columns.
+    pub(crate) fn family(&self) -> super::value::Family {
+        use super::value::Family;
+        match self {
+            DataType::Number { .. } | DataType::Float => Family::Numeric,
+            DataType::Varchar2 { .. } | DataType::Char { .. } => Family::Text,
+            DataType::Date | DataType::Timestamp => Family::Datetime,
+            DataType::Boolean => Family::Boolean,
+        }
+    }
+
     /// INTEGER: NUMBER(38,0).
     pub const fn integer() -> DataType {
         DataType::Number {
