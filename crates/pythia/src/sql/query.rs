@@ -566,11 +566,12 @@ fn plan_set_expression(
     reader: &Reader,
     binds: &mut BindValues,
     body: &ast::SetExpr,
+    ctes: &[ast::CommonTableExpression],
 ) -> Result<PlannedRows> {
     match body {
         ast::SetExpr::SetOperation { op, left, right } => {
-            let left = plan_set_expression(reader, binds, left)?;
-            let right = plan_set_expression(reader, binds, right)?;
+            let left = plan_set_expression(reader, binds, left, ctes)?;
+            let right = plan_set_expression(reader, binds, right, ctes)?;
             let (left_columns, right_columns) = (left.columns(), right.columns());
             if left_columns.len() != right_columns.len() {
                 return Err(Error::new(
@@ -597,11 +598,11 @@ fn plan_set_expression(
         ast::SetExpr::Select(select) => {
             let query = ast::Query::from_body(ast::SetExpr::Select(select.clone()));
             Ok(PlannedRows::Query(Box::new(
-                plan_subquery(reader, binds, &query, None)?.0,
+                plan_subquery(reader, binds, &query, None, ctes)?.0,
             )))
         }
         ast::SetExpr::Query(query) => Ok(PlannedRows::Query(Box::new(
-            plan_subquery(reader, binds, query, None)?.0,
+            plan_subquery(reader, binds, query, None, ctes)?.0,
         ))),
     }
 }
@@ -724,20 +725,22 @@ pub fn plan_query(
     binds: &mut BindValues,
     query: &ast::Query,
 ) -> Result<QueryPlan> {
-    Ok(plan_subquery(reader, binds, query, None)?.0)
+    Ok(plan_subquery(reader, binds, query, None, &[])?.0)
 }
 
-/// `plan_query` for a query inside another whose scope is `outer`: also returns the outer
-/// columns the plan reads (empty when it is not correlated).
+/// `plan_query` for a query inside another whose scope is `outer`, where the WITH queries
+/// `ctes` of enclosing queries are visible: also returns the outer columns the plan reads
+/// (empty when it is not correlated).
 fn plan_subquery(
     reader: &Reader,
     binds: &mut BindValues,
     query: &ast::Query,
     outer: Option<&Scope>,
+    ctes: &[ast::CommonTableExpression],
 ) -> Result<(QueryPlan, Vec<usize>)> {
-    if !query.with.is_empty() {
-        return Err(unsupported("WITH clauses"));
-    }
+    // This query's WITH queries follow the enclosing ones: a later name hides an earlier.
+    let ctes: Vec<ast::CommonTableExpression> = ctes.iter().chain(&query.with).cloned().collect();
+    let ctes = ctes.as_slice();
     if query.for_update.is_some() {
         return Err(unsupported("SELECT ... FOR UPDATE"));
     }
@@ -759,9 +762,12 @@ fn plan_subquery(
                 && query.offset.is_none()
                 && query.fetch_first.is_none() =>
         {
-            return plan_subquery(reader, binds, inner, outer)
+            return plan_subquery(reader, binds, inner, outer, ctes)
         }
-        body => (&select_all, Some(plan_set_expression(reader, binds, body)?)),
+        body => (
+            &select_all,
+            Some(plan_set_expression(reader, binds, body, ctes)?),
+        ),
     };
     let mut planner = Planner {
         reader,
@@ -771,6 +777,7 @@ fn plan_subquery(
         read_rows: false,
         outer,
         outer_columns: Vec::new(),
+        ctes,
     };
     let mut sources = Vec::new();
     let mut where_conjuncts = Vec::new();
@@ -1375,6 +1382,8 @@ struct Planner<'r, 'a> {
     /// The outer scope's columns this query reads, in order of first use: `Expr::Outer(k)`
     /// reads `outer_columns[k]`.
     outer_columns: Vec<usize>,
+    /// The WITH queries visible here, innermost last.
+    ctes: &'r [ast::CommonTableExpression],
 }
 
 impl Planner<'_, '_> {
@@ -1385,6 +1394,39 @@ impl Planner<'_, '_> {
         sources: &mut Vec<Source>,
     ) -> Result<()> {
         match reference {
+            ast::TableReference::Table { name, alias }
+                if name.schema.is_none() && self.cte(&name.name).is_some() =>
+            {
+                let position = self.cte(&name.name).expect("found above");
+                let cte = &self.ctes[position];
+                // A WITH query sees the ones defined before it, not itself.
+                let (mut plan, _) = plan_subquery(
+                    self.reader,
+                    self.binds,
+                    &cte.query,
+                    None,
+                    &self.ctes[..position],
+                )?;
+                if !cte.columns.is_empty() {
+                    if cte.columns.len() != plan.columns.len() {
+                        return Err(Error::new(
+                            32038,
+                            "number of WITH clause column names does not match number of elements in select list",
+                        ));
+                    }
+                    for (column, name) in plan.columns.iter_mut().zip(&cte.columns) {
+                        column.name = name.clone();
+                    }
+                }
+                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+                self.add_planned_source(
+                    PlannedRows::Query(Box::new(plan)),
+                    qualifier,
+                    outer,
+                    sources,
+                );
+                Ok(())
+            }
             ast::TableReference::Table { name, alias } => {
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
                 let offset = self.scope.columns.len();
@@ -1437,7 +1479,7 @@ impl Planner<'_, '_> {
             ast::TableReference::Subquery { query, alias } => {
                 // An inline view is planned here and runs at each execution; it cannot read
                 // the columns of the FROM list it is in.
-                let (plan, _) = plan_subquery(self.reader, self.binds, query, None)?;
+                let (plan, _) = plan_subquery(self.reader, self.binds, query, None, self.ctes)?;
                 let qualifier = alias.clone().unwrap_or_default();
                 self.add_planned_source(
                     PlannedRows::Query(Box::new(plan)),
@@ -1804,7 +1846,7 @@ impl Planner<'_, '_> {
     /// columns it reads. `one_column`: the subquery must return one column (ORA-00913).
     fn subquery(&mut self, query: &ast::Query, one_column: bool) -> Result<PlannedSubquery> {
         let (plan, outer_columns) =
-            plan_subquery(self.reader, self.binds, query, Some(&self.scope))?;
+            plan_subquery(self.reader, self.binds, query, Some(&self.scope), self.ctes)?;
         if one_column && plan.columns.len() != 1 {
             return Err(Error::new(913, "too many values"));
         }
@@ -1825,6 +1867,11 @@ impl Planner<'_, '_> {
         self.read_rows |= !plan.reusable;
         let arguments = outer_columns.into_iter().map(Expr::Column).collect();
         Ok(PlannedSubquery::Correlated(Arc::new(plan), arguments))
+    }
+
+    /// The position in `ctes` of the WITH query named `name` that is visible here.
+    fn cte(&self, name: &str) -> Option<usize> {
+        self.ctes.iter().rposition(|cte| cte.name == name)
     }
 
     /// Adds a source whose rows a plan makes at each execution, its columns named as the
@@ -2574,6 +2621,7 @@ pub fn plan_table_statement(
         read_rows: false,
         outer: None,
         outer_columns: Vec::new(),
+        ctes: &[],
     };
     let qualifier = alias.unwrap_or(&table.name).to_string();
     for column in &table.columns {
@@ -2612,6 +2660,7 @@ pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Exp
         read_rows: false,
         outer: None,
         outer_columns: Vec::new(),
+        ctes: &[],
     };
     planner.compile(expr)
 }
