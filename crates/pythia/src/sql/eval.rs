@@ -45,6 +45,13 @@ pub enum Expr {
         list: Vec<Expr>,
         negated: bool,
     },
+    /// `expr op ANY|ALL (list)`; `op` is a comparison.
+    Quantified {
+        expr: Box<Expr>,
+        op: BinaryOperator,
+        all: bool,
+        list: Vec<Expr>,
+    },
     Like {
         expr: Box<Expr>,
         pattern: Box<Expr>,
@@ -96,6 +103,12 @@ pub enum SubqueryKind {
     Exists { negated: bool },
     /// `expr [NOT] IN (SELECT ...)`, with IN's NULL rules.
     In { expr: Box<Expr>, negated: bool },
+    /// `expr op ANY|ALL (SELECT ...)`.
+    Quantified {
+        expr: Box<Expr>,
+        op: BinaryOperator,
+        all: bool,
+    },
 }
 
 /// Runs a correlated subquery's plan with the outer values it reads.
@@ -200,34 +213,70 @@ impl Subquery {
             SubqueryKind::Exists { negated } => Ok(Value::Boolean(rows.is_empty() == *negated)),
             SubqueryKind::In { expr, negated } => {
                 let value = expr.evaluate(row, context)?;
-                let items = rows
-                    .into_iter()
-                    .map(|row| Ok(row.into_iter().next().unwrap_or(Value::Null)));
-                in_list(&value, items, *negated)
+                in_list(&value, first_column(rows), *negated)
+            }
+            SubqueryKind::Quantified { expr, op, all } => {
+                let value = expr.evaluate(row, context)?;
+                quantified(&value, *op, *all, first_column(rows))
             }
         }
     }
 }
 
-/// `value [NOT] IN (items)` with SQL's NULL rules: TRUE when an item equals the value, else
-/// NULL when some comparison was unknown, else FALSE (NOT IN negates that).
+fn first_column(rows: Vec<Vec<Value>>) -> impl Iterator<Item = Result<Value>> {
+    rows.into_iter()
+        .map(|row| Ok(row.into_iter().next().unwrap_or(Value::Null)))
+}
+
+/// `value [NOT] IN (items)`: `value = ANY (items)`, negated for NOT IN, so that a NULL among
+/// the items makes NOT IN unknown when no item equals the value.
 fn in_list(
     value: &Value,
     items: impl Iterator<Item = Result<Value>>,
     negated: bool,
 ) -> Result<Value> {
-    let mut result = Some(false);
+    let found = truth(&quantified(value, BinaryOperator::Equal, false, items)?);
+    Ok(boolean(found.map(|found| found != negated)))
+}
+
+/// `value op ANY|ALL (items)`: ANY is TRUE as soon as a comparison is TRUE, ALL is FALSE as
+/// soon as one is FALSE; otherwise the result is NULL if some comparison was unknown, else
+/// ALL is TRUE and ANY FALSE. Over no items ANY is FALSE and ALL TRUE.
+fn quantified(
+    value: &Value,
+    op: BinaryOperator,
+    all: bool,
+    items: impl Iterator<Item = Result<Value>>,
+) -> Result<Value> {
+    let decisive = !all;
+    let mut unknown = false;
     for item in items {
-        match compare(value, &item?)? {
-            Some(Ordering::Equal) => {
-                result = Some(true);
-                break;
-            }
+        match comparison(op, value, &item?)? {
+            Some(holds) if holds == decisive => return Ok(Value::Boolean(decisive)),
             Some(_) => {}
-            None => result = None,
+            None => unknown = true,
         }
     }
-    Ok(boolean(result.map(|found| found != negated)))
+    Ok(if unknown {
+        Value::Null
+    } else {
+        Value::Boolean(all)
+    })
+}
+
+/// `left op right` for a comparison operator: None when unknown (a NULL).
+fn comparison(op: BinaryOperator, left: &Value, right: &Value) -> Result<Option<bool>> {
+    use BinaryOperator as B;
+    let holds: fn(Ordering) -> bool = match op {
+        B::Equal => Ordering::is_eq,
+        B::NotEqual => Ordering::is_ne,
+        B::Less => Ordering::is_lt,
+        B::LessOrEqual => Ordering::is_le,
+        B::Greater => Ordering::is_gt,
+        B::GreaterOrEqual => Ordering::is_ge,
+        other => return Err(Error::internal(format!("{other:?} is not a comparison"))),
+    };
+    Ok(compare(left, right)?.map(holds))
 }
 
 /// NEXTVAL and CURRVAL go through the session (CURRVAL is per session).
@@ -285,6 +334,16 @@ impl Expr {
                 let value = expr.evaluate(row, context)?;
                 let items = list.iter().map(|item| item.evaluate(row, context));
                 in_list(&value, items, *negated)
+            }
+            Expr::Quantified {
+                expr,
+                op,
+                all,
+                list,
+            } => {
+                let value = expr.evaluate(row, context)?;
+                let items = list.iter().map(|item| item.evaluate(row, context));
+                quantified(&value, *op, *all, items)
             }
             Expr::Like {
                 expr,
@@ -464,7 +523,9 @@ impl Expr {
             | Expr::Outer(_) => {}
             Expr::Subquery(subquery) => {
                 subquery.arguments.iter().for_each(&mut *visit);
-                if let SubqueryKind::In { expr, .. } = &subquery.kind {
+                if let SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } =
+                    &subquery.kind
+                {
                     visit(expr);
                 }
             }
@@ -480,7 +541,7 @@ impl Expr {
                 visit(low);
                 visit(high);
             }
-            Expr::InList { expr, list, .. } => {
+            Expr::InList { expr, list, .. } | Expr::Quantified { expr, list, .. } => {
                 visit(expr);
                 list.iter().for_each(&mut *visit);
             }
@@ -584,17 +645,7 @@ fn binary(
                 B::Multiply => left.mul(&right),
                 B::Divide => left.div(&right),
                 B::Concat => left.concat(&right),
-                B::Equal => Ok(boolean(compare(&left, &right)?.map(Ordering::is_eq))),
-                B::NotEqual => Ok(boolean(compare(&left, &right)?.map(Ordering::is_ne))),
-                B::Less => Ok(boolean(compare(&left, &right)?.map(Ordering::is_lt))),
-                B::LessOrEqual => Ok(boolean(compare(&left, &right)?.map(Ordering::is_le))),
-                B::Greater => Ok(boolean(compare(&left, &right)?.map(Ordering::is_gt))),
-                B::GreaterOrEqual => Ok(boolean(compare(&left, &right)?.map(Ordering::is_ge))),
-                #[allow(unreachable_patterns)]
-                other => Err(Error::new(
-                    3001,
-                    format!("unimplemented feature: operator {other:?}"),
-                )),
+                comparison_operator => Ok(boolean(comparison(comparison_operator, &left, &right)?)),
             }
         }
     }

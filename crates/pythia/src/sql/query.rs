@@ -1768,7 +1768,48 @@ impl Planner<'_, '_> {
                 Box::new(self.compile(expr)?),
                 crate::catalog::data_type_from_ast(data_type)?,
             ),
-            E::QuantifiedComparison { .. } => return Err(unsupported("ANY / ALL comparisons")),
+            E::QuantifiedComparison {
+                left,
+                op,
+                quantifier,
+                right,
+            } => {
+                if !op.is_comparison() {
+                    return Err(Error::new(920, "invalid relational operator"));
+                }
+                let all = *quantifier == ast::Quantifier::All;
+                let expr = Box::new(self.compile(left)?);
+                match right {
+                    ast::QuantifiedOperand::List(items) => Expr::Quantified {
+                        expr,
+                        op: *op,
+                        all,
+                        list: items
+                            .iter()
+                            .map(|item| self.compile(item))
+                            .collect::<Result<_>>()?,
+                    },
+                    ast::QuantifiedOperand::Subquery(query) => match self.subquery(query, true)? {
+                        PlannedSubquery::Rows(rows) => Expr::Quantified {
+                            expr,
+                            op: *op,
+                            all,
+                            list: rows
+                                .rows
+                                .into_iter()
+                                .map(|mut row| Expr::Constant(row.remove(0)))
+                                .collect(),
+                        },
+                        PlannedSubquery::Correlated(plan, arguments) => {
+                            Expr::Subquery(Box::new(Subquery {
+                                plan,
+                                arguments,
+                                kind: SubqueryKind::Quantified { expr, op: *op, all },
+                            }))
+                        }
+                    },
+                }
+            }
             E::Tuple(_) => return Err(unsupported("row value expressions")),
         })
     }
