@@ -44,6 +44,7 @@
 //! until the SQL issue's bounded work areas.
 
 use rustc_hash::FxHashSet;
+use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 use std::sync::Arc;
@@ -627,6 +628,9 @@ struct Source {
     needed: Option<Arc<[bool]>>,
     /// `needed` for a row the index vouches for (`index_filters` not evaluated).
     needed_vouched: Option<Arc<[bool]>>,
+    /// The second source of a FULL join (also `outer`): its rows that match no row of the
+    /// first are added, the first's columns NULL.
+    full: bool,
 }
 
 #[derive(Clone, Debug)]
@@ -778,6 +782,7 @@ fn plan_subquery(
         outer,
         outer_columns: Vec::new(),
         ctes,
+        outer_join_marks_allowed: false,
     };
     let mut sources = Vec::new();
     let mut where_conjuncts = Vec::new();
@@ -797,17 +802,50 @@ fn plan_subquery(
     let mut rownum_filters = Vec::new();
     let mut pending = Vec::new();
     for conjunct in where_conjuncts {
-        let compiled = planner.compile(conjunct)?;
+        planner.outer_join_marks_allowed = true;
+        let compiled = planner.compile(conjunct);
+        planner.outer_join_marks_allowed = false;
+        let compiled = compiled?;
         if mentions_rownum(conjunct) {
             rownum_filters.push(compiled);
         } else {
             pending.push((conjunct, compiled));
         }
     }
+    let mut old_style_outer = false;
     for (ast_conjunct, compiled) in pending {
-        let level = level_of(&sources, &compiled);
-        sources[level].filters.push(compiled);
-        let _ = ast_conjunct;
+        match planner.outer_joined_source(ast_conjunct, &sources)? {
+            Some(optional) => {
+                // `a.x = b.y(+)`: an ON condition of b, which a LEFT JOIN makes optional.
+                if select
+                    .from
+                    .iter()
+                    .any(|item| matches!(item, ast::TableReference::Join { .. }))
+                {
+                    return Err(Error::new(
+                        25156,
+                        "old style outer join (+) cannot be used with ANSI joins",
+                    ));
+                }
+                old_style_outer = true;
+                sources[optional].outer = true;
+                sources[optional].on.push(compiled);
+            }
+            None => {
+                let level = level_of(&sources, &compiled);
+                sources[level].filters.push(compiled);
+            }
+        }
+    }
+    if old_style_outer {
+        order_outer_joined_last(&mut sources)?;
+    }
+    if sources.get(1).is_some_and(|second| second.full) {
+        // WHERE applies after a FULL join: the first source's conjuncts wait for the
+        // second level, so that a row of the second is not taken for unmatched because its
+        // partner failed a WHERE conjunct.
+        let first = std::mem::take(&mut sources[0].filters);
+        sources[1].filters.extend(first);
     }
     // Access paths, from the conjuncts at or before each table's level (inner joins) or its
     // ON conditions (outer joins).
@@ -1200,15 +1238,46 @@ fn ast_walk(expr: &ast::Expr, visit: &mut dyn FnMut(&ast::Expr)) {
     }
 }
 
-/// The level (source) at which an expression's columns are all bound.
-fn level_of(sources: &[Source], expr: &Expr) -> usize {
-    match expr.max_column() {
-        None => 0,
-        Some(column) => sources
-            .iter()
-            .position(|source| column < source.offset + source.width)
-            .unwrap_or(sources.len() - 1),
+/// Puts the tables `(+)` made optional after the others, keeping each group in FROM order,
+/// and moves the WHERE conjuncts to the level where their columns are bound in that order.
+/// An optional table whose conditions read another optional table placed after it is
+/// ORA-01416 (Oracle accepts chains in FROM order only too).
+fn order_outer_joined_last(sources: &mut Vec<Source>) -> Result<()> {
+    let (required, optional): (Vec<Source>, Vec<Source>) = std::mem::take(sources)
+        .into_iter()
+        .partition(|source| !source.outer);
+    *sources = required.into_iter().chain(optional).collect();
+    let mut filters = Vec::new();
+    for source in sources.iter_mut() {
+        filters.append(&mut source.filters);
     }
+    for filter in filters {
+        let level = level_of(sources, &filter);
+        sources[level].filters.push(filter);
+    }
+    for (position, source) in sources.iter().enumerate() {
+        if source
+            .on
+            .iter()
+            .any(|condition| level_of(sources, condition) > position)
+        {
+            return Err(Error::new(
+                1416,
+                "two tables cannot be outer-joined to each other",
+            ));
+        }
+    }
+    Ok(())
+}
+
+/// The level (source) at which an expression's columns are all bound: the last, in join
+/// order, of the sources whose columns it reads. Join order need not be column order: a
+/// RIGHT JOIN or `(+)` puts the optional table after the one it is joined to.
+fn level_of(sources: &[Source], expr: &Expr) -> usize {
+    sources
+        .iter()
+        .rposition(|source| expr.reads_columns_in(source.offset..source.offset + source.width))
+        .unwrap_or(0)
 }
 
 /// The access path for a table at `offset` given conjuncts that may be evaluated when it is
@@ -1384,6 +1453,8 @@ struct Planner<'r, 'a> {
     outer_columns: Vec<usize>,
     /// The WITH queries visible here, innermost last.
     ctes: &'r [ast::CommonTableExpression],
+    /// Whether `(+)` may appear: in WHERE conjuncts.
+    outer_join_marks_allowed: bool,
 }
 
 impl Planner<'_, '_> {
@@ -1473,6 +1544,7 @@ impl Planner<'_, '_> {
                     name: name.name.clone(),
                     needed: None,
                     needed_vouched: None,
+                    full: false,
                 });
                 Ok(())
             }
@@ -1495,16 +1567,36 @@ impl Planner<'_, '_> {
                 kind,
                 condition,
             } => {
+                let right_join = *kind == ast::JoinKind::Right;
+                let full_join = *kind == ast::JoinKind::Full;
+                if (right_join || full_join)
+                    && (outer || matches!(**left, ast::TableReference::Join { .. }))
+                {
+                    return Err(unsupported(
+                        "a RIGHT or FULL join whose left side is itself a join or outer-joined",
+                    ));
+                }
+                if full_join
+                    && (!sources.is_empty() || matches!(**right, ast::TableReference::Join { .. }))
+                {
+                    return Err(unsupported(
+                        "a FULL join that is not the first join of its FROM list",
+                    ));
+                }
                 self.add_reference(left, outer, sources)?;
-                let is_outer = match kind {
-                    ast::JoinKind::Inner | ast::JoinKind::Cross => false,
-                    ast::JoinKind::Left => true,
-                    ast::JoinKind::Right | ast::JoinKind::Full => {
-                        return Err(unsupported("RIGHT and FULL outer joins"))
-                    }
-                };
+                let is_outer = !matches!(kind, ast::JoinKind::Inner | ast::JoinKind::Cross);
                 let before = self.scope.columns.len();
-                self.add_reference(right, is_outer, sources)?;
+                self.add_reference(right, is_outer && !right_join, sources)?;
+                if right_join {
+                    // A RIGHT JOIN B is B LEFT JOIN A: B drives, A is optional; the columns
+                    // keep their order (A's first), only the join order changes.
+                    let last = sources.len() - 1;
+                    sources.swap(last - 1, last);
+                    sources[last].outer = true;
+                }
+                if full_join {
+                    sources[1].full = true;
+                }
                 let conditions: Vec<Expr> = match condition {
                     ast::JoinCondition::On(expr) => {
                         let mut conjuncts = Vec::new();
@@ -1637,7 +1729,15 @@ impl Planner<'_, '_> {
             }
             E::Bind { name, .. } => Expr::Bind(self.binds.index_of(name)),
             E::Rownum => Expr::Rownum,
-            E::OuterJoin(_) => return Err(unsupported("the (+) outer join operator")),
+            E::OuterJoin(inner) => {
+                if !self.outer_join_marks_allowed {
+                    return Err(Error::new(
+                        30563,
+                        "outer join operator (+) is not allowed here",
+                    ));
+                }
+                self.compile(inner)?
+            }
             E::Unary { op, expr } => Expr::Unary(*op, Box::new(self.compile(expr)?)),
             E::Binary { left, op, right } => Expr::Binary(
                 Box::new(self.compile(left)?),
@@ -1910,6 +2010,48 @@ impl Planner<'_, '_> {
         Ok(PlannedSubquery::Correlated(Arc::new(plan), arguments))
     }
 
+    /// For a WHERE conjunct with `(+)` marks, the source they make optional: every marked
+    /// expression must read columns of that one source (ORA-01468 otherwise).
+    fn outer_joined_source(
+        &mut self,
+        conjunct: &ast::Expr,
+        sources: &[Source],
+    ) -> Result<Option<usize>> {
+        let mut marked = Vec::new();
+        ast_walk(conjunct, &mut |expr| {
+            if let ast::Expr::OuterJoin(inner) = expr {
+                marked.push((**inner).clone());
+            }
+        });
+        let mut optional = None;
+        for expr in &marked {
+            self.outer_join_marks_allowed = true;
+            let compiled = self.compile(expr);
+            self.outer_join_marks_allowed = false;
+            let compiled = compiled?;
+            let reads: Vec<usize> = (0..sources.len())
+                .filter(|&index| {
+                    let source = &sources[index];
+                    compiled.reads_columns_in(source.offset..source.offset + source.width)
+                })
+                .collect();
+            let [source] = reads.as_slice() else {
+                return Err(Error::new(
+                    1468,
+                    "a predicate may reference only one outer-joined table",
+                ));
+            };
+            if optional.is_some_and(|optional| optional != *source) {
+                return Err(Error::new(
+                    1468,
+                    "a predicate may reference only one outer-joined table",
+                ));
+            }
+            optional = Some(*source);
+        }
+        Ok(optional)
+    }
+
     /// The position in `ctes` of the WITH query named `name` that is visible here.
     fn cte(&self, name: &str) -> Option<usize> {
         self.ctes.iter().rposition(|cte| cte.name == name)
@@ -1944,6 +2086,7 @@ impl Planner<'_, '_> {
             name: qualifier,
             needed: None,
             needed_vouched: None,
+            full: false,
         });
     }
 
@@ -2119,7 +2262,7 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
             }
             Ok(true)
         };
-        join_level(reader, plan, 0, &mut row, &mut emit)?;
+        join_level(reader, plan, 0, &mut row, &mut emit, None)?;
     }
     if let Some(grouped) = &plan.grouped {
         if groups.is_empty() && grouped.keys.is_empty() {
@@ -2321,12 +2464,15 @@ fn finish(accumulator: Accumulator) -> Result<Value> {
 }
 
 /// Nested loops: binds source `level` for each of its rows that match, then goes deeper.
+/// `full_matches` collects the rows of a FULL join's second source that met their ON
+/// conditions, so that the first level can add the others afterwards.
 fn join_level(
     reader: &Reader,
     plan: &QueryPlan,
     level: usize,
     row: &mut Vec<Value>,
     emit: &mut dyn FnMut(&[Value]) -> Result<bool>,
+    full_matches: Option<&RefCell<FxHashSet<u64>>>,
 ) -> Result<bool> {
     if level == plan.sources.len() {
         return emit(row);
@@ -2334,88 +2480,142 @@ fn join_level(
     let source = &plan.sources[level];
     let context = reader.context(0);
     let mut matched = false;
+    // A FULL join of the first two sources: the second's matches are collected here.
+    let full = (level == 0 && plan.sources.get(1).is_some_and(|next| next.full))
+        .then(|| RefCell::new(FxHashSet::default()));
+    let deeper_matches = full.as_ref().or(full_matches);
     // A query of one source has rows that are its rows: the candidate is checked and
     // emitted where it lies, not copied into `row` first.
     let alone = plan.sources.len() == 1;
     // `vouched`: the row is known to satisfy `index_filters` (IndexScan::exact).
-    let mut visit =
-        |candidate: &mut [Value], vouched: bool, row: &mut Vec<Value>| -> Result<bool> {
-            let current: &[Value] = if alone {
-                candidate
-            } else {
-                for (slot, value) in row[source.offset..source.offset + source.width]
-                    .iter_mut()
-                    .zip(candidate.iter_mut())
-                {
-                    std::mem::swap(slot, value);
-                }
-                row
-            };
-            if !vouched {
-                for filter in &source.index_filters {
-                    if !filter.is_true(current, &context)? {
-                        return Ok(true);
-                    }
-                }
+    let mut visit = |candidate: &mut [Value],
+                     vouched: bool,
+                     identity: u64,
+                     row: &mut Vec<Value>|
+     -> Result<bool> {
+        let current: &[Value] = if alone {
+            candidate
+        } else {
+            for (slot, value) in row[source.offset..source.offset + source.width]
+                .iter_mut()
+                .zip(candidate.iter_mut())
+            {
+                std::mem::swap(slot, value);
             }
-            for condition in &source.on {
-                if !condition.is_true(current, &context)? {
-                    return Ok(true);
-                }
-            }
-            matched = true;
-            for filter in &source.filters {
+            row
+        };
+        if !vouched {
+            for filter in &source.index_filters {
                 if !filter.is_true(current, &context)? {
                     return Ok(true);
                 }
             }
-            if alone {
-                emit(candidate)
-            } else {
-                join_level(reader, plan, level + 1, row, emit)
+        }
+        for condition in &source.on {
+            if !condition.is_true(current, &context)? {
+                return Ok(true);
             }
-        };
-    let go_on = match &source.kind {
-        SourceKind::Rows(rows) => {
-            let mut go_on = true;
-            for candidate in rows.iter() {
-                if !visit(&mut candidate.clone(), false, row)? {
-                    go_on = false;
-                    break;
+        }
+        matched = true;
+        if source.full {
+            if let Some(matches) = full_matches {
+                matches.borrow_mut().insert(identity);
+            }
+        }
+        for filter in &source.filters {
+            if !filter.is_true(current, &context)? {
+                return Ok(true);
+            }
+        }
+        if alone {
+            emit(candidate)
+        } else {
+            join_level(reader, plan, level + 1, row, emit, deeper_matches)
+        }
+    };
+    if !source_rows(reader, plan, source, row, false, &mut visit)? {
+        return Ok(false);
+    }
+    if source.outer && !matched {
+        for value in &mut row[source.offset..source.offset + source.width] {
+            *value = Value::Null;
+        }
+        for filter in &source.filters {
+            if !filter.is_true(row, &context)? {
+                return Ok(true);
+            }
+        }
+        return join_level(reader, plan, level + 1, row, emit, full_matches);
+    }
+    if let Some(matches) = full {
+        // The second source's rows that matched no row of the first, the first's columns
+        // NULL, through the WHERE conjuncts (all at the second level: see `plan_subquery`).
+        let matches = matches.into_inner();
+        for value in &mut row[source.offset..source.offset + source.width] {
+            *value = Value::Null;
+        }
+        let second = &plan.sources[1];
+        let mut unmatched = |candidate: &mut [Value],
+                             _: bool,
+                             identity: u64,
+                             row: &mut Vec<Value>|
+         -> Result<bool> {
+            if matches.contains(&identity) {
+                return Ok(true);
+            }
+            for (slot, value) in row[second.offset..second.offset + second.width]
+                .iter_mut()
+                .zip(candidate.iter_mut())
+            {
+                std::mem::swap(slot, value);
+            }
+            for filter in &second.filters {
+                if !filter.is_true(row, &context)? {
+                    return Ok(true);
                 }
             }
-            go_on
+            join_level(reader, plan, 2, row, emit, None)
+        };
+        return source_rows(reader, plan, second, row, true, &mut unmatched);
+    }
+    Ok(true)
+}
+
+/// A source's rows for a join level: `visit(candidate, vouched, identity, row)` for each, until
+/// it returns false. The identity tells rows apart (a rowid, or the row's position);
+/// `full_scan` reads a table whole whatever its access path.
+fn source_rows(
+    reader: &Reader,
+    plan: &QueryPlan,
+    source: &Source,
+    row: &mut Vec<Value>,
+    full_scan: bool,
+    visit: &mut dyn FnMut(&mut [Value], bool, u64, &mut Vec<Value>) -> Result<bool>,
+) -> Result<bool> {
+    match &source.kind {
+        SourceKind::Rows(rows) => {
+            for (position, candidate) in rows.iter().enumerate() {
+                if !visit(&mut candidate.clone(), false, position as u64, row)? {
+                    return Ok(false);
+                }
+            }
+            Ok(true)
         }
         SourceKind::Planned(planned) => {
-            let mut go_on = true;
-            for mut candidate in planned.rows(reader)? {
-                if !visit(&mut candidate, false, row)? {
-                    go_on = false;
-                    break;
+            for (position, mut candidate) in planned.rows(reader)?.into_iter().enumerate() {
+                if !visit(&mut candidate, false, position as u64, row)? {
+                    return Ok(false);
                 }
             }
-            go_on
+            Ok(true)
         }
         SourceKind::Table { table, access } => match access {
-            Access::Full => {
-                let mut outer_row = std::mem::take(row);
-                let options = ReadOptions {
-                    needed: source.needed.as_deref(),
-                    vouching: None,
-                    visit_under_latch: plan.rows_touch_no_block,
-                };
-                let result = reader.scan_table_columns(table, options, &mut |_, candidate| {
-                    visit(candidate, false, &mut outer_row)
-                });
-                *row = outer_row;
-                result?
-            }
             Access::Index {
                 index,
                 equal,
                 lower,
                 upper,
-            } => {
+            } if !full_scan => {
                 let scan = index_rowids(
                     reader,
                     table,
@@ -2435,26 +2635,25 @@ fn join_level(
                     visit_under_latch: plan.rows_touch_no_block,
                 };
                 reader.fetch_rows(table, &scan.rowids, options, &mut |found, candidate| {
-                    visit(candidate, found.vouched, row)
-                })?
+                    let identity = scan.rowids[found.position].to_u64();
+                    visit(candidate, found.vouched, identity, row)
+                })
+            }
+            _ => {
+                let mut outer_row = std::mem::take(row);
+                let options = ReadOptions {
+                    needed: source.needed.as_deref(),
+                    vouching: None,
+                    visit_under_latch: plan.rows_touch_no_block,
+                };
+                let result = reader.scan_table_columns(table, options, &mut |rowid, candidate| {
+                    visit(candidate, false, rowid.to_u64(), &mut outer_row)
+                });
+                *row = outer_row;
+                result
             }
         },
-    };
-    if !go_on {
-        return Ok(false);
     }
-    if source.outer && !matched {
-        for value in &mut row[source.offset..source.offset + source.width] {
-            *value = Value::Null;
-        }
-        for filter in &source.filters {
-            if !filter.is_true(row, &context)? {
-                return Ok(true);
-            }
-        }
-        return join_level(reader, plan, level + 1, row, emit);
-    }
-    Ok(true)
 }
 
 /// What an index scan proposes: rowids, each once, in index order.
@@ -2663,6 +2862,7 @@ pub fn plan_table_statement(
         outer: None,
         outer_columns: Vec::new(),
         ctes: &[],
+        outer_join_marks_allowed: false,
     };
     let qualifier = alias.unwrap_or(&table.name).to_string();
     for column in &table.columns {
@@ -2702,6 +2902,7 @@ pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Exp
         outer: None,
         outer_columns: Vec::new(),
         ctes: &[],
+        outer_join_marks_allowed: false,
     };
     planner.compile(expr)
 }
