@@ -2581,6 +2581,9 @@ fn join_level(
     Ok(true)
 }
 
+/// What `source_rows` calls for each row: (candidate, vouched, identity, row) -> go on.
+type SourceVisit<'v> = dyn FnMut(&mut [Value], bool, u64, &mut Vec<Value>) -> Result<bool> + 'v;
+
 /// A source's rows for a join level: `visit(candidate, vouched, identity, row)` for each, until
 /// it returns false. The identity tells rows apart (a rowid, or the row's position);
 /// `full_scan` reads a table whole whatever its access path.
@@ -2590,7 +2593,7 @@ fn source_rows(
     source: &Source,
     row: &mut Vec<Value>,
     full_scan: bool,
-    visit: &mut dyn FnMut(&mut [Value], bool, u64, &mut Vec<Value>) -> Result<bool>,
+    visit: &mut SourceVisit,
 ) -> Result<bool> {
     match &source.kind {
         SourceKind::Rows(rows) => {
