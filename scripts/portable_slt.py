@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/slt/portable.slt: seeded random queries in portable SQL (the style of
-SQLite's select1-select5 corpus, our own generator), with the expected results computed by
+SQLite's select1-select5 corpus, our own generator: single-table queries with CASE and
+correlated subqueries, set operations, joins of two or three tables), with the expected results computed by
 SQLite (Python's sqlite3 module). Every query's answer is the same in any engine that
 follows the standard: integer arithmetic only, no integer division, NULLs compared the
 standard way. Pythia must agree with SQLite on all of them.
@@ -15,6 +16,8 @@ import sys
 
 SEED = 20261121
 QUERIES = 240
+COMPOUND_QUERIES = 60
+JOIN_QUERIES = 60
 HASH_THRESHOLD = 8
 
 random.seed(SEED)
@@ -93,6 +96,37 @@ def query():
     return sql, width
 
 
+def compound():
+    """Two or three single-column SELECTs joined by set operators (the select4 style)."""
+    def branch():
+        sql = f"SELECT {random.choice([column(), column() + '+1', 'abs(' + column() + '-' + column() + ')'])} FROM t1"
+        conditions = [condition() for _ in range(random.randrange(0, 2))]
+        if conditions:
+            sql += " WHERE " + " AND ".join(conditions)
+        return sql
+    operators = ["UNION", "UNION ALL", "INTERSECT", "EXCEPT"]
+    sql = branch()
+    for _ in range(random.randrange(1, 3)):
+        sql += f"\n{random.choice(operators)}\n{branch()}"
+    return sql + "\n ORDER BY 1", 1
+
+
+def join():
+    """Two or three copies of t1 joined through equalities and ranges (the select5 style)."""
+    count = random.randrange(2, 4)
+    aliases = [f"x{index}" for index in range(count)]
+    expressions = [f"{random.choice(aliases)}.{column()}" for _ in range(random.randrange(1, 4))]
+    conditions = [f"{aliases[index]}.{column()}={aliases[index - 1]}.{column()}+{random.randrange(-3, 4)}"
+                  for index in range(1, count)]
+    if random.randrange(2):
+        conditions.append(f"{random.choice(aliases)}.{column()}<{random.randrange(120, 250)}")
+    sql = ("SELECT " + ", ".join(expressions) + "\n  FROM "
+           + ", ".join(f"t1 AS {alias}" for alias in aliases)
+           + "\n WHERE " + "\n   AND ".join(conditions)
+           + "\n ORDER BY " + ",".join(str(position) for position in range(1, len(expressions) + 1)))
+    return sql, len(expressions)
+
+
 def render(value):
     return "NULL" if value is None else str(value)
 
@@ -112,9 +146,15 @@ def main(out):
         statement = f"INSERT INTO t1({','.join(columns)}) VALUES({literals})"
         connection.execute(statement)
         out.write(f"statement ok\n{statement}\n\n")
-    written = 0
-    while written < QUERIES:
-        sql, width = query()
+        written = 0
+    total = QUERIES + COMPOUND_QUERIES + JOIN_QUERIES
+    while written < total:
+        if written < QUERIES:
+            sql, width = query()
+        elif written < QUERIES + COMPOUND_QUERIES:
+            sql, width = compound()
+        else:
+            sql, width = join()
         # NULLs sort first in SQLite and last in Oracle: order them the same way by
         # leaving out queries whose ORDER BY meets a NULL.
         result = connection.execute(sql).fetchall()
