@@ -853,3 +853,50 @@ fn a_kept_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
     drop(other);
     instance.shutdown().unwrap();
 }
+
+/// A view is stored in the dictionary as its CREATE VIEW text and parsed again at open: it
+/// survives a restart, replaced or not, and a dropped view stays dropped.
+#[test]
+fn views_survive_a_restart() {
+    let dir = temp_dir("views");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (id number primary key, v number)",
+        );
+        run(&mut session, "insert into t values (1, 10)");
+        run(&mut session, "insert into t values (2, 20)");
+        run(&mut session, "commit");
+        run(
+            &mut session,
+            "create view big (ident) as select id from t where v > 15",
+        );
+        run(
+            &mut session,
+            "create view small as select id from t where v < 15",
+        );
+        run(
+            &mut session,
+            "create or replace view small as select id * 100 id from t where v < 15",
+        );
+        run(&mut session, "create view doomed as select 1 x from dual");
+        run(&mut session, "drop view doomed");
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        rows(&mut session, "select ident from big"),
+        vec![vec!["2".to_string()]]
+    );
+    assert_eq!(
+        rows(&mut session, "select id from small"),
+        vec![vec!["100".to_string()]]
+    );
+    assert_eq!(error_code(&mut session, "select * from doomed"), 942);
+    drop(session);
+    instance.shutdown().unwrap();
+}

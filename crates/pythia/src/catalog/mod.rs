@@ -159,12 +159,27 @@ impl SequenceDef {
     }
 }
 
+/// A view: a stored query, planned where a FROM list names it.
+#[derive(Debug)]
+pub struct ViewDef {
+    pub object_id: u32,
+    pub name: String,
+    /// The names given in `CREATE VIEW name (columns)`; empty: the query's own.
+    pub columns: Vec<String>,
+    pub query: Arc<ast::Query>,
+    /// The CREATE VIEW statement as written (DICT$ keeps it; it is parsed again at open).
+    pub ddl: String,
+    pub created: i64,
+    dictionary_row: RowId,
+}
+
 /// One immutable version of the dictionary.
 #[derive(Clone, Debug, Default)]
 pub struct Dictionary {
     pub tables: BTreeMap<String, Arc<TableDef>>,
     pub indexes: BTreeMap<String, Arc<IndexDef>>,
     pub sequences: BTreeMap<String, Arc<SequenceDef>>,
+    pub views: BTreeMap<String, Arc<ViewDef>>,
 }
 
 impl Dictionary {
@@ -176,6 +191,7 @@ impl Dictionary {
         self.tables.contains_key(name)
             || self.indexes.contains_key(name)
             || self.sequences.contains_key(name)
+            || self.views.contains_key(name)
     }
 }
 
@@ -251,6 +267,10 @@ impl Catalog {
                     dictionary
                         .sequences
                         .insert(sequence.name.clone(), Arc::new(sequence));
+                }
+                "VIEW" => {
+                    let view = view_from_row(rowid, &values)?;
+                    dictionary.views.insert(view.name.clone(), Arc::new(view));
                 }
                 other => {
                     return Err(Error::internal(format!(
@@ -598,6 +618,65 @@ impl Catalog {
                 .sequences
                 .insert(name.to_string(), Arc::new(sequence));
             Ok(())
+        })
+    }
+
+    /// Creates (or, with `or_replace`, replaces) a view. `ddl` is the CREATE VIEW statement,
+    /// which DICT$ keeps and the next open parses again; the caller has checked that its
+    /// query plans.
+    pub fn create_view(
+        &self,
+        name: &str,
+        or_replace: bool,
+        columns: &[String],
+        query: &ast::Query,
+        ddl: &str,
+    ) -> Result<()> {
+        check_name(name)?;
+        self.change(|dictionary, context| {
+            let replaced = match dictionary.views.get(name) {
+                Some(view) if or_replace => Some(view.clone()),
+                _ if dictionary.name_in_use(name) => return Err(Error::name_in_use()),
+                _ => None,
+            };
+            let object_id = match &replaced {
+                Some(view) => {
+                    context.delete(view.dictionary_row)?;
+                    view.object_id
+                }
+                None => self.next_object_id(),
+            };
+            let created = now_seconds();
+            let row = vec![
+                Value::text("VIEW"),
+                Value::integer(object_id as i64),
+                Value::text(name),
+                Value::Null,
+                Value::text(ddl),
+                Value::integer(created),
+            ];
+            let dictionary_row = context.insert(&row)?;
+            let view = ViewDef {
+                object_id,
+                name: name.to_string(),
+                columns: columns.to_vec(),
+                query: Arc::new(query.clone()),
+                ddl: ddl.to_string(),
+                created,
+                dictionary_row,
+            };
+            dictionary.views.insert(name.to_string(), Arc::new(view));
+            Ok(())
+        })
+    }
+
+    pub fn drop_view(&self, name: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let view = dictionary
+                .views
+                .remove(name)
+                .ok_or_else(Error::table_not_found)?;
+            context.delete(view.dictionary_row)
         })
     }
 
@@ -1005,6 +1084,31 @@ fn sequence_from_row(rowid: RowId, values: &[Value]) -> Result<SequenceDef> {
         high_water,
         rowid,
     ))
+}
+
+/// A VIEW row of DICT$: kind, object id, name, (no segment), the CREATE VIEW text, created.
+fn view_from_row(rowid: RowId, values: &[Value]) -> Result<ViewDef> {
+    let ddl = text(values, 4)?;
+    let statement = crate::sql::parser::parse(&ddl)
+        .map_err(|error| Error::internal(format!("stored view text does not parse: {error}")))?;
+    let ast::Statement::CreateView {
+        name,
+        columns,
+        query,
+        ..
+    } = statement
+    else {
+        return Err(Error::internal("a VIEW row whose text is not CREATE VIEW"));
+    };
+    Ok(ViewDef {
+        object_id: integer(values, 1)? as u32,
+        name: name.name,
+        columns,
+        query: Arc::new(*query),
+        ddl,
+        created: integer(values, 5)? as i64,
+        dictionary_row: rowid,
+    })
 }
 
 fn clone_table(table: &TableDef) -> TableDef {

@@ -29,6 +29,8 @@ pub const DICTIONARY_VIEWS: &[&str] = &[
     "USER_TAB_COLUMNS",
     "DBA_OBJECTS",
     "USER_OBJECTS",
+    "DBA_VIEWS",
+    "USER_VIEWS",
 ];
 
 fn text() -> Option<DataType> {
@@ -271,6 +273,27 @@ pub fn dictionary_view(
                 rows,
             )
         }
+        "DBA_VIEWS" => rowset(
+            &[
+                ("OWNER", text()),
+                ("VIEW_NAME", text()),
+                ("TEXT_LENGTH", number()),
+                ("TEXT", text()),
+            ],
+            dictionary
+                .views
+                .values()
+                .map(|view| {
+                    let query_text = view_query_text(&view.ddl);
+                    vec![
+                        Value::text(OWNER),
+                        Value::text(&view.name),
+                        Value::integer(query_text.len() as i64),
+                        Value::text(query_text),
+                    ]
+                })
+                .collect(),
+        ),
         "DBA_OBJECTS" => {
             let mut rows = Vec::new();
             let object = |name: &str, id: u32, kind: &str| {
@@ -291,6 +314,9 @@ pub fn dictionary_view(
             }
             for sequence in dictionary.sequences.values() {
                 rows.push(object(&sequence.name, sequence.object_id, "SEQUENCE"));
+            }
+            for view in dictionary.views.values() {
+                rows.push(object(&view.name, view.object_id, "VIEW"));
             }
             rows.sort_by_key(|row| row[2].as_decimal().unwrap_or_default());
             rowset(
@@ -346,4 +372,25 @@ fn segment_row(
         Value::integer(extents.len() as i64),
         Value::text("DEFAULT"),
     ])
+}
+
+/// The query of a CREATE VIEW statement, as `dba_views.text` shows it: what follows the
+/// first `AS` keyword that stands alone.
+fn view_query_text(ddl: &str) -> &str {
+    let upper = ddl.to_ascii_uppercase();
+    let bytes = upper.as_bytes();
+    let mut from = 0;
+    while let Some(found) = upper[from..].find("AS") {
+        let at = from + found;
+        let before = at.checked_sub(1).map(|index| bytes[index]);
+        let after = bytes.get(at + 2).copied();
+        let separated =
+            |byte: Option<u8>| byte.is_none_or(|byte| byte.is_ascii_whitespace() || byte == b')');
+        if separated(before) && after.is_none_or(|byte| byte.is_ascii_whitespace() || byte == b'(')
+        {
+            return ddl[at + 2..].trim();
+        }
+        from = at + 2;
+    }
+    ddl
 }

@@ -920,6 +920,26 @@ impl Session {
                 catalog.drop_sequence(&name.name)?;
                 Ok(StatementResult::done("Sequence dropped."))
             }
+            Statement::CreateView {
+                or_replace,
+                name,
+                columns,
+                query,
+            } => {
+                // Oracle compiles a view when it is created: its query must plan now.
+                let plan = self.with_reader(&BindValues::default(), |reader| {
+                    query::plan_query(reader, &mut BindValues::default(), query)
+                })?;
+                if !columns.is_empty() && columns.len() != plan.columns.len() {
+                    return Err(Error::new(1730, "invalid number of column names specified"));
+                }
+                catalog.create_view(&name.name, *or_replace, columns, query, text)?;
+                Ok(StatementResult::done("View created."))
+            }
+            Statement::DropView { name } => {
+                catalog.drop_view(&name.name)?;
+                Ok(StatementResult::done("View dropped."))
+            }
             _ => Err(unsupported("this statement")),
         }
     }

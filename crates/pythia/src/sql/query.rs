@@ -1238,6 +1238,55 @@ fn ast_walk(expr: &ast::Expr, visit: &mut dyn FnMut(&ast::Expr)) {
     }
 }
 
+/// Views inside views may nest this deep; deeper is taken for a circular definition.
+const VIEW_DEPTH_MAX: usize = 32;
+
+thread_local! {
+    static VIEW_DEPTH: std::cell::Cell<usize> = const { std::cell::Cell::new(0) };
+}
+
+/// Plans a view's query where a FROM list names it, its columns renamed by the view's
+/// column list. A view whose query no longer plans (a table it reads was dropped) is
+/// ORA-04063; one that reaches itself, ORA-01731.
+fn plan_view(
+    reader: &Reader,
+    binds: &mut BindValues,
+    view: &crate::catalog::ViewDef,
+) -> Result<QueryPlan> {
+    let depth = VIEW_DEPTH.with(|depth| depth.get());
+    if depth >= VIEW_DEPTH_MAX {
+        return Err(Error::new(1731, "circular view definition encountered"));
+    }
+    VIEW_DEPTH.with(|cell| cell.set(depth + 1));
+    let planned = plan_subquery(reader, binds, &view.query, None, &[]);
+    VIEW_DEPTH.with(|cell| cell.set(depth));
+    let mut plan = match planned {
+        Ok((plan, _)) => plan,
+        Err(error) if error.code() == 1731 => return Err(error),
+        Err(error) => {
+            return Err(Error::new(
+                4063,
+                format!("view \"{}\" has errors: {error}", view.name),
+            ))
+        }
+    };
+    if !view.columns.is_empty() {
+        if view.columns.len() != plan.columns.len() {
+            return Err(Error::new(
+                4063,
+                format!(
+                    "view \"{}\" has errors: its column list no longer fits",
+                    view.name
+                ),
+            ));
+        }
+        for (column, name) in plan.columns.iter_mut().zip(&view.columns) {
+            column.name = name.clone();
+        }
+    }
+    Ok(plan)
+}
+
 /// Puts the tables `(+)` made optional after the others, keeping each group in FROM order,
 /// and moves the WHERE conjuncts to the level where their columns are bound in that order.
 /// An optional table whose conditions read another optional table placed after it is
@@ -1489,6 +1538,24 @@ impl Planner<'_, '_> {
                         column.name = name.clone();
                     }
                 }
+                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+                self.add_planned_source(
+                    PlannedRows::Query(Box::new(plan)),
+                    qualifier,
+                    outer,
+                    sources,
+                );
+                Ok(())
+            }
+            ast::TableReference::Table { name, alias }
+                if self.reader.dictionary.views.contains_key(&name.name)
+                    && name
+                        .schema
+                        .as_deref()
+                        .is_none_or(|schema| schema == crate::catalog::OWNER) =>
+            {
+                let view = self.reader.dictionary.views[&name.name].clone();
+                let plan = plan_view(self.reader, self.binds, &view)?;
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
                 self.add_planned_source(
                     PlannedRows::Query(Box::new(plan)),
