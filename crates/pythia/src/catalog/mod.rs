@@ -1188,7 +1188,7 @@ pub fn data_type_from_ast(data_type: &ast::DataType) -> Result<DataType> {
     })
 }
 
-fn now_seconds() -> i64 {
+pub(crate) fn now_seconds() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs() as i64)

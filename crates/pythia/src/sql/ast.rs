@@ -326,6 +326,13 @@ pub enum TableReference {
         query: Box<Query>,
         alias: Option<String>,
     },
+    /// `TABLE(name[(args)]) [alias]`: rows from a table function (`DBMS_XPLAN.DISPLAY`);
+    /// `name` is qualified with `.` where written so.
+    TableFunction {
+        name: String,
+        args: Vec<Expr>,
+        alias: Option<String>,
+    },
     Join {
         left: Box<TableReference>,
         right: Box<TableReference>,
@@ -867,6 +874,11 @@ impl<'a> Node<'a> {
             Node::TableReference(table) => match table {
                 TableReference::Table { .. } => {}
                 TableReference::Subquery { query, .. } => visit(Node::Query(query)),
+                TableReference::TableFunction { args, .. } => {
+                    for arg in args {
+                        visit(Node::Expr(arg));
+                    }
+                }
                 TableReference::Join {
                     left,
                     right,

@@ -37,7 +37,7 @@ use crate::sql::query::{self, BindValues, QueryPlan, Reader, RowSet};
 use crate::sql::{dml, parser};
 use crate::storage::heap::RowId;
 use crate::transaction::Transaction;
-use crate::types::Value;
+use crate::types::{DataType, Value};
 
 /// Parsed statements a session keeps, by text.
 pub const PARSED_STATEMENTS_MAX: usize = 256;
@@ -66,6 +66,21 @@ pub struct Session {
     parsed: HashMap<String, SessionCursor>,
     /// Changes whenever the session's parameters do: a plan made before is not reused.
     environment: u64,
+    /// The session's PLAN_TABLE: what EXPLAIN PLAN wrote (Oracle's is a global temporary
+    /// table, private to each session too), at most `PLAN_TABLE_ROWS_MAX` rows.
+    plan_table: Vec<PlanTableRow>,
+    next_plan_id: u64,
+}
+
+/// The most rows a session's PLAN_TABLE keeps; the oldest plans go first.
+pub const PLAN_TABLE_ROWS_MAX: usize = 10_000;
+
+/// One step of an explained plan.
+struct PlanTableRow {
+    statement_id: Option<String>,
+    plan_id: u64,
+    timestamp: i64,
+    line: query::PlanLine,
 }
 
 /// A statement the session parsed, and its query's plan while that can be reused.
@@ -122,6 +137,8 @@ impl Session {
             current_values: RefCell::new(HashMap::new()),
             parsed: HashMap::new(),
             environment: 0,
+            plan_table: Vec::new(),
+            next_plan_id: 1,
         })
     }
 
@@ -336,6 +353,10 @@ impl Session {
                 Ok(StatementResult::done("Session altered."))
             }
             Statement::AlterSystem(action) => self.alter_system(action),
+            Statement::Explain {
+                statement_id,
+                statement,
+            } => self.explain(statement_id.as_deref(), statement, binds),
             other => {
                 self.commit(true)?; // DDL commits what is open, as in Oracle
                 self.ddl(other, text)
@@ -351,7 +372,209 @@ impl Session {
         (self.instance.catalog().current(), xid)
     }
 
+    /// EXPLAIN PLAN: plans `statement` without running it and writes its steps into the
+    /// session's PLAN_TABLE.
+    fn explain(
+        &mut self,
+        statement_id: Option<&str>,
+        statement: &Statement,
+        binds: &[Value],
+    ) -> Result<StatementResult> {
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let xid = self
+            .transaction
+            .as_ref()
+            .map_or(0, |transaction| transaction.xid);
+        let lines = self.with_reader(&plan_binds, |reader| {
+            let reader = Reader { xid, ..*reader };
+            let table_plan = |binds: &mut BindValues,
+                              table: &ast::ObjectName,
+                              alias: Option<&str>,
+                              expressions: &[&ast::Expr],
+                              where_clause: Option<&ast::Expr>| {
+                let definition = reader.dictionary.table(&table.name)?;
+                query::plan_table_statement(
+                    &reader,
+                    binds,
+                    definition,
+                    alias,
+                    expressions,
+                    where_clause,
+                )
+            };
+            match statement {
+                Statement::Select(query) => {
+                    let plan = query::plan_query(&reader, &mut bind_values, query)?;
+                    Ok(query::explain_query(&plan))
+                }
+                Statement::Update {
+                    table,
+                    alias,
+                    assignments,
+                    where_clause,
+                    ..
+                } => {
+                    let expressions: Vec<&ast::Expr> =
+                        assignments.iter().map(|(_, expr)| expr).collect();
+                    let plan = table_plan(
+                        &mut bind_values,
+                        table,
+                        alias.as_deref(),
+                        &expressions,
+                        where_clause.as_ref(),
+                    )?;
+                    Ok(query::explain_table_statement(
+                        "UPDATE",
+                        "UPDATE STATEMENT",
+                        &table.name,
+                        &plan,
+                    ))
+                }
+                Statement::Delete {
+                    table,
+                    alias,
+                    where_clause,
+                    ..
+                } => {
+                    let plan = table_plan(
+                        &mut bind_values,
+                        table,
+                        alias.as_deref(),
+                        &[],
+                        where_clause.as_ref(),
+                    )?;
+                    Ok(query::explain_table_statement(
+                        "DELETE",
+                        "DELETE STATEMENT",
+                        &table.name,
+                        &plan,
+                    ))
+                }
+                Statement::Insert { table, source, .. } => {
+                    reader.dictionary.table(&table.name)?;
+                    let plan = match source {
+                        ast::InsertSource::Query(query) => {
+                            Some(query::plan_query(&reader, &mut bind_values, query)?)
+                        }
+                        _ => None,
+                    };
+                    Ok(query::explain_insert(&table.name, plan.as_ref()))
+                }
+                _ => Err(unsupported("EXPLAIN PLAN of this statement")),
+            }
+        })?;
+        let plan_id = self.next_plan_id;
+        self.next_plan_id += 1;
+        let timestamp = catalog::now_seconds();
+        for line in lines {
+            self.plan_table.push(PlanTableRow {
+                statement_id: statement_id.map(str::to_string),
+                plan_id,
+                timestamp,
+                line,
+            });
+        }
+        if self.plan_table.len() > PLAN_TABLE_ROWS_MAX {
+            let excess = self.plan_table.len() - PLAN_TABLE_ROWS_MAX;
+            self.plan_table.drain(..excess);
+        }
+        Ok(StatementResult::done("Explained."))
+    }
+
+    /// The session's PLAN_TABLE, with Oracle's columns (those that have values here).
+    fn plan_table_rows(&self) -> RowSet {
+        let text = Some(DataType::varchar2(128));
+        let number = Some(DataType::number());
+        let optional = |value: &Option<String>| value.as_deref().map_or(Value::Null, Value::text);
+        RowSet {
+            columns: vec![
+                ("STATEMENT_ID".to_string(), text),
+                ("PLAN_ID".to_string(), number),
+                ("TIMESTAMP".to_string(), Some(DataType::Date)),
+                ("OPERATION".to_string(), text),
+                ("OPTIONS".to_string(), text),
+                ("OBJECT_OWNER".to_string(), text),
+                ("OBJECT_NAME".to_string(), text),
+                ("OBJECT_TYPE".to_string(), text),
+                ("ID".to_string(), number),
+                ("PARENT_ID".to_string(), number),
+                ("DEPTH".to_string(), number),
+                ("POSITION".to_string(), number),
+            ],
+            rows: self
+                .plan_table
+                .iter()
+                .map(|row| {
+                    let line = &row.line;
+                    vec![
+                        optional(&row.statement_id),
+                        Value::integer(row.plan_id as i64),
+                        Value::Date(row.timestamp),
+                        Value::text(&line.operation),
+                        optional(&line.options),
+                        line.object_name
+                            .as_ref()
+                            .map_or(Value::Null, |_| Value::text(catalog::OWNER)),
+                        optional(&line.object_name),
+                        optional(&line.object_type),
+                        Value::integer(line.id as i64),
+                        line.parent_id
+                            .map_or(Value::Null, |parent| Value::integer(parent as i64)),
+                        Value::integer(line.depth as i64),
+                        Value::integer(line.position as i64),
+                    ]
+                })
+                .collect(),
+        }
+    }
+
+    /// `TABLE(name(args))` in a FROM list: DBMS_XPLAN.DISPLAY([table, statement_id,
+    /// format]) shows the last plan in PLAN_TABLE (of that statement id, when given) as
+    /// Oracle's DISPLAY does, one line per row in PLAN_TABLE_OUTPUT.
+    fn table_function(&self, name: &str, args: &[Value]) -> Result<Option<RowSet>> {
+        if name != "DBMS_XPLAN.DISPLAY" {
+            return Ok(None);
+        }
+        if let Some(table) = args.first().filter(|table| !table.is_null()) {
+            if !table.to_string().eq_ignore_ascii_case("PLAN_TABLE") {
+                return Err(Error::table_not_found());
+            }
+        }
+        let statement_id = args.get(1).filter(|id| !id.is_null()).map(Value::to_string);
+        let chosen = self
+            .plan_table
+            .iter()
+            .filter(|row| statement_id.is_none() || row.statement_id == statement_id)
+            .map(|row| row.plan_id)
+            .max();
+        let lines: Vec<&query::PlanLine> = self
+            .plan_table
+            .iter()
+            .filter(|row| Some(row.plan_id) == chosen)
+            .map(|row| &row.line)
+            .collect();
+        let output = if lines.is_empty() {
+            vec!["Error: cannot fetch last explain plan from PLAN_TABLE".to_string()]
+        } else {
+            query::format_plan(&lines)
+        };
+        Ok(Some(RowSet {
+            columns: vec![(
+                "PLAN_TABLE_OUTPUT".to_string(),
+                Some(DataType::varchar2(300)),
+            )],
+            rows: output
+                .into_iter()
+                .map(|line| vec![Value::text(line)])
+                .collect(),
+        }))
+    }
+
     fn view(&self, dictionary: &Dictionary, name: &str) -> Result<Option<RowSet>> {
+        if name == "PLAN_TABLE" {
+            return Ok(Some(self.plan_table_rows()));
+        }
         if let Some(rows) = dictionary_view(name, dictionary, self.instance.cache())? {
             return Ok(Some(rows));
         }
@@ -391,6 +614,7 @@ impl Session {
     ) -> Result<T> {
         let snapshot = self.instance.transactions().snapshot();
         let views = |name: &str| self.view(dictionary, name).ok().flatten();
+        let table_functions = |name: &str, args: &[Value]| self.table_function(name, args);
         let sequences = SessionSequences { session: self };
         let reader = Reader {
             storage: self.instance.catalog().storage(),
@@ -401,6 +625,7 @@ impl Session {
             sequences: &sequences,
             views: &views,
             outer: &[],
+            table_functions: &table_functions,
         };
         work(&reader)
     }

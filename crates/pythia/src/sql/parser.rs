@@ -2578,6 +2578,9 @@ impl<'a> Parser<'a> {
 
     /// A table, an inline view, or a parenthesized join.
     fn parse_table_primary(&mut self) -> Result<TableReference> {
+        if self.is_word("TABLE") && self.peek_nth(1) == Some(&TokenKind::LeftParen) {
+            return self.parse_table_function();
+        }
         if !self.is(&TokenKind::LeftParen) {
             return self.parse_named_table();
         }
@@ -2597,6 +2600,26 @@ impl<'a> Parser<'a> {
         let name = self.parse_object_name(Syntax::InvalidTableName)?;
         let alias = self.parse_table_alias()?;
         Ok(TableReference::Table { name, alias })
+    }
+
+    /// `TABLE(name[(args)]) [alias]`, TABLE and its parenthesis next.
+    fn parse_table_function(&mut self) -> Result<TableReference> {
+        self.index += 2;
+        let (name, args) = match self.parse_expression()? {
+            Expr::Function { name, args, .. } => (name, args),
+            Expr::Column {
+                schema: None,
+                table,
+                name,
+            } => (
+                table.map_or(name.clone(), |package| format!("{package}.{name}")),
+                Vec::new(),
+            ),
+            _ => return Err(self.error(Syntax::InvalidTableName)),
+        };
+        self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        let alias = self.parse_table_alias()?;
+        Ok(TableReference::TableFunction { name, args, alias })
     }
 
     fn finish_inline_view(&mut self, query: Box<Query>) -> Result<TableReference> {

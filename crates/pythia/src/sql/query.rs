@@ -85,6 +85,8 @@ pub struct Reader<'a> {
     pub views: &'a dyn Fn(&str) -> Option<RowSet>,
     /// The outer row's values when this reader runs a correlated subquery (`Expr::Outer`).
     pub outer: &'a [Value],
+    /// Rows of a table function, `TABLE(name(args))`: None when there is no such function.
+    pub table_functions: &'a dyn Fn(&str, &[Value]) -> Result<Option<RowSet>>,
 }
 
 /// Bind values by position, and the map from bind names to positions.
@@ -437,34 +439,6 @@ pub enum Access {
         lower: Option<(Expr, bool)>,
         upper: Option<(Expr, bool)>,
     },
-}
-
-impl Access {
-    /// The operation names EXPLAIN PLAN shows.
-    pub fn describe(&self, table: &str) -> Vec<String> {
-        match self {
-            Access::Full => vec![format!("TABLE ACCESS FULL {table}")],
-            Access::Index {
-                index,
-                equal,
-                lower,
-                upper,
-            } => {
-                let unique = index.unique
-                    && equal.len() == index.columns.len()
-                    && lower.is_none()
-                    && upper.is_none();
-                vec![
-                    format!("TABLE ACCESS BY INDEX ROWID {table}"),
-                    format!(
-                        "  INDEX {} SCAN {}",
-                        if unique { "UNIQUE" } else { "RANGE" },
-                        index.name
-                    ),
-                ]
-            }
-        }
-    }
 }
 
 #[derive(Clone, Debug)]
@@ -1609,6 +1583,40 @@ impl Planner<'_, '_> {
                     filters: Vec::new(),
                     index_filters: Vec::new(),
                     name: name.name.clone(),
+                    needed: None,
+                    needed_vouched: None,
+                    full: false,
+                });
+                Ok(())
+            }
+            ast::TableReference::TableFunction { name, args, alias } => {
+                let mut values = Vec::with_capacity(args.len());
+                for arg in args {
+                    let expr = self.compile(arg)?;
+                    values.push(expr.evaluate(&[], &self.reader.context(0))?);
+                }
+                let rows = (self.reader.table_functions)(name, &values)?
+                    .ok_or_else(|| Error::new(904, format!("\"{name}\": invalid identifier")))?;
+                // Its rows are read now: the plan cannot be kept.
+                self.read_rows = true;
+                let qualifier = alias.clone().unwrap_or_default();
+                let offset = self.scope.columns.len();
+                for (column, data_type) in &rows.columns {
+                    self.scope.columns.push(ScopeColumn {
+                        qualifier: qualifier.clone(),
+                        name: column.clone(),
+                        data_type: *data_type,
+                    });
+                }
+                sources.push(Source {
+                    kind: SourceKind::Rows(Arc::new(rows.rows)),
+                    offset,
+                    width: rows.columns.len(),
+                    outer,
+                    on: Vec::new(),
+                    filters: Vec::new(),
+                    index_filters: Vec::new(),
+                    name: qualifier,
                     needed: None,
                     needed_vouched: None,
                     full: false,
@@ -2880,21 +2888,269 @@ pub fn evaluate_constant(
     )
 }
 
-/// The plan lines of a query (EXPLAIN PLAN's first version).
-pub fn describe_plan(plan: &QueryPlan) -> Vec<String> {
-    let mut lines = Vec::new();
-    for source in &plan.sources {
-        match &source.kind {
-            SourceKind::Table { table, access } => lines.extend(access.describe(&table.name)),
-            SourceKind::Rows(_) => lines.push(format!("FIXED TABLE FULL {}", source.name)),
-            SourceKind::Planned(_) => lines.push(format!("VIEW {}", source.name)),
+/// One step of a plan as EXPLAIN PLAN shows it (a row of PLAN_TABLE): Oracle's operation
+/// and option names, the object, and the step's place in the tree.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct PlanLine {
+    pub id: usize,
+    pub parent_id: Option<usize>,
+    pub depth: usize,
+    /// The step's position among its parent's children, from 1.
+    pub position: usize,
+    pub operation: String,
+    pub options: Option<String>,
+    pub object_name: Option<String>,
+    pub object_type: Option<String>,
+}
+
+/// A plan step before numbering.
+struct PlanNode {
+    operation: &'static str,
+    options: Option<&'static str>,
+    object: Option<(String, &'static str)>,
+    children: Vec<PlanNode>,
+}
+
+impl PlanNode {
+    fn new(operation: &'static str, options: Option<&'static str>) -> PlanNode {
+        PlanNode {
+            operation,
+            options,
+            object: None,
+            children: Vec::new(),
         }
     }
+
+    fn on(mut self, name: &str, kind: &'static str) -> PlanNode {
+        self.object = Some((name.to_string(), kind));
+        self
+    }
+
+    fn over(mut self, child: PlanNode) -> PlanNode {
+        self.children.push(child);
+        self
+    }
+
+    /// Numbers the tree in preorder, as Oracle numbers plan steps.
+    fn flatten(
+        self,
+        parent: Option<usize>,
+        depth: usize,
+        position: usize,
+        out: &mut Vec<PlanLine>,
+    ) {
+        let id = out.len();
+        out.push(PlanLine {
+            id,
+            parent_id: parent,
+            depth,
+            position,
+            operation: self.operation.to_string(),
+            options: self.options.map(str::to_string),
+            object_name: self.object.as_ref().map(|(name, _)| name.clone()),
+            object_type: self.object.map(|(_, kind)| kind.to_string()),
+        });
+        for (index, child) in self.children.into_iter().enumerate() {
+            child.flatten(Some(id), depth + 1, index + 1, out);
+        }
+    }
+}
+
+/// The access steps of a table read through `access`.
+fn access_node(table: &str, access: &Access) -> PlanNode {
+    match access {
+        Access::Full => PlanNode::new("TABLE ACCESS", Some("FULL")).on(table, "TABLE"),
+        Access::Index {
+            index,
+            equal,
+            lower,
+            upper,
+        } => {
+            let unique = index.unique
+                && equal.len() == index.columns.len()
+                && lower.is_none()
+                && upper.is_none();
+            let (table_options, index_options) = if unique {
+                ("BY INDEX ROWID", "UNIQUE SCAN")
+            } else {
+                ("BY INDEX ROWID BATCHED", "RANGE SCAN")
+            };
+            PlanNode::new("TABLE ACCESS", Some(table_options))
+                .on(table, "TABLE")
+                .over(PlanNode::new("INDEX", Some(index_options)).on(
+                    &index.name,
+                    if index.unique {
+                        "INDEX (UNIQUE)"
+                    } else {
+                        "INDEX"
+                    },
+                ))
+        }
+    }
+}
+
+fn source_node(source: &Source) -> PlanNode {
+    match &source.kind {
+        SourceKind::Table { table, access } => access_node(&table.name, access),
+        SourceKind::Rows(_) => {
+            PlanNode::new("FIXED TABLE", Some("FULL")).on(&source.name, "TABLE (FIXED)")
+        }
+        SourceKind::Planned(planned) => {
+            let view = PlanNode::new("VIEW", None).over(planned_node(planned));
+            if source.name.is_empty() {
+                view
+            } else {
+                view.on(&source.name, "VIEW")
+            }
+        }
+    }
+}
+
+fn planned_node(planned: &PlannedRows) -> PlanNode {
+    match planned {
+        PlannedRows::Query(plan) => query_node(plan),
+        PlannedRows::SetOperation { op, left, right } => {
+            let (operation, options) = match op {
+                ast::SetOperator::UnionAll | ast::SetOperator::Union => ("UNION-ALL", None),
+                ast::SetOperator::Intersect => ("INTERSECTION", None),
+                ast::SetOperator::Minus => ("MINUS", None),
+            };
+            let node = PlanNode::new(operation, options)
+                .over(planned_node(left))
+                .over(planned_node(right));
+            if *op == ast::SetOperator::Union {
+                PlanNode::new("HASH", Some("UNIQUE")).over(node)
+            } else {
+                node
+            }
+        }
+    }
+}
+
+/// The steps of a query plan: the join tree (nested loops, left-deep, in join order), then
+/// grouping, DISTINCT, ORDER BY and ROWNUM as the steps above it.
+fn query_node(plan: &QueryPlan) -> PlanNode {
+    let mut sources = plan.sources.iter();
+    let mut node = sources
+        .next()
+        .map_or_else(|| PlanNode::new("FAST DUAL", None), source_node);
+    for source in sources {
+        let options = if source.full {
+            Some("FULL OUTER")
+        } else if source.outer {
+            Some("OUTER")
+        } else {
+            None
+        };
+        node = PlanNode::new("NESTED LOOPS", options)
+            .over(node)
+            .over(source_node(source));
+    }
+    if let Some(grouped) = &plan.grouped {
+        node = if grouped.keys.is_empty() {
+            PlanNode::new("SORT", Some("AGGREGATE")).over(node)
+        } else {
+            PlanNode::new("HASH", Some("GROUP BY")).over(node)
+        };
+    }
+    if plan.distinct {
+        node = PlanNode::new("HASH", Some("UNIQUE")).over(node);
+    }
+    if !plan.order_by.is_empty() {
+        node = PlanNode::new("SORT", Some("ORDER BY")).over(node);
+    }
+    if !plan.rownum_filters.is_empty() {
+        node = PlanNode::new("COUNT", Some("STOPKEY")).over(node);
+    }
+    node
+}
+
+/// A plan as DBMS_XPLAN.DISPLAY prints it: a table of Id, Operation (indented by depth) and
+/// Name. Pythia has no cost model yet, so the Rows, Bytes, Cost and Time columns Oracle
+/// shows are left out rather than made up.
+pub fn format_plan(lines: &[&PlanLine]) -> Vec<String> {
+    let operation = |line: &PlanLine| {
+        let mut text = " ".repeat(line.depth);
+        text.push_str(&line.operation);
+        if let Some(options) = &line.options {
+            text.push(' ');
+            text.push_str(options);
+        }
+        text
+    };
+    let operation_width = lines
+        .iter()
+        .map(|line| operation(line).len())
+        .max()
+        .unwrap_or(0)
+        .max("Operation".len());
+    let name_width = lines
+        .iter()
+        .filter_map(|line| line.object_name.as_ref().map(String::len))
+        .max()
+        .unwrap_or(0)
+        .max("Name".len());
+    let rule = "-".repeat(operation_width + name_width + 13);
+    let mut out = vec![
+        rule.clone(),
+        format!(
+            "| Id  | {:operation_width$} | {:name_width$} |",
+            "Operation", "Name"
+        ),
+        rule.clone(),
+    ];
+    for line in lines {
+        out.push(format!(
+            "| {:>3} | {:operation_width$} | {:name_width$} |",
+            line.id,
+            operation(line),
+            line.object_name.as_deref().unwrap_or("")
+        ));
+    }
+    out.push(rule);
+    out
+}
+
+/// EXPLAIN PLAN's rows for a query: `SELECT STATEMENT` and the plan's steps under it.
+pub fn explain_query(plan: &QueryPlan) -> Vec<PlanLine> {
+    let mut lines = Vec::new();
+    PlanNode::new("SELECT STATEMENT", None)
+        .over(query_node(plan))
+        .flatten(None, 0, 1, &mut lines);
     lines
 }
 
-/// A single-table statement's plan (UPDATE, DELETE): how rows are found and which expressions
-/// (SET values, the WHERE conjuncts) are computed from them.
+/// EXPLAIN PLAN's rows for an UPDATE or DELETE (`operation` is "UPDATE" or "DELETE").
+pub fn explain_table_statement(
+    operation: &'static str,
+    statement: &'static str,
+    table: &str,
+    plan: &TablePlan,
+) -> Vec<PlanLine> {
+    let mut lines = Vec::new();
+    PlanNode::new(statement, None)
+        .over(
+            PlanNode::new(operation, None)
+                .on(table, "TABLE")
+                .over(access_node(table, &plan.access)),
+        )
+        .flatten(None, 0, 1, &mut lines);
+    lines
+}
+
+/// EXPLAIN PLAN's rows for an INSERT, with the plan of its query when it has one.
+pub fn explain_insert(table: &str, query: Option<&QueryPlan>) -> Vec<PlanLine> {
+    let mut load = PlanNode::new("LOAD TABLE CONVENTIONAL", None).on(table, "TABLE");
+    if let Some(plan) = query {
+        load = load.over(query_node(plan));
+    }
+    let mut lines = Vec::new();
+    PlanNode::new("INSERT STATEMENT", None)
+        .over(load)
+        .flatten(None, 0, 1, &mut lines);
+    lines
+}
+
 pub struct TablePlan {
     pub access: Access,
     pub filters: Vec<Expr>,
