@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use crate::catalog::SequenceDef;
 use crate::error::{Error, Result};
 use crate::sql::ast::{BinaryOperator, UnaryOperator};
-use crate::types::{DataType, Value};
+use crate::types::{date_format, datetime, DataType, Value};
 
 #[derive(Clone, Debug)]
 pub enum Expr {
@@ -117,10 +117,13 @@ pub trait SubqueryRunner {
         -> Result<Vec<Vec<Value>>>;
 }
 
-/// Built-in scalar functions (the SQL issue adds the rest of Oracle's).
+/// Built-in scalar functions, with Oracle's semantics: a NULL argument gives NULL, except
+/// where a function says otherwise (NVL, NVL2, COALESCE, DECODE, CONCAT, REPLACE). Lengths
+/// and positions count characters.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum Function {
     Nvl,
+    Nvl2,
     Coalesce,
     Upper,
     Lower,
@@ -140,6 +143,21 @@ pub enum Function {
     Decode,
     Nullif,
     User,
+    Ceil,
+    Floor,
+    Power,
+    Sqrt,
+    Sign,
+    Instr,
+    Initcap,
+    Lpad,
+    Rpad,
+    Trim,
+    Ltrim,
+    Rtrim,
+    Replace,
+    ToDate,
+    AddMonths,
 }
 
 impl Function {
@@ -167,6 +185,22 @@ impl Function {
             "DECODE" => (F::Decode, 3, usize::MAX),
             "NULLIF" => (F::Nullif, 2, 2),
             "USER" | "CURRENT_USER" | "SESSION_USER" => (F::User, 0, 0),
+            "NVL2" => (F::Nvl2, 3, 3),
+            "CEIL" => (F::Ceil, 1, 1),
+            "FLOOR" => (F::Floor, 1, 1),
+            "POWER" => (F::Power, 2, 2),
+            "SQRT" => (F::Sqrt, 1, 1),
+            "SIGN" => (F::Sign, 1, 1),
+            "INSTR" => (F::Instr, 2, 4),
+            "INITCAP" => (F::Initcap, 1, 1),
+            "LPAD" => (F::Lpad, 2, 3),
+            "RPAD" => (F::Rpad, 2, 3),
+            "TRIM" => (F::Trim, 1, 1),
+            "LTRIM" => (F::Ltrim, 1, 2),
+            "RTRIM" => (F::Rtrim, 1, 2),
+            "REPLACE" => (F::Replace, 2, 3),
+            "TO_DATE" => (F::ToDate, 1, 2),
+            "ADD_MONTHS" => (F::AddMonths, 2, 2),
             _ => return Err(Error::new(904, format!("\"{name}\": invalid identifier"))),
         };
         if arguments < min {
@@ -705,6 +739,14 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
             }
             return Ok(Value::Null);
         }
+        F::Nvl2 => {
+            let chosen = if arguments[0].evaluate(row, context)?.is_null() {
+                &arguments[2]
+            } else {
+                &arguments[1]
+            };
+            return chosen.evaluate(row, context);
+        }
         F::Decode => {
             let subject = arguments[0].evaluate(row, context)?;
             let mut pairs = arguments[1..].chunks(2);
@@ -758,6 +800,7 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
             },
         ),
         F::Concat => values[0].concat(&values[1]),
+        F::Replace => replace(&values),
         _ if null_in => Ok(Value::Null),
         F::Upper => Ok(Value::text(text_of(&values[0]).to_uppercase())),
         F::Lower => Ok(Value::text(text_of(&values[0]).to_lowercase())),
@@ -814,8 +857,224 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
         F::Mod => values[0].modulo(&values[1]),
         F::ToChar => Ok(Value::text(text_of(&values[0]))),
         F::ToNumber => Value::parse_number(&text_of(&values[0])),
-        F::Nvl | F::Coalesce | F::Decode => unreachable!("handled above"),
+        F::Ceil | F::Floor => Ok(match &values[0] {
+            Value::Float(float) if function == F::Ceil => Value::Float(float.ceil()),
+            Value::Float(float) => Value::Float(float.floor()),
+            other if function == F::Ceil => Value::Number(other.to_decimal()?.ceil()),
+            other => Value::Number(other.to_decimal()?.floor()),
+        }),
+        F::Power => values[0].power(&values[1]),
+        F::Sqrt => values[0].square_root(),
+        F::Sign => Ok(Value::integer(match &values[0] {
+            // Oracle's SIGN of a BINARY_DOUBLE is -1 below zero and 1 otherwise: 0, -0 and
+            // NaN give 1.
+            Value::Float(float) if *float < 0.0 => -1,
+            Value::Float(_) => 1,
+            other => {
+                let number = other.to_decimal()?;
+                if number.is_zero() {
+                    0
+                } else if number.is_sign_negative() {
+                    -1
+                } else {
+                    1
+                }
+            }
+        })),
+        F::Instr => {
+            let position = match values.get(2) {
+                Some(position) => integer_of(position)?,
+                None => 1,
+            };
+            let occurrence = match values.get(3) {
+                Some(occurrence) => integer_of(occurrence)?,
+                None => 1,
+            };
+            let found = instr(
+                &text_of(&values[0]),
+                &text_of(&values[1]),
+                position,
+                occurrence,
+            )?;
+            Ok(Value::integer(found))
+        }
+        F::Initcap => Ok(Value::text(initial_capitals(&text_of(&values[0])))),
+        F::Lpad | F::Rpad => {
+            let padding = match values.get(2) {
+                Some(padding) => text_of(padding),
+                None => " ".to_string(),
+            };
+            let side = if function == F::Lpad {
+                Side::Left
+            } else {
+                Side::Right
+            };
+            Ok(Value::text(pad(
+                &text_of(&values[0]),
+                pad_length(&values[1])?,
+                &padding,
+                side,
+            )))
+        }
+        F::Trim => Ok(Value::text(text_of(&values[0]).trim_matches(' '))),
+        F::Ltrim | F::Rtrim => {
+            let text = text_of(&values[0]);
+            let set: Vec<char> = match values.get(1) {
+                Some(set) => text_of(set).chars().collect(),
+                None => vec![' '],
+            };
+            let trimmed = if function == F::Ltrim {
+                text.trim_start_matches(set.as_slice())
+            } else {
+                text.trim_end_matches(set.as_slice())
+            };
+            Ok(Value::text(trimmed))
+        }
+        F::ToDate => to_date(&values),
+        F::AddMonths => {
+            let Value::Date(seconds) = values[0].cast(&DataType::Date)? else {
+                return Err(Error::internal("CAST AS DATE gave no DATE"));
+            };
+            let months = integer_of(&values[1])?;
+            Ok(Value::Date(datetime::add_months(seconds, months)?))
+        }
+        F::Nvl | F::Nvl2 | F::Coalesce | F::Decode => unreachable!("handled above"),
     }
+}
+
+/// INSTR(text, pattern, position, occurrence): the 1-based character position where the
+/// `occurrence`th match starts, 0 for none. A negative `position` counts from the end and
+/// searches backwards from there (matches may still run past it to the end of the text);
+/// position 0 finds nothing. Matches may overlap (`INSTR('aaa', 'aa', 1, 2)` is 2).
+/// ORA-01428 for an occurrence below 1.
+fn instr(text: &str, pattern: &str, position: i64, occurrence: i64) -> Result<i64> {
+    if occurrence < 1 {
+        return Err(crate::types::errors::argument_out_of_range(
+            &occurrence.to_string(),
+        ));
+    }
+    let text: Vec<char> = text.chars().collect();
+    let pattern: Vec<char> = pattern.chars().collect();
+    let text_length = text.len() as i64;
+    let last_start = text_length - pattern.len() as i64;
+    let matches_at = |start: i64| text[start as usize..].starts_with(&pattern);
+    let mut seen = 0;
+    let mut check = |start: i64| {
+        if matches_at(start) {
+            seen += 1;
+        }
+        seen == occurrence
+    };
+    if position > 0 {
+        let mut start = position - 1;
+        while start <= last_start {
+            if check(start) {
+                return Ok(start + 1);
+            }
+            start += 1;
+        }
+    } else if position < 0 {
+        let mut start = (text_length + position).min(last_start);
+        while start >= 0 {
+            if check(start) {
+                return Ok(start + 1);
+            }
+            start -= 1;
+        }
+    }
+    Ok(0)
+}
+
+/// INITCAP: the first letter of each word in upper case, the others in lower case. Words
+/// are runs of letters and digits (Oracle's rule: anything else separates them, so
+/// `o'neil` becomes `O'Neil`).
+fn initial_capitals(text: &str) -> String {
+    let mut result = String::with_capacity(text.len());
+    let mut in_word = false;
+    for character in text.chars() {
+        if character.is_alphanumeric() {
+            if in_word {
+                result.extend(character.to_lowercase());
+            } else {
+                result.extend(character.to_uppercase());
+            }
+            in_word = true;
+        } else {
+            result.push(character);
+            in_word = false;
+        }
+    }
+    result
+}
+
+/// The longest result LPAD and RPAD give, in characters: Oracle cuts longer ones to the
+/// VARCHAR2 limit silently (`LENGTH(RPAD('x', 5000))` is 4000), and the limit keeps an
+/// absurd length from allocating gigabytes.
+const PAD_RESULT_CHARACTERS_MAX: i64 = crate::types::VARCHAR2_BYTES_MAX as i64;
+
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Side {
+    Left,
+    Right,
+}
+
+/// LPAD's and RPAD's length: truncated to an integer and held to
+/// [`PAD_RESULT_CHARACTERS_MAX`], so that no length overflows; below 1 gives NULL.
+fn pad_length(value: &Value) -> Result<i64> {
+    let length = value
+        .to_decimal()?
+        .trunc()
+        .clamp(Decimal::ZERO, Decimal::from(PAD_RESULT_CHARACTERS_MAX));
+    Ok(length.to_i64().unwrap_or(0))
+}
+
+/// LPAD/RPAD: `text` filled on `side` with repeats of `padding` to `length` characters, or
+/// cut to its first `length` characters when longer. Empty (NULL) for a length below 1.
+fn pad(text: &str, length: i64, padding: &str, side: Side) -> String {
+    let length = length.clamp(0, PAD_RESULT_CHARACTERS_MAX) as usize;
+    let text_length = text.chars().count();
+    if text_length >= length {
+        return text.chars().take(length).collect();
+    }
+    let fill: String = padding.chars().cycle().take(length - text_length).collect();
+    match side {
+        Side::Left => fill + text,
+        Side::Right => text.to_string() + &fill,
+    }
+}
+
+/// REPLACE(text, search [, replacement]) with Oracle's NULLs: NULL text gives NULL, a NULL
+/// search gives the text unchanged, a NULL or missing replacement removes what is found.
+/// ORA-01489 when the result passes the VARCHAR2 limit (repeated REPLACEs could otherwise
+/// grow text without bound).
+fn replace(values: &[Value]) -> Result<Value> {
+    let Some(text) = values[0].to_text() else {
+        return Ok(Value::Null);
+    };
+    let Some(search) = values[1].to_text() else {
+        return Ok(Value::text(text));
+    };
+    let replacement = values.get(2).and_then(Value::to_text).unwrap_or_default();
+    let replaced = text.replace(&search, &replacement);
+    if replaced.len() > crate::types::VARCHAR2_BYTES_MAX as usize && replaced.len() > text.len() {
+        return Err(crate::types::errors::concatenation_too_long());
+    }
+    Ok(Value::text(replaced))
+}
+
+/// TO_DATE(value [, format]). Without a format, text is read as the default NLS forms are
+/// (see `types/datetime.rs`); with one, by the format model (`types/date_format.rs`). A
+/// DATE or TIMESTAMP is returned as a DATE, format or not (Oracle would first turn it into
+/// text in the session's format, and lose the century on the way).
+fn to_date(values: &[Value]) -> Result<Value> {
+    let date = match (&values[0], values.get(1)) {
+        (Value::Date(_) | Value::Timestamp(_), _) => return values[0].cast(&DataType::Date),
+        (value, None) => datetime::parse_date(&text_of(value))?,
+        (value, Some(format)) => {
+            date_format::parse_date_with_format(&text_of(value), &text_of(format))?
+        }
+    };
+    Ok(Value::Date(date))
 }
 
 fn round_decimal(number: Decimal, places: i64, round: bool) -> Decimal {
@@ -849,4 +1108,119 @@ fn now_micros() -> i64 {
         .naive_local()
         .and_utc()
         .timestamp_micros()
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// INSTR with a negative position searches backwards from that many characters before
+    /// the end, and a match may run past the starting point to the end of the text.
+    #[test]
+    fn instr_negative_positions_search_backwards() {
+        assert_eq!(instr("abcabc", "bc", -1, 1).unwrap(), 5);
+        assert_eq!(
+            instr("abcabc", "bc", -2, 1).unwrap(),
+            5,
+            "starts at 5, ends at 6"
+        );
+        assert_eq!(instr("abcabc", "bc", -3, 1).unwrap(), 2);
+        assert_eq!(instr("abcabc", "bc", -1, 2).unwrap(), 2);
+        assert_eq!(instr("abcabc", "bc", -1, 3).unwrap(), 0);
+        assert_eq!(instr("CORPORATE FLOOR", "OR", -3, 2).unwrap(), 2);
+        assert_eq!(instr("abc", "abc", -1, 1).unwrap(), 1);
+        assert_eq!(instr("abc", "a", -3, 1).unwrap(), 1);
+        assert_eq!(instr("abc", "a", -4, 1).unwrap(), 0, "before the start");
+        assert_eq!(
+            instr("abc", "abcd", -1, 1).unwrap(),
+            0,
+            "longer than the text"
+        );
+        assert_eq!(instr("abc", "a", i64::MIN, 1).unwrap(), 0, "no overflow");
+    }
+
+    #[test]
+    fn instr_positive_positions_and_occurrences() {
+        assert_eq!(instr("CORPORATE FLOOR", "OR", 1, 1).unwrap(), 2);
+        assert_eq!(instr("CORPORATE FLOOR", "OR", 3, 2).unwrap(), 14);
+        assert_eq!(instr("aaaa", "aa", 1, 2).unwrap(), 2, "matches overlap");
+        assert_eq!(instr("aaaa", "aa", 1, 4).unwrap(), 0);
+        assert_eq!(instr("abc", "c", 3, 1).unwrap(), 3);
+        assert_eq!(instr("abc", "c", 4, 1).unwrap(), 0, "beyond the end");
+        assert_eq!(
+            instr("abc", "a", 0, 1).unwrap(),
+            0,
+            "position 0 finds nothing"
+        );
+        assert_eq!(instr("abc", "a", i64::MAX, 1).unwrap(), 0);
+        assert_eq!(instr("éaé", "é", 2, 1).unwrap(), 3, "characters, not bytes");
+        assert_eq!(instr("abc", "a", 1, 0).unwrap_err().code(), 1428);
+        assert_eq!(instr("abc", "a", 1, -1).unwrap_err().code(), 1428);
+    }
+
+    /// LPAD and RPAD cut a longer text to its first characters on either side, and hold
+    /// the length to the VARCHAR2 limit.
+    #[test]
+    fn pad_truncates_and_fills() {
+        assert_eq!(pad("abcdef", 3, " ", Side::Left), "abc");
+        assert_eq!(pad("abcdef", 3, " ", Side::Right), "abc");
+        assert_eq!(pad("abc", 3, "*", Side::Left), "abc");
+        assert_eq!(pad("abc", 7, "xy", Side::Left), "xyxyabc");
+        assert_eq!(pad("abc", 6, "xy", Side::Right), "abcxyx");
+        assert_eq!(pad("abc", 0, "x", Side::Left), "");
+        assert_eq!(
+            pad("ééé", 2, "x", Side::Left),
+            "éé",
+            "characters, not bytes"
+        );
+        assert_eq!(pad("é", 3, "ü", Side::Left), "üüé");
+        assert_eq!(
+            pad("x", i64::MAX, "y", Side::Right).chars().count(),
+            PAD_RESULT_CHARACTERS_MAX as usize
+        );
+        assert_eq!(pad_length(&Value::integer(-5)).unwrap(), 0);
+        assert_eq!(
+            pad_length(&Value::text("4.9")).unwrap(),
+            4,
+            "truncated, text converted"
+        );
+        assert_eq!(
+            pad_length(&Value::Number(Decimal::MAX)).unwrap(),
+            PAD_RESULT_CHARACTERS_MAX
+        );
+        assert_eq!(pad_length(&Value::text("ten")).unwrap_err().code(), 1722);
+    }
+
+    #[test]
+    fn initcap_splits_words_on_anything_not_alphanumeric() {
+        assert_eq!(initial_capitals("hello wORLD"), "Hello World");
+        assert_eq!(initial_capitals("o'neil-smith"), "O'Neil-Smith");
+        assert_eq!(initial_capitals("2nd place"), "2nd Place");
+        assert_eq!(initial_capitals("élan ÉTÉ"), "Élan Été");
+    }
+
+    #[test]
+    fn replace_follows_oracle_nulls_and_limits() {
+        let replace_all = |values: &[Value]| replace(values).unwrap();
+        assert_eq!(
+            replace_all(&[Value::text("banana"), Value::text("an")]),
+            Value::text("ba")
+        );
+        assert_eq!(
+            replace_all(&[Value::text("banana"), Value::Null, Value::text("x")]),
+            Value::text("banana")
+        );
+        assert_eq!(
+            replace_all(&[Value::Null, Value::text("a"), Value::text("b")]),
+            Value::Null
+        );
+        assert_eq!(
+            replace_all(&[Value::text("aa"), Value::text("a"), Value::Null]),
+            Value::Null,
+            "empty is NULL"
+        );
+        let long = Value::text("a".repeat(100));
+        let error = replace(&[long, Value::text("a"), Value::text("b".repeat(100))]).unwrap_err();
+        assert_eq!(error.code(), 1489);
+    }
 }

@@ -22,9 +22,25 @@
 //! the microseconds.
 //!
 //! MOD(m, n) is Oracle's: the sign of m, and m itself when n is 0.
+//!
+//! POWER and SQRT keep NUMBER exact where the answer can be:
+//!
+//! ```text
+//!   POWER(m, n), n an integer      exact (repeated squaring); ORA-01426 beyond NUMBER here;
+//!                                  a negative n divides 1 by m^-n (28 decimals); 0^-n is
+//!                                  ORA-01428
+//!   POWER(m, n), n a fraction      through a double (no exact answer exists in general);
+//!                                  m < 0 is ORA-01428
+//!   SQRT(n)                        Newton's method in decimal from the double's estimate:
+//!                                  exact for exact squares (SQRT(2.25) = 1.5), 28 digits
+//!                                  otherwise; n < 0 is ORA-01428
+//!   BINARY_DOUBLE operand          IEEE: SQRT(-1d) and POWER(-8d, 0.5) are NaN, as in Oracle
+//! ```
 
-use rust_decimal::{Decimal, RoundingStrategy};
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::{Decimal, MathematicalOps, RoundingStrategy};
 
+use super::conversion::{decimal_from_float, format_number};
 use super::data_type::VARCHAR2_BYTES_MAX;
 use super::datetime::{self, MICROSECONDS_PER_DAY, SECONDS_PER_DAY};
 use super::errors;
@@ -193,6 +209,74 @@ fn add_days_to_timestamp(microseconds: i64, days: &Value, negate: bool) -> Resul
     Ok(Value::Timestamp(datetime::check_timestamp_range(result)?))
 }
 
+/// POWER on NUMBERs; see the module documentation.
+fn power_decimals(base: Decimal, exponent: Decimal) -> Result<Decimal> {
+    if base.is_zero() && exponent.is_sign_negative() && !exponent.is_zero() {
+        // 0^-n divides by zero.
+        return Err(errors::argument_out_of_range(&format_number(&base)));
+    }
+    if exponent.fract().is_zero() {
+        if let Some(exponent) = exponent.to_i64() {
+            return integer_power(base, exponent);
+        }
+    } else if base.is_sign_negative() && !base.is_zero() {
+        // A negative number has no real power with a fractional exponent.
+        return Err(errors::argument_out_of_range(&format_number(&base)));
+    }
+    // A fractional exponent, or an integer one too large for i64 (whose result is 0, 1, -1
+    // or an overflow anyway): the double's answer is the best there is.
+    let result = numeric::float_from_decimal(&base).powf(numeric::float_from_decimal(&exponent));
+    Ok(decimal_from_float(result)?.normalize())
+}
+
+/// `base^exponent` by repeated squaring, exact while the digits fit.
+fn integer_power(base: Decimal, exponent: i64) -> Result<Decimal> {
+    let power = base.checked_powu(exponent.unsigned_abs());
+    if exponent >= 0 {
+        return power
+            .map(|power| power.normalize())
+            .ok_or_else(errors::numeric_overflow);
+    }
+    match power {
+        // |base| > 1 and a power beyond NUMBER here: its reciprocal rounds to 0 at 28
+        // decimals.
+        None => Ok(Decimal::ZERO),
+        // |base| < 1 and a power that rounded to 0: its reciprocal is beyond NUMBER here.
+        Some(power) if power.is_zero() => Err(errors::numeric_overflow()),
+        Some(power) => {
+            overflow_checked(Decimal::ONE.checked_div(power)).map(|power| power.normalize())
+        }
+    }
+}
+
+/// The most Newton steps SQRT takes; each doubles the correct digits, so a few reach
+/// Decimal's 28 from the double's 16. The limit stops an alternation between two
+/// neighbours that rounding can cause.
+const SQUARE_ROOT_STEPS_MAX: usize = 16;
+
+/// The square root of a positive NUMBER; see the module documentation.
+fn square_root_decimal(number: Decimal) -> Decimal {
+    if number.is_zero() {
+        return Decimal::ZERO;
+    }
+    let estimate = numeric::float_from_decimal(&number).sqrt();
+    let mut root = decimal_from_float(estimate)
+        .ok()
+        .filter(|root| !root.is_zero())
+        .unwrap_or(Decimal::ONE);
+    for _ in 0..SQUARE_ROOT_STEPS_MAX {
+        let next = number
+            .checked_div(root)
+            .and_then(|quotient| quotient.checked_add(root))
+            .and_then(|sum| sum.checked_div(Decimal::TWO));
+        match next {
+            Some(next) if next != root && !next.is_zero() => root = next,
+            _ => break,
+        }
+    }
+    root.normalize()
+}
+
 /// The difference of two instants in days, as an exact-as-possible NUMBER.
 fn difference_in_days(left: &Value, right: &Value) -> Result<Value> {
     let microseconds = |value: &Value| -> i128 {
@@ -320,6 +404,28 @@ impl Value {
         }
     }
 
+    /// POWER(self, exponent); see the module documentation. NULL if either is NULL.
+    pub fn power(&self, exponent: &Value) -> Result<Value> {
+        if self.is_null() || exponent.is_null() {
+            return Ok(Value::Null);
+        }
+        numeric_operation(self, exponent, power_decimals, f64::powf)
+    }
+
+    /// SQRT(self); see the module documentation. NULL for NULL.
+    pub fn square_root(&self) -> Result<Value> {
+        if self.is_null() {
+            return Ok(Value::Null);
+        }
+        match Numeric::from_value(self)? {
+            Numeric::Decimal(number) if number.is_sign_negative() && !number.is_zero() => {
+                Err(errors::argument_out_of_range(&format_number(&number)))
+            }
+            Numeric::Decimal(number) => Ok(Value::Number(square_root_decimal(number))),
+            Numeric::Float(float) => Ok(Value::Float(float.sqrt())),
+        }
+    }
+
     /// `self || other`: NULL counts as the empty string, other types as their text (TO_CHAR
     /// form); an empty result is NULL. ORA-01489 beyond [`VARCHAR2_BYTES_MAX`] bytes.
     pub fn concat(&self, other: &Value) -> Result<Value> {
@@ -339,6 +445,76 @@ mod tests {
 
     fn number(text: &str) -> Value {
         Value::Number(Decimal::from_str(text).unwrap())
+    }
+
+    fn power(base: &str, exponent: &str) -> Result<Value> {
+        number(base).power(&number(exponent))
+    }
+
+    /// POWER stays exact for integer exponents and reports Oracle's errors.
+    #[test]
+    fn power_is_exact_for_integer_exponents() {
+        assert_eq!(power("2", "10").unwrap(), number("1024"));
+        assert_eq!(power("1.1", "2").unwrap(), number("1.21"));
+        assert_eq!(power("-2", "3").unwrap(), number("-8"));
+        assert_eq!(power("2", "-3").unwrap(), number("0.125"));
+        assert_eq!(power("0.5", "-2").unwrap(), number("4"));
+        assert_eq!(power("3", "2.0").unwrap(), number("9"), "2.0 is an integer");
+        assert_eq!(power("0", "0").unwrap(), number("1"));
+        assert_eq!(power("0", "5").unwrap(), number("0"));
+        assert_eq!(
+            power("1.000000001", "3").unwrap(),
+            number("1.000000003000000003000000001"),
+            "exact, no double rounding"
+        );
+        assert_eq!(power("4", "0.5").unwrap(), number("2"));
+        assert_eq!(
+            power("10", "-40").unwrap(),
+            number("0"),
+            "below 28 decimals"
+        );
+        assert_eq!(power("10", "29").unwrap_err().code(), 1426);
+        assert_eq!(power("0.1", "-40").unwrap_err().code(), 1426);
+        assert_eq!(power("2", "1e20").unwrap_err().code(), 1426);
+        assert_eq!(power("1", "1e20").unwrap(), number("1"));
+        assert_eq!(power("-8", "2.5").unwrap_err().code(), 1428);
+        assert_eq!(power("0", "-1").unwrap_err().code(), 1428);
+        assert_eq!(
+            Value::text("abc").power(&number("2")).unwrap_err().code(),
+            1722
+        );
+        assert!(Value::Float(-8.0)
+            .power(&number("0.5"))
+            .map(|value| matches!(value, Value::Float(float) if float.is_nan()))
+            .unwrap());
+        assert_eq!(Value::Null.power(&number("2")).unwrap(), Value::Null);
+    }
+
+    #[test]
+    fn square_root_is_exact_for_exact_squares() {
+        assert_eq!(number("2.25").square_root().unwrap(), number("1.5"));
+        assert_eq!(number("144").square_root().unwrap(), number("12"));
+        assert_eq!(number("0").square_root().unwrap(), number("0"));
+        assert_eq!(number("1e-28").square_root().unwrap(), number("1e-14"));
+        assert_eq!(
+            number("2").square_root().unwrap(),
+            number("1.4142135623730950488016887242")
+        );
+        let large = number("79228162514264337593543950335")
+            .square_root()
+            .unwrap();
+        assert!(
+            matches!(large, Value::Number(root) if root > Decimal::from(281_474_976_710_655i64))
+        );
+        assert_eq!(number("-1").square_root().unwrap_err().code(), 1428);
+        assert_eq!(
+            number("-4").square_root().unwrap_err().message(),
+            "argument '-4' is out of range"
+        );
+        assert!(
+            matches!(Value::Float(-1.0).square_root().unwrap(), Value::Float(float) if float.is_nan())
+        );
+        assert_eq!(Value::Date(0).square_root().unwrap_err().code(), 932);
     }
 
     /// `RunningSum` adds as integers when it can and agrees with `add` everywhere: one

@@ -210,6 +210,34 @@ pub fn format_date_iso(seconds: i64) -> String {
     )
 }
 
+/// ADD_MONTHS(date, months) with Oracle's rule for month ends: when the date is the last day
+/// of its month, or the resulting month is shorter than the date's day, the result is the
+/// last day of the resulting month (`31-JAN-26` + 1 is `28-FEB-26`, `28-FEB-26` + 1 is
+/// `31-MAR-26`). The time of day is kept. ORA-01841 when the result leaves the years a DATE
+/// may hold.
+pub fn add_months(seconds: i64, months: i64) -> Result<i64> {
+    let civil = civil_from_date(seconds);
+    let month_index = civil
+        .year
+        .checked_mul(12)
+        .and_then(|index| index.checked_add(civil.month as i64 - 1))
+        .and_then(|index| index.checked_add(months))
+        .ok_or_else(errors::year_out_of_range)?;
+    let year = month_index.div_euclid(12);
+    let month = month_index.rem_euclid(12) as u32 + 1;
+    if !(YEAR_MIN..=YEAR_MAX).contains(&year) {
+        return Err(errors::year_out_of_range());
+    }
+    let last_day = days_in_month(year, month);
+    let day = if civil.day == days_in_month(civil.year, civil.month) {
+        last_day
+    } else {
+        civil.day.min(last_day)
+    };
+    let second_of_day = seconds.rem_euclid(SECONDS_PER_DAY);
+    check_date_range(days_from_civil(year, month, day) * SECONDS_PER_DAY + second_of_day)
+}
+
 /// The current year, for the RR century rule.
 pub fn current_year() -> i64 {
     chrono::Utc::now().year() as i64
@@ -390,7 +418,9 @@ fn parse_time_of_day(cursor: &mut Cursor) -> Result<i64> {
     Ok((hour * 3600 + minute * 60 + second) * MICROSECONDS_PER_SECOND + microsecond)
 }
 
-fn month_from_name(name: &str) -> Result<i64> {
+/// The month (1-12) a name means, abbreviated (`NOV`) or in full (`NOVEMBER`), in any case;
+/// ORA-01843 for anything else.
+pub(super) fn month_from_name(name: &str) -> Result<i64> {
     let upper = name.to_ascii_uppercase();
     MONTH_ABBREVIATIONS
         .iter()
@@ -400,17 +430,25 @@ fn month_from_name(name: &str) -> Result<i64> {
         .ok_or_else(errors::not_a_valid_month)
 }
 
-struct Cursor<'a> {
-    bytes: &'a [u8],
-    position: usize,
+/// A position in ASCII text being parsed (datetime text here and in `date_format.rs`).
+pub(super) struct Cursor<'a> {
+    pub(super) bytes: &'a [u8],
+    pub(super) position: usize,
 }
 
-impl Cursor<'_> {
-    fn peek(&self) -> Option<u8> {
+impl<'a> Cursor<'a> {
+    pub(super) fn new(text: &'a str) -> Cursor<'a> {
+        Cursor {
+            bytes: text.as_bytes(),
+            position: 0,
+        }
+    }
+
+    pub(super) fn peek(&self) -> Option<u8> {
         self.bytes.get(self.position).copied()
     }
 
-    fn eat(&mut self, byte: u8) -> bool {
+    pub(super) fn eat(&mut self, byte: u8) -> bool {
         if self.peek() == Some(byte) {
             self.position += 1;
             true
@@ -420,7 +458,7 @@ impl Cursor<'_> {
     }
 
     /// Skips blanks; says whether there were any.
-    fn skip_blanks(&mut self) -> bool {
+    pub(super) fn skip_blanks(&mut self) -> bool {
         let start = self.position;
         while self.peek().is_some_and(|byte| byte.is_ascii_whitespace()) {
             self.position += 1;
@@ -444,8 +482,24 @@ impl Cursor<'_> {
         (count >= digits_min).then_some((value, count))
     }
 
+    /// At most `digits_max` decimal digits, stopping there even when more follow (so that
+    /// `20260102` reads as `YYYY`, `MM`, `DD`), with how many there were; None without one.
+    pub(super) fn number_prefix(&mut self, digits_max: usize) -> Option<(i64, usize)> {
+        let start = self.position;
+        let mut value: i64 = 0;
+        while self.position - start < digits_max {
+            let Some(byte) = self.peek().filter(u8::is_ascii_digit) else {
+                break;
+            };
+            value = value * 10 + (byte - b'0') as i64;
+            self.position += 1;
+        }
+        let count = self.position - start;
+        (count > 0).then_some((value, count))
+    }
+
     /// ASCII letters and dots (for `A.M.`), dots removed.
-    fn letters(&mut self) -> String {
+    pub(super) fn letters(&mut self) -> String {
         let mut word = String::new();
         while let Some(byte) = self
             .peek()
@@ -556,6 +610,47 @@ mod tests {
         assert_eq!(code("2026-01-01 10:00:00 junk"), 1861);
         assert_eq!(code("2026-01-01 10:00:00 PM x"), 1830);
         assert!(date("2024-02-29") > 0);
+    }
+
+    /// ADD_MONTHS keeps month ends at month ends and clamps days the new month lacks.
+    #[test]
+    fn add_months_follows_the_month_end_rule() {
+        let add =
+            |text: &str, months: i64| format_date_iso(add_months(date(text), months).unwrap());
+        assert_eq!(add("2026-01-15 10:30:00", 1), "2026-02-15 10:30:00");
+        assert_eq!(add("2026-01-31", 1), "2026-02-28 00:00:00", "clamped");
+        assert_eq!(add("2024-01-31", 1), "2024-02-29 00:00:00", "leap year");
+        assert_eq!(
+            add("2026-02-28", 1),
+            "2026-03-31 00:00:00",
+            "last day stays last"
+        );
+        assert_eq!(add("2024-02-29", 12), "2025-02-28 00:00:00");
+        assert_eq!(
+            add("2024-02-28", 12),
+            "2025-02-28 00:00:00",
+            "not the last day"
+        );
+        assert_eq!(add("2026-04-30 23:59:59", -2), "2026-02-28 23:59:59");
+        assert_eq!(add("2026-03-31", -1), "2026-02-28 00:00:00");
+        assert_eq!(add("2026-05-30", -3), "2026-02-28 00:00:00");
+        assert_eq!(
+            add("2026-01-15", -13),
+            "2024-12-15 00:00:00",
+            "across years"
+        );
+        assert_eq!(add("2026-01-15", 0), "2026-01-15 00:00:00");
+        assert_eq!(add("9999-11-30", 1), "9999-12-31 00:00:00");
+        assert_eq!(add_months(date("9999-12-01"), 1).unwrap_err().code(), 1841);
+        assert_eq!(
+            add_months(date("2026-01-01"), i64::MAX).unwrap_err().code(),
+            1841,
+            "no overflow"
+        );
+        assert_eq!(
+            add_months(date("2026-01-01"), i64::MIN).unwrap_err().code(),
+            1841
+        );
     }
 
     #[test]

@@ -116,3 +116,42 @@ pub fn length_too_long() -> Error {
 pub fn zero_length_column() -> Error {
     Error::new(1723, "zero-length columns are not allowed")
 }
+
+/// ORA-01428: argument 'x' is out of range (SQRT of a negative NUMBER, POWER of a negative
+/// base to a fraction, INSTR's occurrence below 1).
+pub fn argument_out_of_range(argument: &str) -> Error {
+    Error::new(1428, format!("argument '{argument}' is out of range"))
+}
+
+/// ORA-01821: date format not recognized (an element TO_DATE does not know).
+pub fn date_format_not_recognized() -> Error {
+    Error::new(1821, "date format not recognized")
+}
+
+/// ORA-01810: format code appears twice.
+pub fn format_code_twice() -> Error {
+    Error::new(1810, "format code appears twice")
+}
+
+/// ORA-01818: 'HH24' precludes use of meridian indicator.
+pub fn hour24_precludes_meridian() -> Error {
+    Error::new(1818, "'HH24' precludes use of meridian indicator")
+}
+
+/// ORA-01855: AM/A.M. or PM/P.M. required.
+pub fn meridian_required() -> Error {
+    Error::new(1855, "AM/A.M. or PM/P.M. required")
+}
+
+/// ORA-01858: a non-numeric character was found where a numeric was expected.
+pub fn non_numeric_character() -> Error {
+    Error::new(
+        1858,
+        "a non-numeric character was found where a numeric was expected",
+    )
+}
+
+/// ORA-01839: date not valid for month specified (February 30th).
+pub fn date_not_valid_for_month() -> Error {
+    Error::new(1839, "date not valid for month specified")
+}

@@ -5,9 +5,12 @@
 //!                  comparisons (three-valued sql_cmp, converting sql_compare, total_cmp),
 //!                  GroupKey for GROUP BY / DISTINCT / hash joins, Display as SQL*Plus shows it
 //!   data_type.rs   DataType: NUMBER(p,s), BINARY_DOUBLE, VARCHAR2(n), CHAR(n), DATE, ...
-//!   arithmetic.rs  + - * / MOD unary minus ||, with Oracle's type rules and ORA- errors
+//!   arithmetic.rs  + - * / MOD unary minus ||, POWER, SQRT, with Oracle's type rules and
+//!                  ORA- errors
 //!   conversion.rs  CAST, number text in and out (TO_CHAR default form), coerce_to_column
-//!   datetime.rs    the calendar, DD-MON-RR text, parsing of date and timestamp text
+//!   datetime.rs    the calendar, DD-MON-RR text, parsing of date and timestamp text,
+//!                  ADD_MONTHS
+//!   date_format.rs TO_DATE's format models (YYYY-MM-DD HH24:MI:SS, DD-MON-YYYY, ...)
 //!   numeric.rs     exact comparison of NUMBER with BINARY_DOUBLE (private)
 //!   codec.rs       row bytes: count, then per column a length byte and a tagged payload
 //!   key.rs         index key bytes whose memcmp order is the total order
@@ -30,6 +33,7 @@ mod arithmetic;
 pub mod codec;
 mod conversion;
 mod data_type;
+pub mod date_format;
 pub mod datetime;
 pub mod errors;
 pub mod key;
