@@ -86,11 +86,11 @@ pub struct Reader<'a> {
     /// The outer row's values when this reader runs a correlated subquery (`Expr::Outer`).
     pub outer: &'a [Value],
     /// Rows of a table function, `TABLE(name(args))`: None when there is no such function.
-    pub table_functions: &'a TableFunctions,
+    pub table_functions: &'a TableFunctions<'a>,
 }
 
 /// Resolves `TABLE(name(args))` to its rows, None when there is no such function.
-pub type TableFunctions = dyn Fn(&str, &[Value]) -> Result<Option<RowSet>>;
+pub type TableFunctions<'a> = dyn Fn(&str, &[Value]) -> Result<Option<RowSet>> + 'a;
 
 /// Bind values by position, and the map from bind names to positions.
 #[derive(Clone, Debug, Default)]
