@@ -855,7 +855,7 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
             )))
         }
         F::Mod => values[0].modulo(&values[1]),
-        F::ToChar => Ok(Value::text(text_of(&values[0]))),
+        F::ToChar => to_char(&values[0], values.get(1)),
         F::ToNumber => Value::parse_number(&text_of(&values[0])),
         F::Ceil | F::Floor => Ok(match &values[0] {
             Value::Float(float) if function == F::Ceil => Value::Float(float.ceil()),
@@ -1089,6 +1089,30 @@ fn round_decimal(number: Decimal, places: i64, round: bool) -> Decimal {
         let factor = Decimal::from_i128_with_scale(10i128.pow((-places).min(28) as u32), 0);
         (number / factor).round_dp_with_strategy(0, strategy) * factor
     }
+}
+
+/// TO_CHAR: a DATE or TIMESTAMP by its format model (`types::date_format`); other values
+/// as text. A format for a number is ORA-01481 until number format models arrive, rather
+/// than a format silently ignored.
+fn to_char(value: &Value, format: Option<&Value>) -> Result<Value> {
+    let Some(format) = format else {
+        return Ok(Value::text(text_of(value)));
+    };
+    if format.is_null() {
+        return Ok(Value::Null);
+    }
+    let format = text_of(format);
+    let civil = match value {
+        Value::Date(seconds) => crate::types::datetime::civil_from_date(*seconds),
+        Value::Timestamp(microseconds) => {
+            crate::types::datetime::civil_from_timestamp(*microseconds)
+        }
+        Value::Number(_) | Value::Float(_) => {
+            return Err(Error::new(1481, "invalid number format model"))
+        }
+        other => return Ok(Value::text(text_of(other))),
+    };
+    crate::types::date_format::format_date_with_format(&civil, &format).map(Value::text)
 }
 
 fn text_of(value: &Value) -> String {

@@ -503,3 +503,95 @@ mod tests {
         }
     }
 }
+
+/// TO_CHAR of a DATE or TIMESTAMP with a format model of the elements TO_DATE reads (the
+/// module documentation lists them). Punctuation and quoted text are copied; MON and MONTH
+/// print the month's name in capitals, MONTH padded to nine characters as Oracle pads it;
+/// an element this engine does not know is ORA-01821.
+pub fn format_date_with_format(civil: &datetime::CivilDateTime, format: &str) -> Result<String> {
+    let upper = format.to_ascii_uppercase();
+    let bytes = upper.as_bytes();
+    let mut out = String::new();
+    let mut position = 0;
+    while position < bytes.len() {
+        let rest = &bytes[position..];
+        if rest[0] == b'"' {
+            let length = rest[1..]
+                .iter()
+                .position(|byte| *byte == b'"')
+                .ok_or_else(errors::date_format_not_recognized)?;
+            out.push_str(&format[position + 1..position + 1 + length]);
+            position += length + 2;
+            continue;
+        }
+        if PUNCTUATION.contains(&rest[0]) {
+            out.push(rest[0] as char);
+            position += 1;
+            continue;
+        }
+        let (keyword, element) = KEYWORDS
+            .iter()
+            .find(|(keyword, _)| rest.starts_with(keyword))
+            .ok_or_else(errors::date_format_not_recognized)?;
+        let element = element.ok_or_else(errors::date_format_not_recognized)?;
+        let hour12 = match civil.hour % 12 {
+            0 => 12,
+            hour => hour,
+        };
+        let month = civil.month as usize - 1;
+        match element {
+            Element::Year | Element::RoundedYear if keyword.len() == 4 => {
+                out.push_str(&format!("{:04}", civil.year))
+            }
+            Element::Year | Element::RoundedYear | Element::YearInCentury => {
+                out.push_str(&format!("{:02}", civil.year.rem_euclid(100)))
+            }
+            Element::MonthNumber => out.push_str(&format!("{:02}", civil.month)),
+            Element::MonthName if keyword.len() == 5 => {
+                out.push_str(&format!("{:<9}", datetime::MONTH_NAMES[month]))
+            }
+            Element::MonthName => out.push_str(datetime::MONTH_ABBREVIATIONS[month]),
+            Element::Day => out.push_str(&format!("{:02}", civil.day)),
+            Element::Hour24 => out.push_str(&format!("{:02}", civil.hour)),
+            Element::Hour12 => out.push_str(&format!("{hour12:02}")),
+            Element::Minute => out.push_str(&format!("{:02}", civil.minute)),
+            Element::Second => out.push_str(&format!("{:02}", civil.second)),
+            Element::Meridian => {
+                let morning = civil.hour < 12;
+                out.push_str(match (keyword.len() == 4, morning) {
+                    (true, true) => "A.M.",
+                    (true, false) => "P.M.",
+                    (false, true) => "AM",
+                    (false, false) => "PM",
+                });
+            }
+            Element::Punctuation | Element::Literal(_) => {}
+        }
+        position += keyword.len();
+    }
+    Ok(out)
+}
+
+#[cfg(test)]
+mod format_tests {
+    use super::*;
+
+    #[test]
+    fn dates_print_by_their_format_model() {
+        let seconds =
+            parse_date_with_format_at("2026-11-21 15:04:05", "YYYY-MM-DD HH24:MI:SS", 2026, 11)
+                .unwrap();
+        let civil = datetime::civil_from_date(seconds);
+        let print = |format: &str| format_date_with_format(&civil, format).unwrap();
+        assert_eq!(print("YYYY-MM-DD HH24:MI:SS"), "2026-11-21 15:04:05");
+        assert_eq!(print("DD-MON-RR"), "21-NOV-26");
+        assert_eq!(print("Month YYYY"), "NOVEMBER  2026");
+        assert_eq!(print("HH:MI AM"), "03:04 PM");
+        assert_eq!(print("\"Q\" YYYY/MM"), "Q 2026/11");
+        assert_eq!(print("yyyymmdd"), "20261121");
+        assert_eq!(
+            format_date_with_format(&civil, "J").unwrap_err().code(),
+            1821
+        );
+    }
+}

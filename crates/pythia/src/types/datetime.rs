@@ -41,10 +41,10 @@ pub const YEAR_MIN: i64 = -4712;
 /// The last year a DATE may hold.
 pub const YEAR_MAX: i64 = 9999;
 
-const MONTH_ABBREVIATIONS: [&str; 12] = [
+pub(crate) const MONTH_ABBREVIATIONS: [&str; 12] = [
     "JAN", "FEB", "MAR", "APR", "MAY", "JUN", "JUL", "AUG", "SEP", "OCT", "NOV", "DEC",
 ];
-const MONTH_NAMES: [&str; 12] = [
+pub(crate) const MONTH_NAMES: [&str; 12] = [
     "JANUARY",
     "FEBRUARY",
     "MARCH",
