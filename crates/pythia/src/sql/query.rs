@@ -615,18 +615,26 @@ struct ScopeColumn {
     qualifier: String,
     name: String,
     data_type: Option<DataType>,
+    /// One of the two columns a USING or NATURAL join merged: an unqualified name and `*`
+    /// reach the merged column (`Scope::merged`) instead.
+    merged: bool,
 }
 
 #[derive(Clone, Debug, Default)]
 struct Scope {
     columns: Vec<ScopeColumn>,
+    /// The columns USING and NATURAL joins merged, in order: name, value (the left column,
+    /// the right one for a RIGHT join, COALESCE of both for a FULL join), type.
+    merged: Vec<(String, Expr, Option<DataType>)>,
 }
 
 impl Scope {
     fn resolve(&self, table: Option<&str>, name: &str) -> Result<Option<usize>> {
         let mut found = None;
         for (index, column) in self.columns.iter().enumerate() {
-            if column.name == name && table.is_none_or(|table| column.qualifier == table) {
+            if column.name == name
+                && table.map_or(!column.merged, |table| column.qualifier == table)
+            {
                 if found.is_some() {
                     return Err(Error::new(918, "column ambiguously defined"));
                 }
@@ -882,8 +890,23 @@ fn plan_subquery(
                     _ => None,
                 };
                 let mut any = false;
+                if qualifier.is_none() {
+                    // Oracle lists the columns a USING or NATURAL join merged first.
+                    for (name, expr, data_type) in &planner.scope.merged {
+                        projection.push(expr.clone());
+                        columns.push(Column {
+                            name: name.clone(),
+                            data_type: *data_type,
+                        });
+                        aliases.push(Some(name.clone()));
+                        any = true;
+                    }
+                }
                 for (index, column) in planner.scope.columns.iter().enumerate() {
-                    if qualifier.as_ref().is_none_or(|q| &column.qualifier == q) {
+                    if qualifier
+                        .as_ref()
+                        .map_or(!column.merged, |q| &column.qualifier == q)
+                    {
                         projection.push(Expr::Column(index));
                         columns.push(Column {
                             name: column.name.clone(),
@@ -1575,6 +1598,7 @@ impl Planner<'_, '_> {
                         qualifier: qualifier.clone(),
                         name: column.clone(),
                         data_type: *data_type,
+                        merged: false,
                     });
                 }
                 sources.push(Source {
@@ -1609,6 +1633,7 @@ impl Planner<'_, '_> {
                         qualifier: qualifier.clone(),
                         name: column.clone(),
                         data_type: *data_type,
+                        merged: false,
                     });
                 }
                 sources.push(Source {
@@ -1684,27 +1709,20 @@ impl Planner<'_, '_> {
                             .map(|conjunct| self.compile(conjunct))
                             .collect::<Result<_>>()?
                     }
-                    ast::JoinCondition::Using(names) => {
-                        let mut conditions = Vec::new();
-                        for name in names {
-                            let left_column = self.scope.columns[..before]
-                                .iter()
-                                .position(|column| &column.name == name)
-                                .ok_or_else(|| Error::invalid_identifier(name))?;
-                            let right_column = self.scope.columns[before..]
-                                .iter()
-                                .position(|column| &column.name == name)
-                                .ok_or_else(|| Error::invalid_identifier(name))?
-                                + before;
-                            conditions.push(Expr::Binary(
-                                Box::new(Expr::Column(left_column)),
-                                BinaryOperator::Equal,
-                                Box::new(Expr::Column(right_column)),
-                            ));
-                        }
-                        conditions
+                    ast::JoinCondition::Using(names) => self.merge_columns(names, before, *kind)?,
+                    ast::JoinCondition::Natural => {
+                        // NATURAL: USING every name both sides have.
+                        let names: Vec<String> = self.scope.columns[before..]
+                            .iter()
+                            .filter(|right| {
+                                self.scope.columns[..before]
+                                    .iter()
+                                    .any(|left| !left.merged && left.name == right.name)
+                            })
+                            .map(|column| column.name.clone())
+                            .collect();
+                        self.merge_columns(&names, before, *kind)?
                     }
-                    ast::JoinCondition::Natural => return Err(unsupported("NATURAL joins")),
                     ast::JoinCondition::None => Vec::new(),
                 };
                 let last = sources.len() - 1;
@@ -1777,12 +1795,22 @@ impl Planner<'_, '_> {
                 table,
                 name,
             } => {
+                let merged = table
+                    .is_none()
+                    .then(|| {
+                        self.scope
+                            .merged
+                            .iter()
+                            .find(|(merged, _, _)| merged == name)
+                    })
+                    .flatten()
+                    .map(|(_, expr, _)| expr.clone());
                 if self.grouping.is_some() {
                     // Not a GROUP BY key (checked above) but maybe a pseudo-column.
                     if let Some(sequence) = self.sequence_reference(table.as_deref(), name)? {
                         return Ok(sequence);
                     }
-                    if self.scope.resolve(table.as_deref(), name)?.is_some() {
+                    if merged.is_some() || self.scope.resolve(table.as_deref(), name)?.is_some() {
                         return Err(Error::new(979, "not a GROUP BY expression"));
                     }
                     // An outer column is one value for the whole subquery.
@@ -1790,6 +1818,9 @@ impl Planner<'_, '_> {
                         return Ok(outer);
                     }
                     return Err(invalid_column(table.as_deref(), name));
+                }
+                if let Some(merged) = merged {
+                    return Ok(merged);
                 }
                 match self.scope.resolve(table.as_deref(), name)? {
                     Some(index) => Expr::Column(index),
@@ -2130,6 +2161,60 @@ impl Planner<'_, '_> {
         Ok(optional)
     }
 
+    /// USING (names): for each name, the equality of the left side's column (scope columns
+    /// before `before`) and the right side's, and one merged column in their place.
+    fn merge_columns(
+        &mut self,
+        names: &[String],
+        before: usize,
+        kind: ast::JoinKind,
+    ) -> Result<Vec<Expr>> {
+        let mut conditions = Vec::new();
+        for name in names {
+            let left = self.scope.columns[..before]
+                .iter()
+                .position(|column| &column.name == name && !column.merged)
+                .or_else(|| {
+                    // A column merged by an earlier USING: its left column stands for it.
+                    self.scope.columns[..before]
+                        .iter()
+                        .position(|column| &column.name == name)
+                })
+                .ok_or_else(|| Error::invalid_identifier(name))?;
+            let right = self.scope.columns[before..]
+                .iter()
+                .position(|column| &column.name == name)
+                .ok_or_else(|| Error::invalid_identifier(name))?
+                + before;
+            conditions.push(Expr::Binary(
+                Box::new(Expr::Column(left)),
+                BinaryOperator::Equal,
+                Box::new(Expr::Column(right)),
+            ));
+            let value = match kind {
+                ast::JoinKind::Right => Expr::Column(right),
+                ast::JoinKind::Full => Expr::Function(
+                    Function::Coalesce,
+                    vec![Expr::Column(left), Expr::Column(right)],
+                ),
+                _ => Expr::Column(left),
+            };
+            let data_type = self.scope.columns[left].data_type;
+            self.scope.columns[left].merged = true;
+            self.scope.columns[right].merged = true;
+            match self
+                .scope
+                .merged
+                .iter_mut()
+                .find(|(merged, _, _)| merged == name)
+            {
+                Some(entry) => entry.1 = value,
+                None => self.scope.merged.push((name.clone(), value, data_type)),
+            }
+        }
+        Ok(conditions)
+    }
+
     /// The position in `ctes` of the WITH query named `name` that is visible here.
     fn cte(&self, name: &str) -> Option<usize> {
         self.ctes.iter().rposition(|cte| cte.name == name)
@@ -2151,6 +2236,7 @@ impl Planner<'_, '_> {
                 qualifier: qualifier.clone(),
                 name: column.name.clone(),
                 data_type: column.data_type,
+                merged: false,
             });
         }
         sources.push(Source {
@@ -3199,6 +3285,7 @@ pub fn plan_table_statement(
             qualifier: qualifier.clone(),
             name: column.name.clone(),
             data_type: Some(column.data_type),
+            merged: false,
         });
     }
     let mut conjuncts = Vec::new();
