@@ -148,6 +148,7 @@ pub mod names {
     pub const PROCESSES: &str = "processes";
     pub const SESSIONS: &str = "sessions";
     pub const OPEN_CURSORS: &str = "open_cursors";
+    pub const PGA_AGGREGATE_LIMIT: &str = "pga_aggregate_limit";
     pub const SESSION_CACHED_CURSORS: &str = "session_cached_cursors";
     pub const CURSOR_SHARING: &str = "cursor_sharing";
     pub const COMMIT_LOGGING: &str = "commit_logging";
@@ -458,6 +459,18 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::Immediate,
         isses_modifiable: true,
         description: "transaction commit log wait behaviour",
+    },
+    Definition {
+        // Here the bound of one statement's work areas (its materialized rows, sort keys,
+        // groups, set operations): beyond it the statement fails with ORA-04036. Oracle's
+        // bounds the instance's PGA and is not session-modifiable; this one is, so that a
+        // session can be held tighter.
+        name: names::PGA_AGGREGATE_LIMIT,
+        kind: Kind::size(MEGABYTE, TERABYTE),
+        default: DefaultValue::Text("1G"),
+        issys_modifiable: SystemModifiable::Immediate,
+        isses_modifiable: true,
+        description: "limit of aggregate PGA memory consumed by the instance",
     },
     Definition {
         name: names::DB_FILE_MULTIBLOCK_READ_COUNT,

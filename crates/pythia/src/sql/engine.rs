@@ -615,6 +615,10 @@ impl Session {
         let snapshot = self.instance.transactions().snapshot();
         let views = |name: &str| self.view(dictionary, name).ok().flatten();
         let table_functions = |name: &str, args: &[Value]| self.table_function(name, args);
+        let work_area = query::WorkArea::new(
+            self.parameters
+                .get_bytes(crate::instance::parameters::names::PGA_AGGREGATE_LIMIT),
+        );
         let sequences = SessionSequences { session: self };
         let reader = Reader {
             storage: self.instance.catalog().storage(),
@@ -626,6 +630,7 @@ impl Session {
             views: &views,
             outer: &[],
             table_functions: &table_functions,
+            work_area: &work_area,
         };
         work(&reader)
     }
@@ -832,22 +837,28 @@ impl Session {
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
         let storage = self.instance.catalog().storage().clone();
-        let rows: Vec<Vec<Value>> = self.with_reader(&plan_binds, |reader| match source {
-            ast::InsertSource::Values(rows) => {
-                let context = reader.row_context();
-                rows.iter()
-                    .map(|row| {
-                        row.iter()
-                            .map(|expr| {
-                                query::compile_row_free(reader, &mut bind_values, expr)?
-                                    .evaluate(&[], &context)
-                            })
-                            .collect::<Result<Vec<_>>>()
-                    })
-                    .collect()
-            }
-            ast::InsertSource::Query(query) => {
-                Ok(query::run_query(reader, &mut bind_values, query)?.rows)
+        let xid = transaction.xid;
+        let rows: Vec<Vec<Value>> = self.with_reader(&plan_binds, |reader| {
+            // The transaction is out of the session while the statement runs: its query
+            // must still see the transaction's earlier changes.
+            let reader = &Reader { xid, ..*reader };
+            match source {
+                ast::InsertSource::Values(rows) => {
+                    let context = reader.row_context();
+                    rows.iter()
+                        .map(|row| {
+                            row.iter()
+                                .map(|expr| {
+                                    query::compile_row_free(reader, &mut bind_values, expr)?
+                                        .evaluate(&[], &context)
+                                })
+                                .collect::<Result<Vec<_>>>()
+                        })
+                        .collect()
+                }
+                ast::InsertSource::Query(query) => {
+                    Ok(query::run_query(reader, &mut bind_values, query)?.rows)
+                }
             }
         })?;
         let mut count = 0;

@@ -87,6 +87,57 @@ pub struct Reader<'a> {
     pub outer: &'a [Value],
     /// Rows of a table function, `TABLE(name(args))`: None when there is no such function.
     pub table_functions: &'a TableFunctions<'a>,
+    /// The statement's work area: what its materialized rows may take.
+    pub work_area: &'a WorkArea,
+}
+
+/// The memory a statement's work areas hold (materialized result rows, sort keys, groups,
+/// DISTINCT and set-operation rows), counted against a bound: a statement that would
+/// exceed it fails with ORA-04036 instead of taking the machine's memory. Sizes are
+/// estimates: a value's in-memory size plus its text.
+#[derive(Debug)]
+pub struct WorkArea {
+    used_bytes: std::cell::Cell<u64>,
+    bytes_max: u64,
+}
+
+impl WorkArea {
+    pub fn new(bytes_max: u64) -> WorkArea {
+        WorkArea {
+            used_bytes: std::cell::Cell::new(0),
+            bytes_max,
+        }
+    }
+
+    pub fn used_bytes(&self) -> u64 {
+        self.used_bytes.get()
+    }
+
+    /// Counts a row the statement keeps.
+    fn charge(&self, row: &[Value]) -> Result<()> {
+        let bytes: u64 = row
+            .iter()
+            .map(|value| {
+                std::mem::size_of::<Value>() as u64
+                    + match value {
+                        Value::Text(text) => text.len() as u64,
+                        _ => 0,
+                    }
+            })
+            .sum();
+        let used = self.used_bytes.get() + bytes;
+        if used > self.bytes_max {
+            return Err(Error::new(
+                4036,
+                format!(
+                    "PGA memory used by the instance exceeds PGA_AGGREGATE_LIMIT: this statement's work areas need more than {} bytes",
+                    self.bytes_max
+                ),
+            ));
+        }
+        self.used_bytes.set(used);
+        Ok(())
+    }
 }
 
 /// Resolves `TABLE(name(args))` to its rows, None when there is no such function.
@@ -486,6 +537,10 @@ impl PlannedRows {
             PlannedRows::Query(plan) => execute(reader, plan),
             PlannedRows::SetOperation { op, left, right } => {
                 let (left, right) = (left.rows(reader)?, right.rows(reader)?);
+                // The other side's rows, held while the result is built.
+                for row in &right {
+                    reader.work_area.charge(row)?;
+                }
                 Ok(set_operation(*op, left, right))
             }
         }
@@ -2376,6 +2431,10 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
     let mut groups: Vec<GroupState> = Vec::new();
     let mut group_index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
     let mut rownum = 0u64;
+    let visible = plan.columns.len();
+    // DISTINCT without grouping keeps each row once as it comes (HASH UNIQUE): only
+    // distinct rows take work-area memory.
+    let mut distinct_seen: HashSet<Vec<GroupKey>> = HashSet::new();
     let mut row = vec![Value::Null; plan.width];
     {
         let mut emit = |row: &[Value]| -> Result<bool> {
@@ -2396,6 +2455,16 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
                         .iter()
                         .map(|expr| expr.evaluate(row, &context))
                         .collect::<Result<Vec<_>>>()?;
+                    if plan.distinct {
+                        let key: Vec<GroupKey> =
+                            values[..visible].iter().cloned().map(GroupKey).collect();
+                        if distinct_seen.contains(&key) {
+                            return Ok(true);
+                        }
+                        reader.work_area.charge(&values[..visible])?;
+                        distinct_seen.insert(key);
+                    }
+                    reader.work_area.charge(&values)?;
                     outputs.push(values);
                 }
                 Some(grouped) => {
@@ -2415,6 +2484,9 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
                         match group_index.get(&hashed) {
                             Some(position) => *position,
                             None => {
+                                // The key, in the group and in the index.
+                                reader.work_area.charge(&keys)?;
+                                reader.work_area.charge(&keys)?;
                                 groups.push(new_group(keys, &grouped.aggregates));
                                 group_index.insert(hashed, groups.len() - 1);
                                 groups.len() - 1
@@ -2452,18 +2524,19 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
             );
         }
     }
-    let visible = plan.columns.len();
-    if plan.distinct {
+    if plan.distinct && plan.grouped.is_some() {
         let mut seen = HashSet::new();
-        outputs.retain(|row| {
-            seen.insert(
-                row[..visible]
-                    .iter()
-                    .cloned()
-                    .map(GroupKey)
-                    .collect::<Vec<_>>(),
-            )
-        });
+        let mut kept = Vec::with_capacity(outputs.len());
+        for row in outputs {
+            let key: Vec<GroupKey> = row[..visible].iter().cloned().map(GroupKey).collect();
+            if seen.contains(&key) {
+                continue;
+            }
+            reader.work_area.charge(&row[..visible])?;
+            seen.insert(key);
+            kept.push(row);
+        }
+        outputs = kept;
     }
     if !plan.order_by.is_empty() {
         instrumentation::add(Statistic::SortsMemory, 1);
@@ -2477,6 +2550,7 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
                     .iter()
                     .map(|(expr, _, _)| expr.evaluate(&row, &context))
                     .collect::<Result<Vec<_>>>()?;
+                reader.work_area.charge(&keys)?;
                 Ok((keys, row))
             })
             .collect::<Result<_>>()?;
