@@ -47,6 +47,7 @@ use rustc_hash::FxHashSet;
 use std::cell::RefCell;
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
+use std::rc::Rc;
 use std::sync::Arc;
 
 use crate::buffer::AccessKind;
@@ -663,6 +664,10 @@ struct Source {
     /// The second source of a FULL join (also `outer`): its rows that match no row of the
     /// first are added, the first's columns NULL.
     full: bool,
+    /// A HASH JOIN: (this source's column, an earlier source's column) pairs whose equality
+    /// the join requires. The source's rows are read once into a hash table on these
+    /// columns, and each row built so far probes it, instead of a full scan per row.
+    hash_keys: Vec<(usize, usize)>,
 }
 
 #[derive(Clone, Debug)]
@@ -913,6 +918,7 @@ fn plan_subquery(
             }
         }
     }
+    choose_hash_joins(&mut sources, &planner.scope);
     let width = planner.scope.columns.len();
     // Grouping.
     let has_aggregates = select.projection.iter().any(
@@ -1342,6 +1348,63 @@ fn plan_view(
     Ok(plan)
 }
 
+/// Makes a HASH JOIN of each table after the first that no index serves (a full scan per
+/// row built so far otherwise) and that an equality `its column = an earlier source's
+/// column` joins, when both columns have the same kind of type (so that the hash's equality
+/// is SQL's: no implicit conversion between them).
+fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
+    let same_kind =
+        |a: usize, b: usize| match (scope.columns[a].data_type, scope.columns[b].data_type) {
+            (Some(a), Some(b)) => {
+                a.family() == b.family()
+                    && !matches!(a, DataType::Char { .. })
+                    && !matches!(b, DataType::Char { .. })
+            }
+            _ => false,
+        };
+    for level in 1..sources.len() {
+        if !matches!(
+            sources[level].kind,
+            SourceKind::Table {
+                access: Access::Full,
+                ..
+            }
+        ) {
+            continue;
+        }
+        let own = sources[level].offset..sources[level].offset + sources[level].width;
+        let earlier = |column: usize| {
+            sources[..level]
+                .iter()
+                .any(|source| (source.offset..source.offset + source.width).contains(&column))
+        };
+        let source = &sources[level];
+        let conditions = if source.outer {
+            &source.on
+        } else {
+            &source.filters
+        };
+        let mut keys = Vec::new();
+        for condition in conditions {
+            if let Expr::Binary(left, BinaryOperator::Equal, right) = condition {
+                if let (Expr::Column(a), Expr::Column(b)) = (&**left, &**right) {
+                    let pair = if own.contains(a) && earlier(*b) {
+                        Some((*a, *b))
+                    } else if own.contains(b) && earlier(*a) {
+                        Some((*b, *a))
+                    } else {
+                        None
+                    };
+                    if let Some((inner, outer)) = pair.filter(|(i, o)| same_kind(*i, *o)) {
+                        keys.push((inner, outer));
+                    }
+                }
+            }
+        }
+        sources[level].hash_keys = keys;
+    }
+}
+
 /// Puts the tables `(+)` made optional after the others, keeping each group in FROM order,
 /// and moves the WHERE conjuncts to the level where their columns are bound in that order.
 /// An optional table whose conditions read another optional table placed after it is
@@ -1668,6 +1731,7 @@ impl Planner<'_, '_> {
                     needed: None,
                     needed_vouched: None,
                     full: false,
+                    hash_keys: Vec::new(),
                 });
                 Ok(())
             }
@@ -1703,6 +1767,7 @@ impl Planner<'_, '_> {
                     needed: None,
                     needed_vouched: None,
                     full: false,
+                    hash_keys: Vec::new(),
                 });
                 Ok(())
             }
@@ -2306,6 +2371,7 @@ impl Planner<'_, '_> {
             needed: None,
             needed_vouched: None,
             full: false,
+            hash_keys: Vec::new(),
         });
     }
 
@@ -2498,7 +2564,8 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
             }
             Ok(true)
         };
-        join_level(reader, plan, 0, &mut row, &mut emit, None)?;
+        let hashes = HashTables::default();
+        join_level(reader, plan, 0, &mut row, &mut emit, None, &hashes)?;
     }
     if let Some(grouped) = &plan.grouped {
         if groups.is_empty() && grouped.keys.is_empty() {
@@ -2711,6 +2778,7 @@ fn join_level(
     row: &mut Vec<Value>,
     emit: &mut dyn FnMut(&[Value]) -> Result<bool>,
     full_matches: Option<&RefCell<FxHashSet<u64>>>,
+    hashes: &HashTables,
 ) -> Result<bool> {
     if level == plan.sources.len() {
         return emit(row);
@@ -2768,10 +2836,10 @@ fn join_level(
         if alone {
             emit(candidate)
         } else {
-            join_level(reader, plan, level + 1, row, emit, deeper_matches)
+            join_level(reader, plan, level + 1, row, emit, deeper_matches, hashes)
         }
     };
-    if !source_rows(reader, plan, source, row, false, &mut visit)? {
+    if !source_rows(reader, plan, source, row, false, hashes, &mut visit)? {
         return Ok(false);
     }
     if source.outer && !matched {
@@ -2783,7 +2851,7 @@ fn join_level(
                 return Ok(true);
             }
         }
-        return join_level(reader, plan, level + 1, row, emit, full_matches);
+        return join_level(reader, plan, level + 1, row, emit, full_matches, hashes);
     }
     if let Some(matches) = full {
         // The second source's rows that matched no row of the first, the first's columns
@@ -2812,11 +2880,54 @@ fn join_level(
                     return Ok(true);
                 }
             }
-            join_level(reader, plan, 2, row, emit, None)
+            join_level(reader, plan, 2, row, emit, None, hashes)
         };
-        return source_rows(reader, plan, second, row, true, &mut unmatched);
+        return source_rows(reader, plan, second, row, true, hashes, &mut unmatched);
     }
     Ok(true)
+}
+
+/// The hash tables of a plan's HASH JOINs, built at their first probe in an execution, by
+/// the source's offset: rows by their join key, with their identities.
+#[derive(Default)]
+struct HashTables(RefCell<HashMap<usize, Rc<HashTable>>>);
+
+type HashTable = HashMap<Vec<GroupKey>, Vec<(u64, Vec<Value>)>>;
+
+/// The hash table of a HASH JOIN source: its rows read once (a full scan), keyed on its
+/// join columns; rows with a NULL key are left out, since NULL equals nothing. The rows
+/// count against the statement's work area.
+fn hash_table(
+    reader: &Reader,
+    plan: &QueryPlan,
+    source: &Source,
+    row: &mut Vec<Value>,
+    hashes: &HashTables,
+) -> Result<Rc<HashTable>> {
+    if let Some(table) = hashes.0.borrow().get(&source.offset) {
+        return Ok(table.clone());
+    }
+    let mut table: HashTable = HashMap::new();
+    let mut add = |candidate: &mut [Value], _: bool, identity: u64, _: &mut Vec<Value>| {
+        let mut key = Vec::with_capacity(source.hash_keys.len());
+        for (inner, _) in &source.hash_keys {
+            let value = &candidate[inner - source.offset];
+            if value.is_null() {
+                return Ok(true);
+            }
+            key.push(GroupKey(value.clone()));
+        }
+        reader.work_area.charge(candidate)?;
+        table
+            .entry(key)
+            .or_default()
+            .push((identity, candidate.to_vec()));
+        Ok(true)
+    };
+    source_rows(reader, plan, source, row, true, hashes, &mut add)?;
+    let table = Rc::new(table);
+    hashes.0.borrow_mut().insert(source.offset, table.clone());
+    Ok(table)
 }
 
 /// What `source_rows` calls for each row: (candidate, vouched, identity, row) -> go on.
@@ -2831,8 +2942,25 @@ fn source_rows(
     source: &Source,
     row: &mut Vec<Value>,
     full_scan: bool,
+    hashes: &HashTables,
     visit: &mut SourceVisit,
 ) -> Result<bool> {
+    if !source.hash_keys.is_empty() && !full_scan {
+        let table = hash_table(reader, plan, source, row, hashes)?;
+        let mut key = Vec::with_capacity(source.hash_keys.len());
+        for (_, outer) in &source.hash_keys {
+            if row[*outer].is_null() {
+                return Ok(true); // NULL equals nothing
+            }
+            key.push(GroupKey(row[*outer].clone()));
+        }
+        for (identity, candidate) in table.get(&key).into_iter().flatten() {
+            if !visit(&mut candidate.clone(), false, *identity, row)? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
     match &source.kind {
         SourceKind::Rows(rows) => {
             for (position, candidate) in rows.iter().enumerate() {
@@ -3205,7 +3333,12 @@ fn query_node(plan: &QueryPlan) -> PlanNode {
         } else {
             None
         };
-        node = PlanNode::new("NESTED LOOPS", options)
+        let join = if source.hash_keys.is_empty() {
+            "NESTED LOOPS"
+        } else {
+            "HASH JOIN"
+        };
+        node = PlanNode::new(join, options)
             .over(node)
             .over(source_node(source));
     }
