@@ -1405,6 +1405,65 @@ fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
     }
 }
 
+/// `(a, b) = (x, y)` as `a = x AND b = y`, which has SQL's three-valued result for row
+/// values: FALSE when a pair differs, else NULL when a pair is unknown. ORA-00920 when the
+/// rows differ in width.
+fn tuple_equal(left: &[Expr], right: &[Expr]) -> Result<Expr> {
+    if left.len() != right.len() || left.is_empty() {
+        return Err(Error::new(920, "invalid relational operator"));
+    }
+    let mut pairs = left.iter().zip(right).map(|(a, b)| {
+        Expr::Binary(
+            Box::new(a.clone()),
+            BinaryOperator::Equal,
+            Box::new(b.clone()),
+        )
+    });
+    let first = pairs.next().expect("one pair at least");
+    Ok(pairs.fold(first, |all, pair| {
+        Expr::Binary(Box::new(all), BinaryOperator::And, Box::new(pair))
+    }))
+}
+
+/// `(a, b) [NOT] IN ((x, y), ...)` as `[NOT] ((a, b) = (x, y) OR ...)`: SQL's row-value IN,
+/// NULL rules included. Over no rows IN is FALSE.
+fn tuple_in(left: &[Expr], rows: Vec<Vec<Expr>>, negated: bool) -> Result<Expr> {
+    let mut equalities = Vec::with_capacity(rows.len());
+    for row in rows {
+        if row.len() != left.len() {
+            return Err(Error::new(
+                if row.len() > left.len() { 913 } else { 947 },
+                if row.len() > left.len() {
+                    "too many values"
+                } else {
+                    "not enough values"
+                },
+            ));
+        }
+        equalities.push(tuple_equal(left, &row)?);
+    }
+    // A balanced OR: a subquery's thousands of rows must not make a thousands-deep tree.
+    while equalities.len() > 1 {
+        let mut pairs = Vec::with_capacity(equalities.len().div_ceil(2));
+        let mut items = equalities.into_iter();
+        while let Some(first) = items.next() {
+            pairs.push(match items.next() {
+                Some(second) => Expr::Binary(Box::new(first), BinaryOperator::Or, Box::new(second)),
+                None => first,
+            });
+        }
+        equalities = pairs;
+    }
+    let any = equalities
+        .pop()
+        .unwrap_or(Expr::Constant(Value::Boolean(false)));
+    Ok(if negated {
+        Expr::Unary(ast::UnaryOperator::Not, Box::new(any))
+    } else {
+        any
+    })
+}
+
 /// Puts the tables `(+)` made optional after the others, keeping each group in FROM order,
 /// and moves the WHERE conjuncts to the level where their columns are bound in that order.
 /// An optional table whose conditions read another optional table placed after it is
@@ -1968,6 +2027,27 @@ impl Planner<'_, '_> {
                 self.compile(inner)?
             }
             E::Unary { op, expr } => Expr::Unary(*op, Box::new(self.compile(expr)?)),
+            E::Binary { left, op, right }
+                if matches!(**left, E::Tuple(_)) || matches!(**right, E::Tuple(_)) =>
+            {
+                // `(a, b) = (x, y)` is `a = x AND b = y`; `<>` is its negation.
+                let negated = match op {
+                    BinaryOperator::Equal => false,
+                    BinaryOperator::NotEqual => true,
+                    _ => return Err(Error::new(920, "invalid relational operator")),
+                };
+                let (E::Tuple(left), E::Tuple(right)) = (&**left, &**right) else {
+                    return Err(Error::new(920, "invalid relational operator"));
+                };
+                let left = self.compile_tuple(left)?;
+                let right = self.compile_tuple(right)?;
+                let equal = tuple_equal(&left, &right)?;
+                if negated {
+                    Expr::Unary(ast::UnaryOperator::Not, Box::new(equal))
+                } else {
+                    equal
+                }
+            }
             E::Binary { left, op, right } => Expr::Binary(
                 Box::new(self.compile(left)?),
                 *op,
@@ -1985,6 +2065,47 @@ impl Planner<'_, '_> {
                 high: Box::new(self.compile(high)?),
                 negated: *negated,
             },
+            E::InList {
+                expr,
+                list,
+                negated,
+            } if matches!(**expr, E::Tuple(_)) => {
+                let E::Tuple(items) = &**expr else {
+                    unreachable!("matched above")
+                };
+                let left = self.compile_tuple(items)?;
+                let mut rows = Vec::with_capacity(list.len());
+                for item in list {
+                    let E::Tuple(values) = item else {
+                        return Err(Error::new(920, "invalid relational operator"));
+                    };
+                    rows.push(self.compile_tuple(values)?);
+                }
+                tuple_in(&left, rows, *negated)?
+            }
+            E::InSubquery {
+                expr,
+                query,
+                negated,
+            } if matches!(**expr, E::Tuple(_)) => {
+                let E::Tuple(items) = &**expr else {
+                    unreachable!("matched above")
+                };
+                let left = self.compile_tuple(items)?;
+                match self.subquery(query, false)? {
+                    PlannedSubquery::Rows(rows) => {
+                        let rows = rows
+                            .rows
+                            .into_iter()
+                            .map(|row| row.into_iter().map(Expr::Constant).collect())
+                            .collect();
+                        tuple_in(&left, rows, *negated)?
+                    }
+                    PlannedSubquery::Correlated(..) => {
+                        return Err(unsupported("a row value IN a correlated subquery"))
+                    }
+                }
+            }
             E::InList {
                 expr,
                 list,
@@ -2333,6 +2454,10 @@ impl Planner<'_, '_> {
             }
         }
         Ok(conditions)
+    }
+
+    fn compile_tuple(&mut self, items: &[ast::Expr]) -> Result<Vec<Expr>> {
+        items.iter().map(|item| self.compile(item)).collect()
     }
 
     /// The position in `ctes` of the WITH query named `name` that is visible here.
