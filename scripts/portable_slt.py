@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Writes tests/slt/portable.slt: seeded random queries in portable SQL (the style of
 SQLite's select1-select5 corpus, our own generator: single-table queries with CASE and
-correlated subqueries, set operations, joins of two or three tables), with the expected results computed by
+correlated subqueries, set operations, joins of two or three tables, chains of four to six), with the expected results computed by
 SQLite (Python's sqlite3 module). Every query's answer is the same in any engine that
 follows the standard: integer arithmetic only, no integer division, NULLs compared the
 standard way. Pythia must agree with SQLite on all of them.
@@ -18,6 +18,7 @@ SEED = 20261121
 QUERIES = 240
 COMPOUND_QUERIES = 60
 JOIN_QUERIES = 60
+CHAIN_QUERIES = 30
 HASH_THRESHOLD = 8
 
 random.seed(SEED)
@@ -127,6 +128,25 @@ def join():
     return sql, len(expressions)
 
 
+def chain():
+    """Four to six copies of t1 in a shuffled FROM list, joined by a chain of equalities
+    written in another shuffled order (the select5 style): only a join order that follows
+    the chain avoids multiplying the tables out."""
+    count = random.randrange(4, 7)
+    aliases = [f"y{index}" for index in range(count)]
+    links = [f"{aliases[index]}.{column()}={aliases[index - 1]}.{column()}"
+             for index in range(1, count)]
+    random.shuffle(links)
+    listed = aliases[:]
+    random.shuffle(listed)
+    expressions = [f"{random.choice(aliases)}.{column()}" for _ in range(random.randrange(1, 3))]
+    sql = ("SELECT " + ", ".join(expressions) + "\n  FROM "
+           + ", ".join(f"t1 AS {alias}" for alias in listed)
+           + "\n WHERE " + "\n   AND ".join(links)
+           + "\n ORDER BY " + ",".join(str(position) for position in range(1, len(expressions) + 1)))
+    return sql, len(expressions)
+
+
 def render(value):
     return "NULL" if value is None else str(value)
 
@@ -147,14 +167,16 @@ def main(out):
         connection.execute(statement)
         out.write(f"statement ok\n{statement}\n\n")
         written = 0
-    total = QUERIES + COMPOUND_QUERIES + JOIN_QUERIES
+        total = QUERIES + COMPOUND_QUERIES + JOIN_QUERIES + CHAIN_QUERIES
     while written < total:
         if written < QUERIES:
             sql, width = query()
         elif written < QUERIES + COMPOUND_QUERIES:
             sql, width = compound()
-        else:
+        elif written < QUERIES + COMPOUND_QUERIES + JOIN_QUERIES:
             sql, width = join()
+        else:
+            sql, width = chain()
         # NULLs sort first in SQLite and last in Oracle: order them the same way by
         # leaving out queries whose ORDER BY meets a NULL.
         result = connection.execute(sql).fetchall()

@@ -884,6 +884,8 @@ fn plan_subquery(
     }
     if old_style_outer {
         order_outer_joined_last(&mut sources)?;
+    } else if sources.len() > 2 && sources.iter().all(|source| !source.outer) {
+        order_connected(&mut sources);
     }
     if sources.get(1).is_some_and(|second| second.full) {
         // WHERE applies after a FULL join: the first source's conjuncts wait for the
@@ -1462,6 +1464,43 @@ fn tuple_in(left: &[Expr], rows: Vec<Vec<Expr>>, negated: bool) -> Result<Expr> 
     } else {
         any
     })
+}
+
+/// Orders the sources of an inner join so that each one after the first is joined to those
+/// before it by some conjunct, when one can be: FROM order otherwise (the first source
+/// stays first). A FROM list written `t1, t3, t2 WHERE t1.a = t2.a AND t2.b = t3.b` would
+/// otherwise pair every row of t1 with every row of t3 before t2 could filter them. The
+/// conjuncts then move to the level where their columns are bound in the new order.
+fn order_connected(sources: &mut Vec<Source>) {
+    let mut filters = Vec::new();
+    for source in sources.iter_mut() {
+        filters.append(&mut source.filters);
+    }
+    let range = |source: &Source| source.offset..source.offset + source.width;
+    let mut remaining: Vec<Source> = std::mem::take(sources);
+    let mut ordered = vec![remaining.remove(0)];
+    while !remaining.is_empty() {
+        let next = remaining
+            .iter()
+            .position(|candidate| {
+                filters.iter().any(|filter| {
+                    filter.reads_columns_in(range(candidate))
+                        && ordered
+                            .iter()
+                            .any(|chosen| filter.reads_columns_in(range(chosen)))
+                        && remaining.iter().all(|other| {
+                            std::ptr::eq(other, candidate) || !filter.reads_columns_in(range(other))
+                        })
+                })
+            })
+            .unwrap_or(0);
+        ordered.push(remaining.remove(next));
+    }
+    *sources = ordered;
+    for filter in filters {
+        let level = level_of(sources, &filter);
+        sources[level].filters.push(filter);
+    }
 }
 
 /// Puts the tables `(+)` made optional after the others, keeping each group in FROM order,
