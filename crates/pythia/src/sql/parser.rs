@@ -3070,6 +3070,9 @@ impl<'a> Parser<'a> {
 
     /// `name(...)`: `*`, `DISTINCT|ALL args`, or plain arguments.
     fn parse_function_call(&mut self, name: String) -> Result<Expr> {
+        if name == "TRIM" && self.trim_with_from_ahead() {
+            return self.parse_trim_from();
+        }
         self.expect(&TokenKind::LeftParen, Syntax::MissingLeftParenthesis)?;
         let star = self.is(&TokenKind::Star) && self.peek_nth(1) == Some(&TokenKind::RightParen);
         let mut distinct = false;
@@ -3094,6 +3097,68 @@ impl<'a> Parser<'a> {
             args,
             distinct,
             star,
+        })
+    }
+
+    /// Whether `(` after TRIM opens the `[LEADING | TRAILING | BOTH] [char] FROM source`
+    /// form: a side keyword follows, or a FROM at the parenthesis's own depth.
+    fn trim_with_from_ahead(&self) -> bool {
+        if !self.is(&TokenKind::LeftParen) {
+            return false;
+        }
+        if matches!(self.peek_word_nth(1), Some("LEADING" | "TRAILING" | "BOTH")) {
+            return true;
+        }
+        let mut depth = 0usize;
+        let mut offset = 1;
+        while let Some(token) = self.peek_nth(offset) {
+            match token {
+                TokenKind::LeftParen => depth += 1,
+                TokenKind::RightParen if depth == 0 => return false,
+                TokenKind::RightParen => depth -= 1,
+                TokenKind::Word(word) if depth == 0 && word == "FROM" => return true,
+                _ => {}
+            }
+            offset += 1;
+        }
+        false
+    }
+
+    /// `TRIM([LEADING | TRAILING | BOTH] [char] FROM source)`, as LTRIM / RTRIM calls:
+    /// LEADING is `LTRIM(source, char)`, TRAILING `RTRIM(source, char)`, BOTH (the default)
+    /// both; the character defaults to a blank.
+    fn parse_trim_from(&mut self) -> Result<Expr> {
+        self.expect(&TokenKind::LeftParen, Syntax::MissingLeftParenthesis)?;
+        let side = ["LEADING", "TRAILING", "BOTH"]
+            .into_iter()
+            .find(|side| self.eat_word(side))
+            .unwrap_or("BOTH");
+        let character = if self.is_word("FROM") {
+            Expr::Literal(Literal::String(" ".to_string()))
+        } else {
+            self.parse_expression()?
+        };
+        if let Expr::Literal(Literal::String(text)) = &character {
+            if text.chars().count() != 1 {
+                return Err(Error::new(30001, "trim set should have only one character"));
+            }
+        }
+        self.expect_word("FROM", Syntax::MissingKeyword)?;
+        let source = self.parse_expression()?;
+        self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        let call = |name: &str, args: Vec<Expr>| Expr::Function {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            star: false,
+        };
+        Ok(match side {
+            "LEADING" => call("LTRIM", vec![source, character]),
+            "TRAILING" => call("RTRIM", vec![source, character]),
+            _ => call(
+                "LTRIM",
+                vec![call("RTRIM", vec![source, character.clone()]), character],
+            ),
         })
     }
 
