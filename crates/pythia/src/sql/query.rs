@@ -2388,14 +2388,24 @@ impl Planner<'_, '_> {
                 rows,
             }));
         }
-        if self.grouping.is_some() {
-            // Its outer columns would be read from the group row, not the input row.
-            return Err(unsupported(
-                "a correlated subquery in the select list or HAVING of an aggregate query",
-            ));
-        }
         self.read_rows |= !plan.reusable;
-        let arguments = outer_columns.into_iter().map(Expr::Column).collect();
+        let arguments = match &self.grouping {
+            None => outer_columns.into_iter().map(Expr::Column).collect(),
+            // In the select list or HAVING of an aggregate query the subquery is evaluated
+            // on the group row: each outer column it reads must be a GROUP BY key, read
+            // from the key's place.
+            Some(grouping) => outer_columns
+                .into_iter()
+                .map(|column| {
+                    grouping
+                        .key_exprs
+                        .iter()
+                        .position(|key| matches!(key, Expr::Column(c) if *c == column))
+                        .map(Expr::Column)
+                        .ok_or_else(|| Error::new(979, "not a GROUP BY expression"))
+                })
+                .collect::<Result<_>>()?,
+        };
         Ok(PlannedSubquery::Correlated(Arc::new(plan), arguments))
     }
 
