@@ -632,11 +632,11 @@ fn plan_set_expression(
         ast::SetExpr::Select(select) => {
             let query = ast::Query::from_body(ast::SetExpr::Select(select.clone()));
             Ok(PlannedRows::Query(Box::new(
-                plan_subquery(reader, binds, &query, None, ctes)?.0,
+                plan_subquery(reader, binds, &query, &[], ctes)?.0,
             )))
         }
         ast::SetExpr::Query(query) => Ok(PlannedRows::Query(Box::new(
-            plan_subquery(reader, binds, query, None, ctes)?.0,
+            plan_subquery(reader, binds, query, &[], ctes)?.0,
         ))),
     }
 }
@@ -774,19 +774,19 @@ pub fn plan_query(
     binds: &mut BindValues,
     query: &ast::Query,
 ) -> Result<QueryPlan> {
-    Ok(plan_subquery(reader, binds, query, None, &[])?.0)
+    Ok(plan_subquery(reader, binds, query, &[], &[])?.0)
 }
 
-/// `plan_query` for a query inside another whose scope is `outer`, where the WITH queries
-/// `ctes` of enclosing queries are visible: also returns the outer columns the plan reads
-/// (empty when it is not correlated).
+/// `plan_query` for a query inside others whose scopes are `outer` (the nearest first),
+/// where the WITH queries `ctes` of enclosing queries are visible: also returns the outer
+/// columns the plan reads, as (depth in `outer`, column) (empty when not correlated).
 fn plan_subquery(
     reader: &Reader,
     binds: &mut BindValues,
     query: &ast::Query,
-    outer: Option<&Scope>,
+    outer: &[&Scope],
     ctes: &[ast::CommonTableExpression],
-) -> Result<(QueryPlan, Vec<usize>)> {
+) -> Result<(QueryPlan, Vec<(usize, usize)>)> {
     // This query's WITH queries follow the enclosing ones: a later name hides an earlier.
     let ctes: Vec<ast::CommonTableExpression> = ctes.iter().chain(&query.with).cloned().collect();
     let ctes = ctes.as_slice();
@@ -1321,7 +1321,7 @@ fn plan_view(
         return Err(Error::new(1731, "circular view definition encountered"));
     }
     VIEW_DEPTH.with(|cell| cell.set(depth + 1));
-    let planned = plan_subquery(reader, binds, &view.query, None, &[]);
+    let planned = plan_subquery(reader, binds, &view.query, &[], &[]);
     VIEW_DEPTH.with(|cell| cell.set(depth));
     let mut plan = match planned {
         Ok((plan, _)) => plan,
@@ -1710,12 +1710,13 @@ struct Planner<'r, 'a> {
     grouping: Option<Grouping>,
     /// A subquery ran while planning: its rows are in the plan.
     read_rows: bool,
-    /// The scope of the query this one is a subquery of: names not found here are looked up
-    /// there and become `Expr::Outer` references (one level; None for a top-level query).
-    outer: Option<&'r Scope>,
-    /// The outer scope's columns this query reads, in order of first use: `Expr::Outer(k)`
-    /// reads `outer_columns[k]`.
-    outer_columns: Vec<usize>,
+    /// The scopes of the queries this one is inside, the nearest first: names not found
+    /// here are looked up there, in that order, and become `Expr::Outer` references (empty
+    /// for a top-level query).
+    outer: &'r [&'r Scope],
+    /// The outer columns this query reads, as (depth in `outer`, column), in order of first
+    /// use: `Expr::Outer(k)` reads `outer_columns[k]`.
+    outer_columns: Vec<(usize, usize)>,
     /// The WITH queries visible here, innermost last.
     ctes: &'r [ast::CommonTableExpression],
     /// Whether `(+)` may appear: in WHERE conjuncts.
@@ -1740,7 +1741,7 @@ impl Planner<'_, '_> {
                     self.reader,
                     self.binds,
                     &cte.query,
-                    None,
+                    &[],
                     &self.ctes[..position],
                 )?;
                 if !cte.columns.is_empty() {
@@ -1872,7 +1873,7 @@ impl Planner<'_, '_> {
             ast::TableReference::Subquery { query, alias } => {
                 // An inline view is planned here and runs at each execution; it cannot read
                 // the columns of the FROM list it is in.
-                let (plan, _) = plan_subquery(self.reader, self.binds, query, None, self.ctes)?;
+                let (plan, _) = plan_subquery(self.reader, self.binds, query, &[], self.ctes)?;
                 let qualifier = alias.clone().unwrap_or_default();
                 self.add_planned_source(
                     PlannedRows::Query(Box::new(plan)),
@@ -2375,8 +2376,11 @@ impl Planner<'_, '_> {
     /// become constants; a correlated one stays a plan, run for each row with the outer
     /// columns it reads. `one_column`: the subquery must return one column (ORA-00913).
     fn subquery(&mut self, query: &ast::Query, one_column: bool) -> Result<PlannedSubquery> {
+        let scopes: Vec<&Scope> = std::iter::once(&self.scope)
+            .chain(self.outer.iter().copied())
+            .collect();
         let (plan, outer_columns) =
-            plan_subquery(self.reader, self.binds, query, Some(&self.scope), self.ctes)?;
+            plan_subquery(self.reader, self.binds, query, &scopes, self.ctes)?;
         if one_column && plan.columns.len() != 1 {
             return Err(Error::new(913, "too many values"));
         }
@@ -2389,23 +2393,24 @@ impl Planner<'_, '_> {
             }));
         }
         self.read_rows |= !plan.reusable;
-        let arguments = match &self.grouping {
-            None => outer_columns.into_iter().map(Expr::Column).collect(),
-            // In the select list or HAVING of an aggregate query the subquery is evaluated
-            // on the group row: each outer column it reads must be a GROUP BY key, read
-            // from the key's place.
-            Some(grouping) => outer_columns
-                .into_iter()
-                .map(|column| {
-                    grouping
-                        .key_exprs
-                        .iter()
-                        .position(|key| matches!(key, Expr::Column(c) if *c == column))
-                        .map(Expr::Column)
-                        .ok_or_else(|| Error::new(979, "not a GROUP BY expression"))
-                })
-                .collect::<Result<_>>()?,
-        };
+        let mut arguments = Vec::with_capacity(outer_columns.len());
+        for (depth, column) in outer_columns {
+            arguments.push(match (depth, &self.grouping) {
+                (0, None) => Expr::Column(column),
+                // In the select list or HAVING of an aggregate query the subquery is
+                // evaluated on the group row: a column of this query it reads must be a
+                // GROUP BY key, read from the key's place.
+                (0, Some(grouping)) => grouping
+                    .key_exprs
+                    .iter()
+                    .position(|key| matches!(key, Expr::Column(c) if *c == column))
+                    .map(Expr::Column)
+                    .ok_or_else(|| Error::new(979, "not a GROUP BY expression"))?,
+                // A column of a query further out: this query reads it as its own outer
+                // value and passes it on.
+                (depth, _) => self.outer_at(depth - 1, column),
+            });
+        }
         Ok(PlannedSubquery::Correlated(Arc::new(plan), arguments))
     }
 
@@ -2552,20 +2557,25 @@ impl Planner<'_, '_> {
     /// The outer query's column `table.name` as an `Expr::Outer` reference, if this is a
     /// subquery and the outer scope has it.
     fn outer_reference(&mut self, table: Option<&str>, name: &str) -> Result<Option<Expr>> {
-        let Some(outer) = self.outer else {
-            return Ok(None);
-        };
-        let Some(column) = outer.resolve(table, name)? else {
-            return Ok(None);
-        };
-        let position = match self.outer_columns.iter().position(|used| *used == column) {
+        for depth in 0..self.outer.len() {
+            if let Some(column) = self.outer[depth].resolve(table, name)? {
+                return Ok(Some(self.outer_at(depth, column)));
+            }
+        }
+        Ok(None)
+    }
+
+    /// `Expr::Outer` for column `column` of the enclosing scope at `depth`, recorded once.
+    fn outer_at(&mut self, depth: usize, column: usize) -> Expr {
+        let key = (depth, column);
+        let position = match self.outer_columns.iter().position(|used| *used == key) {
             Some(position) => position,
             None => {
-                self.outer_columns.push(column);
+                self.outer_columns.push(key);
                 self.outer_columns.len() - 1
             }
         };
-        Ok(Some(Expr::Outer(position)))
+        Expr::Outer(position)
     }
 }
 
@@ -3655,7 +3665,7 @@ pub fn plan_table_statement(
         scope: Scope::default(),
         grouping: None,
         read_rows: false,
-        outer: None,
+        outer: &[],
         outer_columns: Vec::new(),
         ctes: &[],
         outer_join_marks_allowed: false,
@@ -3696,7 +3706,7 @@ pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Exp
         scope: Scope::default(),
         grouping: None,
         read_rows: false,
-        outer: None,
+        outer: &[],
         outer_columns: Vec::new(),
         ctes: &[],
         outer_join_marks_allowed: false,
