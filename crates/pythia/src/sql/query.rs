@@ -2076,9 +2076,6 @@ impl Planner<'_, '_> {
                     BinaryOperator::NotEqual => true,
                     _ => return Err(Error::new(920, "invalid relational operator")),
                 };
-                let (E::Tuple(left), E::Tuple(right)) = (&**left, &**right) else {
-                    return Err(Error::new(920, "invalid relational operator"));
-                };
                 let left = self.compile_tuple(left)?;
                 let right = self.compile_tuple(right)?;
                 let equal = tuple_equal(&left, &right)?;
@@ -2110,16 +2107,10 @@ impl Planner<'_, '_> {
                 list,
                 negated,
             } if matches!(**expr, E::Tuple(_)) => {
-                let E::Tuple(items) = &**expr else {
-                    unreachable!("matched above")
-                };
-                let left = self.compile_tuple(items)?;
+                let left = self.compile_tuple(expr)?;
                 let mut rows = Vec::with_capacity(list.len());
                 for item in list {
-                    let E::Tuple(values) = item else {
-                        return Err(Error::new(920, "invalid relational operator"));
-                    };
-                    rows.push(self.compile_tuple(values)?);
+                    rows.push(self.compile_tuple(item)?);
                 }
                 tuple_in(&left, rows, *negated)?
             }
@@ -2128,10 +2119,7 @@ impl Planner<'_, '_> {
                 query,
                 negated,
             } if matches!(**expr, E::Tuple(_)) => {
-                let E::Tuple(items) = &**expr else {
-                    unreachable!("matched above")
-                };
-                let left = self.compile_tuple(items)?;
+                let left = self.compile_tuple(expr)?;
                 match self.subquery(query, false)? {
                     PlannedSubquery::Rows(rows) => {
                         let rows = rows
@@ -2510,7 +2498,12 @@ impl Planner<'_, '_> {
         Ok(conditions)
     }
 
-    fn compile_tuple(&mut self, items: &[ast::Expr]) -> Result<Vec<Expr>> {
+    /// The items of a row value `(a, b, ...)`; ORA-00920 for anything else where a row
+    /// value is compared.
+    fn compile_tuple(&mut self, expr: &ast::Expr) -> Result<Vec<Expr>> {
+        let ast::Expr::Tuple(items) = expr else {
+            return Err(Error::new(920, "invalid relational operator"));
+        };
         items.iter().map(|item| self.compile(item)).collect()
     }
 

@@ -163,13 +163,21 @@ pub fn parse_date_with_format_at(
     parts.to_date(current_year, current_month)
 }
 
-/// The format's elements; ORA-01821 for one this engine does not know, ORA-01810 for a
-/// field named twice, ORA-01818 for HH24 with a meridian.
-fn read_format(format: &str) -> Result<Vec<Element<'_>>> {
+/// One piece of a format model as written.
+enum Token<'a> {
+    /// An element, with the keyword that named it (`MONTH` or `MON`, `YYYY` or `YY`).
+    Element(Element<'a>, &'static [u8]),
+    /// One punctuation character or blank.
+    Punctuation(u8),
+}
+
+/// The pieces of a format model, left to right: quoted text (as `Element::Literal`),
+/// punctuation, elements. ORA-01821 for an element this engine does not know or an
+/// unclosed quote.
+fn tokens(format: &str) -> Result<Vec<Token<'_>>> {
     let upper = format.to_ascii_uppercase();
     let bytes = upper.as_bytes();
-    let mut elements: Vec<Element> = Vec::new();
-    let mut fields: Vec<Field> = Vec::new();
+    let mut tokens = Vec::new();
     let mut position = 0;
     while position < bytes.len() {
         let rest = &bytes[position..];
@@ -180,16 +188,13 @@ fn read_format(format: &str) -> Result<Vec<Element<'_>>> {
                 .iter()
                 .position(|byte| *byte == b'"')
                 .ok_or_else(errors::date_format_not_recognized)?;
-            elements.push(Element::Literal(
-                &format[position + 1..position + 1 + length],
-            ));
+            let text = &format[position + 1..position + 1 + length];
+            tokens.push(Token::Element(Element::Literal(text), b""));
             position += length + 2;
             continue;
         }
         if PUNCTUATION.contains(&rest[0]) {
-            if elements.last() != Some(&Element::Punctuation) {
-                elements.push(Element::Punctuation);
-            }
+            tokens.push(Token::Punctuation(rest[0]));
             position += 1;
             continue;
         }
@@ -198,6 +203,23 @@ fn read_format(format: &str) -> Result<Vec<Element<'_>>> {
             .find(|(keyword, _)| rest.starts_with(keyword))
             .ok_or_else(errors::date_format_not_recognized)?;
         let element = element.ok_or_else(errors::date_format_not_recognized)?;
+        tokens.push(Token::Element(element, keyword));
+        position += keyword.len();
+    }
+    Ok(tokens)
+}
+
+/// The format's elements; ORA-01821 for one this engine does not know, ORA-01810 for a
+/// field named twice, ORA-01818 for HH24 with a meridian.
+fn read_format(format: &str) -> Result<Vec<Element<'_>>> {
+    let mut elements: Vec<Element> = Vec::new();
+    let mut fields: Vec<Field> = Vec::new();
+    for token in tokens(format)? {
+        let element = match token {
+            Token::Punctuation(_) if elements.last() == Some(&Element::Punctuation) => continue,
+            Token::Punctuation(_) => Element::Punctuation,
+            Token::Element(element, _) => element,
+        };
         if let Some(field) = element.field() {
             if fields.contains(&field) {
                 return Err(errors::format_code_twice());
@@ -205,7 +227,6 @@ fn read_format(format: &str) -> Result<Vec<Element<'_>>> {
             fields.push(field);
         }
         elements.push(element);
-        position += keyword.len();
     }
     if elements.contains(&Element::Hour24) && fields.contains(&Field::Meridian) {
         return Err(errors::hour24_precludes_meridian());
@@ -509,36 +530,20 @@ mod tests {
 /// print the month's name in capitals, MONTH padded to nine characters as Oracle pads it;
 /// an element this engine does not know is ORA-01821.
 pub fn format_date_with_format(civil: &datetime::CivilDateTime, format: &str) -> Result<String> {
-    let upper = format.to_ascii_uppercase();
-    let bytes = upper.as_bytes();
     let mut out = String::new();
-    let mut position = 0;
-    while position < bytes.len() {
-        let rest = &bytes[position..];
-        if rest[0] == b'"' {
-            let length = rest[1..]
-                .iter()
-                .position(|byte| *byte == b'"')
-                .ok_or_else(errors::date_format_not_recognized)?;
-            out.push_str(&format[position + 1..position + 1 + length]);
-            position += length + 2;
-            continue;
-        }
-        if PUNCTUATION.contains(&rest[0]) {
-            out.push(rest[0] as char);
-            position += 1;
-            continue;
-        }
-        let (keyword, element) = KEYWORDS
-            .iter()
-            .find(|(keyword, _)| rest.starts_with(keyword))
-            .ok_or_else(errors::date_format_not_recognized)?;
-        let element = element.ok_or_else(errors::date_format_not_recognized)?;
-        let hour12 = match civil.hour % 12 {
-            0 => 12,
-            hour => hour,
+    let hour12 = match civil.hour % 12 {
+        0 => 12,
+        hour => hour,
+    };
+    let month = civil.month as usize - 1;
+    for token in tokens(format)? {
+        let (element, keyword) = match token {
+            Token::Punctuation(byte) => {
+                out.push(byte as char);
+                continue;
+            }
+            Token::Element(element, keyword) => (element, keyword),
         };
-        let month = civil.month as usize - 1;
         match element {
             Element::Year | Element::RoundedYear if keyword.len() == 4 => {
                 out.push_str(&format!("{:04}", civil.year))
@@ -565,9 +570,9 @@ pub fn format_date_with_format(civil: &datetime::CivilDateTime, format: &str) ->
                     (false, false) => "PM",
                 });
             }
-            Element::Punctuation | Element::Literal(_) => {}
+            Element::Literal(text) => out.push_str(text),
+            Element::Punctuation => {}
         }
-        position += keyword.len();
     }
     Ok(out)
 }
