@@ -1784,7 +1784,6 @@ impl Planner<'_, '_> {
             }
             ast::TableReference::Table { name, alias } => {
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
-                let offset = self.scope.columns.len();
                 let (kind, columns): (SourceKind, Vec<(String, Option<DataType>)>) =
                     match self.reader.dictionary.tables.get(&name.name) {
                         Some(table)
@@ -1810,28 +1809,7 @@ impl Planner<'_, '_> {
                             None => return Err(Error::table_not_found()),
                         },
                     };
-                for (column, data_type) in &columns {
-                    self.scope.columns.push(ScopeColumn {
-                        qualifier: qualifier.clone(),
-                        name: column.clone(),
-                        data_type: *data_type,
-                        merged: false,
-                    });
-                }
-                sources.push(Source {
-                    kind,
-                    offset,
-                    width: columns.len(),
-                    outer,
-                    on: Vec::new(),
-                    filters: Vec::new(),
-                    index_filters: Vec::new(),
-                    name: name.name.clone(),
-                    needed: None,
-                    needed_vouched: None,
-                    full: false,
-                    hash_keys: Vec::new(),
-                });
+                self.add_source(kind, qualifier, name.name.clone(), &columns, outer, sources);
                 Ok(())
             }
             ast::TableReference::TableFunction { name, args, alias } => {
@@ -1845,29 +1823,15 @@ impl Planner<'_, '_> {
                 // Its rows are read now: the plan cannot be kept.
                 self.read_rows = true;
                 let qualifier = alias.clone().unwrap_or_default();
-                let offset = self.scope.columns.len();
-                for (column, data_type) in &rows.columns {
-                    self.scope.columns.push(ScopeColumn {
-                        qualifier: qualifier.clone(),
-                        name: column.clone(),
-                        data_type: *data_type,
-                        merged: false,
-                    });
-                }
-                sources.push(Source {
-                    kind: SourceKind::Rows(Arc::new(rows.rows)),
-                    offset,
-                    width: rows.columns.len(),
+                let kind = SourceKind::Rows(Arc::new(rows.rows));
+                self.add_source(
+                    kind,
+                    qualifier.clone(),
+                    qualifier,
+                    &rows.columns,
                     outer,
-                    on: Vec::new(),
-                    filters: Vec::new(),
-                    index_filters: Vec::new(),
-                    name: qualifier,
-                    needed: None,
-                    needed_vouched: None,
-                    full: false,
-                    hash_keys: Vec::new(),
-                });
+                    sources,
+                );
                 Ok(())
             }
             ast::TableReference::Subquery { query, alias } => {
@@ -2521,25 +2485,44 @@ impl Planner<'_, '_> {
         outer: bool,
         sources: &mut Vec<Source>,
     ) {
+        let columns: Vec<(String, Option<DataType>)> = planned
+            .columns()
+            .iter()
+            .map(|column| (column.name.clone(), column.data_type))
+            .collect();
+        let kind = SourceKind::Planned(Arc::new(planned));
+        self.add_source(kind, qualifier.clone(), qualifier, &columns, outer, sources);
+    }
+
+    /// Adds a source of `kind` to the FROM list: its columns to the scope, qualified by
+    /// `qualifier`, after those already there.
+    fn add_source(
+        &mut self,
+        kind: SourceKind,
+        qualifier: String,
+        name: String,
+        columns: &[(String, Option<DataType>)],
+        outer: bool,
+        sources: &mut Vec<Source>,
+    ) {
         let offset = self.scope.columns.len();
-        let width = planned.columns().len();
-        for column in planned.columns() {
+        for (column, data_type) in columns {
             self.scope.columns.push(ScopeColumn {
                 qualifier: qualifier.clone(),
-                name: column.name.clone(),
-                data_type: column.data_type,
+                name: column.clone(),
+                data_type: *data_type,
                 merged: false,
             });
         }
         sources.push(Source {
-            kind: SourceKind::Planned(Arc::new(planned)),
+            kind,
             offset,
-            width,
+            width: columns.len(),
             outer,
             on: Vec::new(),
             filters: Vec::new(),
             index_filters: Vec::new(),
-            name: qualifier,
+            name,
             needed: None,
             needed_vouched: None,
             full: false,
