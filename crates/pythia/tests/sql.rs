@@ -900,3 +900,29 @@ fn views_survive_a_restart() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// Sorts, hash group-bys, hash uniques and hash joins each count one optimal work-area
+/// execution ('workarea executions - optimal'); a sort also counts 'sorts (memory)'.
+#[test]
+fn work_areas_are_counted() {
+    let dir = temp_dir("work-areas");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "create table a (k number, v number)");
+    run(&mut session, "create table b (k number, w number)");
+    run(&mut session, "insert into a values (1, 10)");
+    run(&mut session, "insert into b values (1, 20)");
+    let optimal = |session: &mut Session| my_statistic(session, "workarea executions - optimal");
+    let sorts = |session: &mut Session| my_statistic(session, "sorts (memory)");
+    let (optimal_before, sorts_before) = (optimal(&mut session), sorts(&mut session));
+    // A hash join, a hash group-by and a sort: three work areas.
+    rows(
+        &mut session,
+        "select a.k, sum(w) from a, b where a.k = b.k group by a.k order by 1",
+    );
+    // The statistics query itself (a fixed view read with a filter) uses none.
+    assert_eq!(optimal(&mut session) - optimal_before, 3);
+    assert_eq!(sorts(&mut session) - sorts_before, 1);
+    drop(session);
+    instance.shutdown().unwrap();
+}

@@ -2765,7 +2765,15 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
         }
         outputs = kept;
     }
+    // Hash group-by and hash unique work areas, all of them in memory.
+    let hash_work_areas = plan
+        .grouped
+        .as_ref()
+        .is_some_and(|grouped| !grouped.keys.is_empty()) as u64
+        + plan.distinct as u64;
+    instrumentation::add(Statistic::WorkareaExecutionsOptimal, hash_work_areas);
     if !plan.order_by.is_empty() {
+        instrumentation::add(Statistic::WorkareaExecutionsOptimal, 1);
         instrumentation::add(Statistic::SortsMemory, 1);
         instrumentation::add(Statistic::SortsRows, outputs.len() as u64);
         let context = reader.context(0);
@@ -3085,6 +3093,8 @@ fn hash_table(
         Ok(true)
     };
     source_rows(reader, plan, source, row, true, hashes, &mut add)?;
+    // A work area that fit in memory (there is no other kind yet).
+    instrumentation::add(Statistic::WorkareaExecutionsOptimal, 1);
     let table = Rc::new(table);
     hashes.0.borrow_mut().insert(source.offset, table.clone());
     Ok(table)
