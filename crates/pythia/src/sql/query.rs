@@ -176,7 +176,12 @@ impl BindValues {
 impl SubqueryRunner for Reader<'_> {
     fn rows(&self, plan: &QueryPlan, outer: &[Value]) -> Result<Vec<Vec<Value>>> {
         let reader = Reader { outer, ..*self };
-        execute(&reader, plan)
+        // What one run of a correlated subquery holds is freed when its value is taken:
+        // it must not add up over the rows of the query around it.
+        let used = self.work_area.used_bytes();
+        let rows = execute(&reader, plan);
+        self.work_area.used_bytes.set(used);
+        rows
     }
 }
 
