@@ -900,3 +900,79 @@ fn views_survive_a_restart() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// ALTER TABLE rewrites the table's CREATE TABLE text in DICT$: after a restart the table
+/// has the shape the last ALTER gave it (added, modified, renamed and dropped columns, a
+/// new name, its CHECK constraints with their names), and its rows and index still work.
+#[test]
+fn altered_tables_survive_a_restart() {
+    let dir = temp_dir("altered");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (id number primary key, gone number, v varchar2(5))",
+        );
+        run(&mut session, "insert into t values (1, 7, 'a')");
+        run(&mut session, "insert into t values (2, 8, null)");
+        run(&mut session, "commit");
+        run(
+            &mut session,
+            "alter table t add (grade char(2) default 'B' not null, n number(3) check (n > 0))",
+        );
+        run(
+            &mut session,
+            "alter table t modify (v varchar2(20) default 'dflt')",
+        );
+        run(&mut session, "alter table t rename column v to label");
+        run(&mut session, "alter table t drop column gone");
+        run(
+            &mut session,
+            "alter table t add constraint t_label check (label <> 'bad')",
+        );
+        run(&mut session, "rename t to t2");
+        run(
+            &mut session,
+            "create table c as select id, label || '!' shout from t2",
+        );
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        rows(
+            &mut session,
+            "select id, label, grade, n from t2 order by id"
+        ),
+        vec![
+            vec!["1".to_string(), "a".into(), "B ".into(), "".into()],
+            vec!["2".to_string(), "".into(), "B ".into(), "".into()],
+        ]
+    );
+    assert_eq!(error_code(&mut session, "select gone from t2"), 904);
+    assert_eq!(
+        error_code(&mut session, "insert into t2 (id) values (1)"),
+        1
+    );
+    assert_eq!(
+        error_code(&mut session, "insert into t2 (id, label) values (3, 'bad')"),
+        2290
+    );
+    assert_eq!(
+        error_code(&mut session, "insert into t2 (id, n) values (3, 0)"),
+        2290
+    );
+    run(&mut session, "insert into t2 (id) values (3)");
+    assert_eq!(
+        rows(&mut session, "select label, grade from t2 where id = 3"),
+        vec![vec!["dflt".to_string(), "B ".into()]]
+    );
+    assert_eq!(
+        rows(&mut session, "select shout from c order by id"),
+        vec![vec!["a!".to_string()], vec!["!".to_string()]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}

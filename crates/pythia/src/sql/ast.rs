@@ -142,6 +142,11 @@ pub enum Statement {
         name: ObjectName,
         action: AlterTableAction,
     },
+    /// `RENAME old TO new` (a table).
+    Rename {
+        from: ObjectName,
+        to: ObjectName,
+    },
     /// `CREATE SEQUENCE name [options]`, options in the order written.
     CreateSequence {
         name: ObjectName,
@@ -983,6 +988,7 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         | Statement::AlterSequence { .. }
         | Statement::DropSequence { .. }
         | Statement::DropView { .. }
+        | Statement::Rename { .. }
         | Statement::Commit { .. }
         | Statement::Rollback { .. }
         | Statement::Savepoint(_)

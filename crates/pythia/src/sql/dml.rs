@@ -1,5 +1,6 @@
 //! INSERT, UPDATE and DELETE on tables and their indexes, and the checks that go with them:
-//! types and lengths (ORA-01438, ORA-12899), NOT NULL (ORA-01400), unique keys (ORA-00001).
+//! types and lengths (ORA-01438, ORA-12899), NOT NULL (ORA-01400), unique keys (ORA-00001),
+//! CHECK constraints (ORA-02290: FALSE fails, NULL passes).
 //!
 //! Every change goes through the transaction layer: the row first (undo, then the heap
 //! block), then each index entry (undo, then the B-tree). Rows are locked by the change
@@ -192,7 +193,7 @@ pub fn update_row(
                 let Some(current) = current else {
                     return Ok(RowChange::Keep);
                 };
-                let current = decode_row(current)?;
+                let current = table_row(table, current)?;
                 match compute(&current)? {
                     None => Ok(RowChange::Keep),
                     Some(values) => {
@@ -207,7 +208,7 @@ pub fn update_row(
     let RowOutcome::Updated(old_data) = outcome else {
         return Ok(false);
     };
-    let old_row = decode_row(&old_data)?;
+    let old_row = table_row(table, &old_data)?;
     let new_row = new_row.expect("an update computed its row");
     for index in &table.indexes {
         let (old_key, _) = index_key(index, &old_row);
@@ -242,7 +243,7 @@ pub fn delete_row(
                 let Some(current) = current else {
                     return Ok(RowChange::Keep);
                 };
-                if still_matches(&decode_row(current)?)? {
+                if still_matches(&table_row(table, current)?)? {
                     Ok(RowChange::Delete)
                 } else {
                     Ok(RowChange::Keep)
@@ -251,7 +252,7 @@ pub fn delete_row(
     let RowOutcome::Deleted(old_data) = outcome else {
         return Ok(false);
     };
-    let old_row = decode_row(&old_data)?;
+    let old_row = table_row(table, &old_data)?;
     for index in &table.indexes {
         let (key, _) = index_key(index, &old_row);
         storage.transactions.index_delete(
@@ -265,15 +266,15 @@ pub fn delete_row(
     Ok(true)
 }
 
-/// Fills a new index from the table's rows (CREATE INDEX). Rows changed by transactions
-/// still active make it fail with ORA-00054, as Oracle's CREATE INDEX without a DDL lock
-/// timeout does: their index entries could not be undone with them.
-pub fn build_index(
+/// The current version of every row of `table`, each padded to the table's columns (a
+/// row written before an ADD COLUMN reads NULL there), for DDL that reads or rewrites them
+/// all. Rows changed by transactions still active make it fail with ORA-00054, as Oracle's
+/// DDL without a DDL lock timeout does: their changes could not be undone with them.
+pub fn current_rows(
     storage: &Storage,
-    transaction: &mut Transaction,
+    transaction: &Transaction,
     table: &TableDef,
-    index: &IndexDef,
-) -> Result<()> {
+) -> Result<Vec<(RowId, Vec<Value>)>> {
     let transactions = &storage.transactions;
     let mut rows = Vec::new();
     for block in crate::storage::segment::used_blocks(&storage.cache, table.segment)? {
@@ -304,11 +305,34 @@ pub fn build_index(
                         block: block.block,
                         slot,
                     },
-                    decode_row(&data)?,
+                    table_row(table, &data)?,
                 ));
             }
         }
     }
+    Ok(rows)
+}
+
+/// A stored row decoded with one value per column of the table: columns added after the
+/// row was written read NULL.
+pub fn table_row(table: &TableDef, data: &[u8]) -> Result<Vec<Value>> {
+    let mut row = decode_row(data)?;
+    if row.len() < table.columns.len() {
+        row.resize(table.columns.len(), Value::Null);
+    }
+    Ok(row)
+}
+
+/// Fills a new index from the table's rows (CREATE INDEX). Rows changed by transactions
+/// still active make it fail with ORA-00054, as Oracle's CREATE INDEX without a DDL lock
+/// timeout does: their index entries could not be undone with them.
+pub fn build_index(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    table: &TableDef,
+    index: &IndexDef,
+) -> Result<()> {
+    let rows = current_rows(storage, transaction, table)?;
     for (rowid, row) in rows {
         let (key, has_null) = index_key(index, &row);
         match add_entry(storage, transaction, index, &key, has_null, rowid) {
@@ -322,4 +346,48 @@ pub fn build_index(
         }
     }
     Ok(())
+}
+
+/// A table's CHECK constraints compiled against its columns, in `table.checks` order.
+pub fn compile_checks(
+    reader: &crate::sql::query::Reader,
+    table: &std::sync::Arc<TableDef>,
+) -> Result<Vec<crate::sql::eval::Expr>> {
+    if table.checks.is_empty() {
+        return Ok(Vec::new());
+    }
+    let conditions: Vec<&crate::sql::ast::Expr> =
+        table.checks.iter().map(|check| &check.condition).collect();
+    let mut binds = crate::sql::query::BindValues::default();
+    let plan = crate::sql::query::plan_table_statement(
+        reader,
+        &mut binds,
+        table,
+        None,
+        &conditions,
+        None,
+    )?;
+    Ok(plan.expressions)
+}
+
+/// ORA-02290 for the first CHECK constraint `row` makes FALSE (NULL passes, as in Oracle).
+/// `compiled` is [`compile_checks`]'s result for `checks`.
+pub fn enforce_checks(
+    checks: &[crate::catalog::CheckConstraint],
+    compiled: &[crate::sql::eval::Expr],
+    row: &[Value],
+    context: &crate::sql::eval::Context,
+) -> Result<()> {
+    for (check, condition) in checks.iter().zip(compiled) {
+        let value = condition.evaluate(row, context)?;
+        if crate::sql::eval::truth(&value) == Some(false) {
+            return Err(check_violated(&check.name));
+        }
+    }
+    Ok(())
+}
+
+/// ORA-02290: check constraint (SYSTEM.NAME) violated.
+pub fn check_violated(name: &str) -> Error {
+    Error::new(2290, format!("check constraint ({OWNER}.{name}) violated"))
 }

@@ -274,7 +274,7 @@ const TABLE_ALIAS_STOP_WORDS: &[&str] = &[
 const SIZE_UNITS: &[&str] = &["K", "M", "G", "T", "P", "E"];
 
 /// Functions that are called without parentheses.
-const NILADIC_FUNCTIONS: &[&str] = &[
+pub(crate) const NILADIC_FUNCTIONS: &[&str] = &[
     "CURRENT_DATE",
     "CURRENT_TIMESTAMP",
     "CURRENT_USER",
@@ -741,6 +741,13 @@ impl<'a> Parser<'a> {
             Some("DROP") => self.parse_drop(),
             Some("ALTER") => self.parse_alter(),
             Some("TRUNCATE") => self.parse_truncate(),
+            Some("RENAME") => {
+                self.index += 1;
+                let from = self.parse_object_name(Syntax::InvalidTableName)?;
+                self.expect_word("TO", Syntax::MissingKeyword)?;
+                let to = self.parse_object_name(Syntax::InvalidTableName)?;
+                Ok(Statement::Rename { from, to })
+            }
             Some("COMMIT" | "END") => self.parse_commit(),
             Some("ROLLBACK") => self.parse_rollback(),
             Some("SAVEPOINT") => {
@@ -4587,6 +4594,13 @@ mod tests {
         assert_eq!(
             action("ALTER TABLE t RENAME TO u"),
             AlterTableAction::RenameTo("U".into())
+        );
+        assert_eq!(
+            parse_ok("RENAME t TO u"),
+            Statement::Rename {
+                from: ObjectName::new("T"),
+                to: ObjectName::new("U")
+            }
         );
         assert_eq!(
             action("ALTER TABLE t RENAME COLUMN a TO b"),
