@@ -976,3 +976,41 @@ fn altered_tables_survive_a_restart() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// Foreign keys live in the child's CREATE TABLE text in DICT$: after a restart they are
+/// still enforced both ways, with their names, ON DELETE rule, and a parent's new name.
+#[test]
+fn foreign_keys_survive_a_restart() {
+    let dir = temp_dir("foreign-keys");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(&mut session, "create table p (id number primary key)");
+        run(
+            &mut session,
+            "create table c (id number, p_id number constraint c_p references p on delete cascade)",
+        );
+        run(&mut session, "insert into p values (1)");
+        run(&mut session, "insert into p values (2)");
+        run(&mut session, "insert into c values (10, 1)");
+        run(&mut session, "insert into c values (20, 2)");
+        run(&mut session, "commit");
+        run(&mut session, "rename p to parent");
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        error_code(&mut session, "insert into c values (30, 3)"),
+        2291
+    );
+    run(&mut session, "delete from parent where id = 1");
+    assert_eq!(
+        rows(&mut session, "select id from c"),
+        vec![vec!["20".to_string()]]
+    );
+    assert_eq!(error_code(&mut session, "drop table parent"), 2449);
+    drop(session);
+    instance.shutdown().unwrap();
+}

@@ -91,6 +91,8 @@ pub struct TableDef {
     pub indexes: Vec<Arc<IndexDef>>,
     /// CHECK constraints, in the order they were made.
     pub checks: Vec<CheckConstraint>,
+    /// FOREIGN KEY constraints this table's rows must satisfy.
+    pub foreign_keys: Vec<ForeignKey>,
     pub created: i64,
     ddl: String,
     dictionary_row: RowId,
@@ -104,12 +106,34 @@ pub struct CheckConstraint {
     pub condition: ast::Expr,
 }
 
+/// A FOREIGN KEY constraint: `columns` of this table reference `parent_columns` of
+/// `parent`, which a PRIMARY KEY or UNIQUE constraint of the parent covers. Names, not
+/// positions: DICT$ keeps them in the child's CREATE TABLE text, and a rename of the parent
+/// or of its columns rewrites that text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKey {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub parent: String,
+    pub parent_columns: Vec<String>,
+    pub on_delete: Option<ast::ReferentialAction>,
+}
+
+/// A table's columns and constraints as its CREATE TABLE text states them.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Definition {
+    pub columns: Vec<ColumnDef>,
+    pub checks: Vec<CheckConstraint>,
+    pub foreign_keys: Vec<ForeignKey>,
+}
+
 /// What ALTER TABLE makes of a table: its new name and shape, and what happens to its rows.
 /// `Catalog::alter_table` applies it in the DDL's transaction.
 pub struct Alteration<'a> {
     pub name: String,
     pub columns: Vec<ColumnDef>,
     pub checks: Vec<CheckConstraint>,
+    pub foreign_keys: Vec<ForeignKey>,
     /// Checks each existing row (in the old shape) first; an error fails the DDL.
     pub validate: Option<Box<RowCheck<'a>>>,
     /// Makes each existing row's new values from its old ones; None: rows stay as they are.
@@ -128,6 +152,7 @@ impl Alteration<'_> {
             name: table.name.clone(),
             columns: table.columns.clone(),
             checks: table.checks.clone(),
+            foreign_keys: table.foreign_keys.clone(),
             validate: None,
             rewrite: None,
             dropped_column: None,
@@ -136,6 +161,27 @@ impl Alteration<'_> {
 }
 
 impl TableDef {
+    /// The columns and constraints, as the CREATE TABLE text states them.
+    pub fn definition(&self) -> Definition {
+        Definition {
+            columns: self.columns.clone(),
+            checks: self.checks.clone(),
+            foreign_keys: self.foreign_keys.clone(),
+        }
+    }
+
+    /// The table's DICT$ row.
+    fn dictionary_values(&self) -> Vec<Value> {
+        vec![
+            Value::text("TABLE"),
+            Value::integer(self.object_id as i64),
+            Value::text(&self.name),
+            Value::integer(self.segment.block as i64),
+            Value::text(&self.ddl),
+            Value::integer(self.created),
+        ]
+    }
+
     /// The CREATE TABLE text DICT$ keeps for this definition (see [`table_ddl`]).
     pub fn ddl(&self) -> &str {
         &self.ddl
@@ -420,12 +466,16 @@ impl Catalog {
     pub fn create_table(
         &self,
         name: &str,
-        columns: Vec<ColumnDef>,
-        checks: Vec<CheckConstraint>,
+        definition: Definition,
         rows: Vec<Vec<Value>>,
     ) -> Result<()> {
         check_name(name)?;
-        let ddl = table_ddl(name, &columns, &checks)?;
+        let ddl = table_ddl(name, &definition)?;
+        let Definition {
+            columns,
+            checks,
+            foreign_keys,
+        } = definition;
         let ddl = ddl.as_str();
         if columns.is_empty() || columns.len() > TABLE_COLUMNS_MAX {
             return Err(Error::new(
@@ -457,6 +507,7 @@ impl Catalog {
                 insert_hint: Arc::new(AtomicU64::new(0)),
                 indexes: Vec::new(),
                 checks,
+                foreign_keys,
                 created,
                 ddl: ddl.to_string(),
                 dictionary_row,
@@ -564,11 +615,62 @@ impl Catalog {
                     format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
                 ));
             }
-            let ddl = table_ddl(&alteration.name, &alteration.columns, &alteration.checks)?;
+            let definition = Definition {
+                columns: alteration.columns,
+                checks: alteration.checks,
+                foreign_keys: alteration.foreign_keys,
+            };
+            let ddl = table_ddl(&alteration.name, &definition)?;
             let mut table = clone_table(&old);
             table.name = alteration.name.clone();
-            table.columns = alteration.columns;
-            table.checks = alteration.checks;
+            // Tables whose foreign keys reference this one follow its new names.
+            let renamed_columns: Vec<(String, String)> = if alteration.dropped_column.is_none()
+                && definition.columns.len() == old.columns.len()
+            {
+                old.columns
+                    .iter()
+                    .zip(&definition.columns)
+                    .filter(|(before, after)| before.name != after.name)
+                    .map(|(before, after)| (before.name.clone(), after.name.clone()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if table.name != old.name || !renamed_columns.is_empty() {
+                let children: Vec<Arc<TableDef>> = dictionary
+                    .tables
+                    .values()
+                    .filter(|other| {
+                        other.object_id != old.object_id
+                            && other.foreign_keys.iter().any(|key| key.parent == old.name)
+                    })
+                    .cloned()
+                    .collect();
+                for child in children {
+                    let mut changed = clone_table(&child);
+                    for key in &mut changed.foreign_keys {
+                        if key.parent != old.name {
+                            continue;
+                        }
+                        key.parent = table.name.clone();
+                        for column in &mut key.parent_columns {
+                            if let Some((_, to)) =
+                                renamed_columns.iter().find(|(from, _)| from == column)
+                            {
+                                *column = to.clone();
+                            }
+                        }
+                    }
+                    changed.ddl = table_ddl(&changed.name, &changed.definition())?;
+                    context.update(changed.dictionary_row, &changed.dictionary_values())?;
+                    dictionary
+                        .tables
+                        .insert(changed.name.clone(), Arc::new(changed));
+                }
+            }
+            table.columns = definition.columns;
+            table.checks = definition.checks;
+            table.foreign_keys = definition.foreign_keys;
             table.ddl = ddl.clone();
             table.indexes.clear();
             // Indexes: renumbered past a dropped column, renamed with the table.
@@ -665,15 +767,7 @@ impl Catalog {
                     }
                 }
             }
-            let row = vec![
-                Value::text("TABLE"),
-                Value::integer(table.object_id as i64),
-                Value::text(&table.name),
-                Value::integer(table.segment.block as i64),
-                Value::text(&ddl),
-                Value::integer(table.created),
-            ];
-            context.update(table.dictionary_row, &row)?;
+            context.update(table.dictionary_row, &table.dictionary_values())?;
             dictionary.tables.remove(&old.name);
             dictionary
                 .tables
@@ -1235,11 +1329,16 @@ fn text(values: &[Value], index: usize) -> Result<String> {
 
 fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
     let ddl = text(values, 4)?;
-    let (columns, checks) = definition_from_ddl(&ddl)?;
+    let Definition {
+        columns,
+        checks,
+        foreign_keys,
+    } = definition_from_ddl(&ddl)?;
     Ok(TableDef {
         object_id: integer(values, 1)? as u32,
         name: text(values, 2)?,
         columns,
+        foreign_keys,
         segment: BlockId::new(SYSTEM_FILE, integer(values, 3)? as u32),
         insert_hint: Arc::new(AtomicU64::new(0)),
         indexes: Vec::new(),
@@ -1254,7 +1353,7 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
 /// tables were stored as generated text (the user's own CREATE TABLE) read the same way:
 /// their PRIMARY KEY and UNIQUE clauses are ignored here (the INDEX rows hold the keys), and
 /// they could have no CHECK clause.
-pub fn definition_from_ddl(ddl: &str) -> Result<(Vec<ColumnDef>, Vec<CheckConstraint>)> {
+pub fn definition_from_ddl(ddl: &str) -> Result<Definition> {
     let ast::Statement::CreateTable {
         columns,
         constraints,
@@ -1266,6 +1365,7 @@ pub fn definition_from_ddl(ddl: &str) -> Result<(Vec<ColumnDef>, Vec<CheckConstr
         ));
     };
     let mut checks = Vec::new();
+    let mut foreign_keys = Vec::new();
     let written = columns
         .iter()
         .flat_map(|column| column.constraints.iter())
@@ -1277,17 +1377,41 @@ pub fn definition_from_ddl(ddl: &str) -> Result<(Vec<ColumnDef>, Vec<CheckConstr
                 condition: condition.clone(),
             });
         }
+        if let ast::TableConstraintKind::ForeignKey {
+            columns,
+            references,
+        } = &constraint.kind
+        {
+            foreign_keys.push(ForeignKey {
+                name: constraint.name.clone().unwrap_or_default(),
+                columns: columns.clone(),
+                parent: references.table.name.clone(),
+                parent_columns: references.columns.clone(),
+                on_delete: references.on_delete,
+            });
+        }
     }
-    Ok((columns_from_ast(&columns)?, checks))
+    Ok(Definition {
+        columns: columns_from_ast(&columns)?,
+        checks,
+        foreign_keys,
+    })
 }
 
 /// The CREATE TABLE text of a definition: `CREATE TABLE "T" ("A" NUMBER(5) DEFAULT 0 NOT
 /// NULL, ..., CONSTRAINT "C" CHECK (...))`. Keys are not in it (their INDEX rows hold
 /// them). [`definition_from_ddl`] reads it back to the same definition.
-pub fn table_ddl(name: &str, columns: &[ColumnDef], checks: &[CheckConstraint]) -> Result<String> {
+pub fn table_ddl(name: &str, definition: &Definition) -> Result<String> {
     use crate::sql::print;
-    let mut parts = Vec::with_capacity(columns.len() + checks.len());
-    for column in columns {
+    let list = |names: &[String]| {
+        names
+            .iter()
+            .map(|name| print::identifier(name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    for column in &definition.columns {
         let mut part = format!(
             "{} {}",
             print::identifier(&column.name),
@@ -1302,11 +1426,25 @@ pub fn table_ddl(name: &str, columns: &[ColumnDef], checks: &[CheckConstraint]) 
         }
         parts.push(part);
     }
-    for check in checks {
+    for check in &definition.checks {
         parts.push(format!(
             "CONSTRAINT {} CHECK ({})",
             print::identifier(&check.name),
             print::expression(&check.condition)?
+        ));
+    }
+    for key in &definition.foreign_keys {
+        parts.push(format!(
+            "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({}){}",
+            print::identifier(&key.name),
+            list(&key.columns),
+            print::identifier(&key.parent),
+            list(&key.parent_columns),
+            match key.on_delete {
+                None => "",
+                Some(ast::ReferentialAction::Cascade) => " ON DELETE CASCADE",
+                Some(ast::ReferentialAction::SetNull) => " ON DELETE SET NULL",
+            }
         ));
     }
     Ok(format!(
@@ -1402,7 +1540,8 @@ fn view_from_row(rowid: RowId, values: &[Value]) -> Result<ViewDef> {
     })
 }
 
-fn clone_table(table: &TableDef) -> TableDef {
+/// A copy of a definition (the dictionary holds them behind `Arc`s).
+pub fn clone_table(table: &TableDef) -> TableDef {
     TableDef {
         object_id: table.object_id,
         name: table.name.clone(),
@@ -1411,6 +1550,7 @@ fn clone_table(table: &TableDef) -> TableDef {
         insert_hint: table.insert_hint.clone(),
         indexes: table.indexes.clone(),
         checks: table.checks.clone(),
+        foreign_keys: table.foreign_keys.clone(),
         created: table.created,
         ddl: table.ddl.clone(),
         dictionary_row: table.dictionary_row,
@@ -1499,18 +1639,17 @@ mod tests {
              v VARCHAR2(20) DEFAULT 'it''s', ch CHAR(3), d DATE DEFAULT SYSDATE, \
              ts TIMESTAMP, flag BOOLEAN, \"lower col\" NUMBER, \
              CONSTRAINT pos CHECK (a > 0 AND b BETWEEN -10 AND 10 OR v IN ('x', 'y')), \
-             CONSTRAINT named CHECK (upper(v) LIKE 'A%' OR ch IS NULL))";
-        let (columns, checks) = definition_from_ddl(original).unwrap();
-        assert_eq!(checks.len(), 2);
-        let generated = table_ddl("Mixed", &columns, &checks).unwrap();
-        let (again_columns, again_checks) = definition_from_ddl(&generated).unwrap();
-        assert_eq!(again_columns, columns, "{generated}");
-        assert_eq!(again_checks, checks, "{generated}");
-        assert_eq!(
-            table_ddl("Mixed", &again_columns, &again_checks).unwrap(),
-            generated
-        );
+             CONSTRAINT named CHECK (upper(v) LIKE 'A%' OR ch IS NULL), \
+             CONSTRAINT fk1 FOREIGN KEY (a, i) REFERENCES parent (x, \"y\") ON DELETE CASCADE, \
+             CONSTRAINT fk2 FOREIGN KEY (c) REFERENCES other (z))";
+        let definition = definition_from_ddl(original).unwrap();
+        assert_eq!(definition.checks.len(), 2);
+        assert_eq!(definition.foreign_keys.len(), 2);
+        let generated = table_ddl("Mixed", &definition).unwrap();
+        let again = definition_from_ddl(&generated).unwrap();
+        assert_eq!(again, definition, "{generated}");
+        assert_eq!(table_ddl("Mixed", &again).unwrap(), generated);
         // The primary key's NOT NULL is kept as NOT NULL (the key itself is an INDEX row).
-        assert!(!columns[0].nullable);
+        assert!(!definition.columns[0].nullable);
     }
 }

@@ -650,9 +650,12 @@ impl Session {
             }
             let row = self.fill_defaults(&table, row, binds)?;
             let row = dml::check_row(&table, row)?;
-            if !checks.is_empty() {
+            if !checks.is_empty() || !table.foreign_keys.is_empty() {
+                let xid = transaction.xid;
                 self.with_reader(&BindValues::default(), |reader| {
-                    dml::enforce_checks(&table.checks, &checks, &row, &reader.row_context())
+                    let reader = Reader { xid, ..*reader };
+                    dml::enforce_checks(&table.checks, &checks, &row, &reader.row_context())?;
+                    dml::check_parent_keys(&reader, &table, &row, None)
                 })?;
             }
             dml::insert_row(&storage, transaction, &table, &row)?;
@@ -724,7 +727,10 @@ impl Session {
             let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
             let checks = dml::compile_checks(&reader, &table)?;
+            let referenced = dml::is_referenced(reader.dictionary, &table);
+            let keyed = referenced || !table.foreign_keys.is_empty();
             for (rowid, _) in rows {
+                let mut change = None;
                 let updated =
                     dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
                         if !plan.accepts(current, &context)? {
@@ -734,12 +740,29 @@ impl Session {
                         for (expr, &target) in plan.expressions.iter().zip(&targets) {
                             row[target] = expr.evaluate(current, &context)?;
                         }
-                        if !checks.is_empty() {
+                        if !checks.is_empty() || keyed {
                             row = dml::check_row(&table, row)?;
                             dml::enforce_checks(&table.checks, &checks, &row, &context)?;
                         }
+                        if keyed {
+                            change = Some((current.to_vec(), row.clone()));
+                        }
                         Ok(Some(row))
                     })?;
+                if let (true, Some((before, after))) = (updated, change) {
+                    dml::check_parent_keys(&reader, &table, &after, Some(&before))?;
+                    if referenced {
+                        dml::on_parent_change(
+                            &storage,
+                            transaction,
+                            &reader,
+                            &table,
+                            &before,
+                            Some(&after),
+                            0,
+                        )?;
+                    }
+                }
                 count += updated as u64;
             }
             Ok(())
@@ -795,11 +818,28 @@ impl Session {
         self.with_reader(&final_binds, |reader| {
             let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
+            let referenced = dml::is_referenced(reader.dictionary, &table);
             for (rowid, _) in rows {
+                let mut removed = None;
                 let deleted =
                     dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
-                        plan.accepts(current, &context)
+                        let accepted = plan.accepts(current, &context)?;
+                        if accepted && referenced {
+                            removed = Some(current.to_vec());
+                        }
+                        Ok(accepted)
                     })?;
+                if let (true, Some(removed)) = (deleted, removed) {
+                    dml::on_parent_change(
+                        &storage,
+                        transaction,
+                        &reader,
+                        &table,
+                        &removed,
+                        None,
+                        0,
+                    )?;
+                }
                 count += deleted as u64;
             }
             Ok(())
@@ -841,16 +881,34 @@ impl Session {
                 Ok(StatementResult::done("Table renamed."))
             }
             Statement::DropTable {
-                name, if_exists, ..
+                name,
+                if_exists,
+                cascade_constraints,
+                ..
             } => {
                 if *if_exists && !catalog.current().tables.contains_key(&name.name) {
                     return Ok(StatementResult::done("Table dropped."));
                 }
+                self.drop_referenced_keys(&name.name, *cascade_constraints)?;
                 catalog.drop_table(&name.name)?;
                 Ok(StatementResult::done("Table dropped."))
             }
             Statement::Truncate { tables } => {
                 for table in tables {
+                    let dictionary = catalog.current();
+                    let referenced = dictionary.tables.values().any(|other| {
+                        other.name != table.name
+                            && other
+                                .foreign_keys
+                                .iter()
+                                .any(|key| key.parent == table.name)
+                    });
+                    if referenced {
+                        return Err(Error::new(
+                            2266,
+                            "unique/primary keys in table referenced by enabled foreign keys",
+                        ));
+                    }
                     catalog.truncate_table(&table.name)?;
                 }
                 Ok(StatementResult::done("Table truncated."))
@@ -938,6 +996,7 @@ impl Session {
         // Keys: (columns, is primary, constraint name).
         let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
         let mut checks = Vec::new();
+        let mut foreign_keys = Vec::new();
         let mut written: Vec<&ast::TableConstraint> = Vec::new();
         for column in columns {
             written.extend(column.constraints.iter());
@@ -974,9 +1033,19 @@ impl Session {
                         condition: condition.clone(),
                     })
                 }
-                ast::TableConstraintKind::ForeignKey { .. } => {
-                    return Err(unsupported("FOREIGN KEY constraints"))
-                }
+                ast::TableConstraintKind::ForeignKey {
+                    columns,
+                    references,
+                } => foreign_keys.push(catalog::ForeignKey {
+                    name: constraint
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| catalog.constraint_name()),
+                    columns: columns.clone(),
+                    parent: references.table.name.clone(),
+                    parent_columns: references.columns.clone(),
+                    on_delete: references.on_delete,
+                }),
             }
         }
         if keys.iter().filter(|(_, primary, _)| *primary).count() > 1 {
@@ -994,7 +1063,19 @@ impl Session {
             }
         }
         check_conditions(&definitions, &checks)?;
-        catalog.create_table(name, definitions, checks, rows)?;
+        let own_keys: Vec<(Vec<String>, bool)> = keys
+            .iter()
+            .map(|(columns, primary, _)| (columns.clone(), *primary))
+            .collect();
+        for key in &mut foreign_keys {
+            resolve_foreign_key(&catalog.current(), name, &definitions, &own_keys, key)?;
+        }
+        let definition = catalog::Definition {
+            columns: definitions,
+            checks,
+            foreign_keys,
+        };
+        catalog.create_table(name, definition, rows)?;
         for (key_columns, primary, constraint_name) in keys {
             let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
             if let Err(error) = catalog.create_index(
@@ -1097,6 +1178,14 @@ impl Session {
                 let position = table
                     .column(column)
                     .ok_or_else(|| Error::invalid_identifier(column))?;
+                if catalog.current().tables.values().any(|other| {
+                    other
+                        .foreign_keys
+                        .iter()
+                        .any(|key| key.parent == table.name && key.parent_columns.contains(column))
+                }) {
+                    return Err(Error::new(12992, "cannot drop parent key column"));
+                }
                 let column = column.clone();
                 catalog.alter_table(&table.name, move |old| {
                     let mut alteration = Alteration::of(old);
@@ -1114,6 +1203,18 @@ impl Session {
                         }
                     }
                     alteration.checks = checks;
+                    let mut foreign_keys = Vec::new();
+                    for key in alteration.foreign_keys {
+                        if !key.columns.contains(&column) {
+                            foreign_keys.push(key);
+                        } else if key.columns.len() > 1 {
+                            return Err(Error::new(
+                                12991,
+                                "column is referenced in a multi-column constraint",
+                            ));
+                        }
+                    }
+                    alteration.foreign_keys = foreign_keys;
                     alteration.dropped_column = Some(position);
                     alteration.rewrite = Some(Box::new(move |mut row| {
                         row.remove(position);
@@ -1381,8 +1482,54 @@ impl Session {
                 });
                 result
             }
-            ast::TableConstraintKind::ForeignKey { .. } => {
-                Err(unsupported("FOREIGN KEY constraints"))
+            ast::TableConstraintKind::ForeignKey {
+                columns,
+                references,
+            } => {
+                let mut key = catalog::ForeignKey {
+                    name: name.clone(),
+                    columns: columns.clone(),
+                    parent: references.table.name.clone(),
+                    parent_columns: references.columns.clone(),
+                    on_delete: references.on_delete,
+                };
+                let own_keys = key_columns(table);
+                resolve_foreign_key(
+                    &catalog.current(),
+                    &table.name,
+                    &table.columns,
+                    &own_keys,
+                    &mut key,
+                )?;
+                let xid = 0;
+                self.with_reader(&BindValues::default(), |reader| {
+                    let reader = Reader { xid, ..*reader };
+                    let mut probe = catalog::clone_table(table);
+                    probe.foreign_keys = vec![key.clone()];
+                    catalog.alter_table(&table.name, |old| {
+                        let mut alteration = Alteration::of(old);
+                        alteration.foreign_keys.push(key.clone());
+                        let probe = &probe;
+                        let reader = &reader;
+                        let key_name = key.name.clone();
+                        alteration.validate = Some(Box::new(move |row: &[Value]| {
+                            dml::check_parent_keys(reader, probe, row, None).map_err(|error| {
+                                if error.code() == 2291 {
+                                    Error::new(
+                                        2298,
+                                        format!(
+                                            "cannot validate ({}.{key_name}) - parent keys not found",
+                                            catalog::OWNER
+                                        ),
+                                    )
+                                } else {
+                                    error
+                                }
+                            })
+                        }));
+                        Ok(alteration)
+                    })
+                })
             }
         }
     }
@@ -1424,10 +1571,43 @@ impl Session {
             .indexes
             .values()
             .any(|index| index.constraint.as_deref() == Some(name))
-            || dictionary
-                .tables
-                .values()
-                .any(|table| table.checks.iter().any(|check| check.name == name))
+            || dictionary.tables.values().any(|table| {
+                table.checks.iter().any(|check| check.name == name)
+                    || table.foreign_keys.iter().any(|key| key.name == name)
+            })
+    }
+
+    /// DROP TABLE of a table other tables' foreign keys reference: ORA-02449, or with
+    /// CASCADE CONSTRAINTS those foreign keys are dropped first.
+    fn drop_referenced_keys(&self, name: &str, cascade: bool) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let children: Vec<String> = catalog
+            .current()
+            .tables
+            .values()
+            .filter(|other| {
+                other.name != name && other.foreign_keys.iter().any(|key| key.parent == name)
+            })
+            .map(|other| other.name.clone())
+            .collect();
+        if children.is_empty() {
+            return Ok(());
+        }
+        if !cascade {
+            return Err(Error::new(
+                2449,
+                "unique/primary keys in table referenced by foreign keys",
+            ));
+        }
+        for child in children {
+            catalog.alter_table(&child, |old| {
+                let mut alteration = Alteration::of(old);
+                alteration.foreign_keys.retain(|key| key.parent != name);
+                Ok(alteration)
+            })?;
+        }
+        Ok(())
     }
 
     fn drop_constraint(&mut self, table: &Arc<TableDef>, name: &str) -> Result<()> {
@@ -1438,7 +1618,31 @@ impl Session {
             .iter()
             .find(|index| index.constraint.as_deref() == Some(name))
         {
+            let names: Vec<String> = index
+                .columns
+                .iter()
+                .map(|&position| table.columns[position].name.clone())
+                .collect();
+            if catalog.current().tables.values().any(|other| {
+                other
+                    .foreign_keys
+                    .iter()
+                    .any(|key| key.parent == table.name && key.parent_columns == names)
+            }) {
+                return Err(Error::new(
+                    2273,
+                    "this unique/primary key is referenced by some foreign keys",
+                ));
+            }
             return catalog.drop_constraint_index(&index.name);
+        }
+        if table.foreign_keys.iter().any(|key| key.name == name) {
+            let name = name.to_string();
+            return catalog.alter_table(&table.name, move |old| {
+                let mut alteration = Alteration::of(old);
+                alteration.foreign_keys.retain(|key| key.name != name);
+                Ok(alteration)
+            });
         }
         if !table.checks.iter().any(|check| check.name == name) {
             return Err(Error::new(
@@ -1564,6 +1768,83 @@ fn query_columns(result: &RowSet) -> Result<Vec<catalog::ColumnDef>> {
         });
     }
     Ok(columns)
+}
+
+/// A table's PRIMARY KEY and UNIQUE constraints: (column names, is primary).
+fn key_columns(table: &TableDef) -> Vec<(Vec<String>, bool)> {
+    table
+        .indexes
+        .iter()
+        .filter(|index| index.constraint.is_some())
+        .map(|index| {
+            let names = index
+                .columns
+                .iter()
+                .map(|&position| table.columns[position].name.clone())
+                .collect();
+            (names, index.primary)
+        })
+        .collect()
+}
+
+/// Checks a FOREIGN KEY of table `name` (whose columns and keys are given, since it may
+/// not exist yet) and fills in the parent's primary key columns when none were written:
+/// ORA-00942 (no parent table), ORA-00904, ORA-02268 (a parent without a primary key),
+/// ORA-02256 (column counts differ), ORA-02270 (no PRIMARY KEY or UNIQUE constraint of the
+/// parent is exactly those columns).
+fn resolve_foreign_key(
+    dictionary: &Dictionary,
+    name: &str,
+    columns: &[catalog::ColumnDef],
+    own_keys: &[(Vec<String>, bool)],
+    key: &mut catalog::ForeignKey,
+) -> Result<()> {
+    for column in &key.columns {
+        if !columns.iter().any(|c| &c.name == column) {
+            return Err(Error::invalid_identifier(column));
+        }
+    }
+    let (parent_columns, parent_keys): (Vec<String>, Vec<(Vec<String>, bool)>) =
+        if key.parent == name {
+            (
+                columns.iter().map(|c| c.name.clone()).collect(),
+                own_keys.to_vec(),
+            )
+        } else {
+            let parent = dictionary.table(&key.parent)?;
+            (
+                parent.columns.iter().map(|c| c.name.clone()).collect(),
+                key_columns(parent),
+            )
+        };
+    if key.parent_columns.is_empty() {
+        key.parent_columns = parent_keys
+            .iter()
+            .find(|(_, primary)| *primary)
+            .map(|(columns, _)| columns.clone())
+            .ok_or_else(|| Error::new(2268, "referenced table does not have a primary key"))?;
+    }
+    for column in &key.parent_columns {
+        if !parent_columns.contains(column) {
+            return Err(Error::invalid_identifier(column));
+        }
+    }
+    if key.parent_columns.len() != key.columns.len() {
+        return Err(Error::new(
+            2256,
+            "number of referencing columns must match referenced columns",
+        ));
+    }
+    if !parent_keys
+        .iter()
+        .any(|(columns, _)| *columns == key.parent_columns)
+    {
+        return Err(Error::new(
+            2270,
+            "no matching unique or primary key for this column-list",
+        ));
+    }
+    Ok(())
 }
 
 /// Checks that CHECK conditions print (no subqueries or binds: ORA-02251) and read only
