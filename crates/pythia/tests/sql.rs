@@ -1014,3 +1014,54 @@ fn foreign_keys_survive_a_restart() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// Comments are COMMENT rows of DICT$: after a restart they are back, following a column's
+/// rename and gone with a dropped column or table.
+#[test]
+fn comments_survive_a_restart() {
+    let dir = temp_dir("comments");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (a number, b number, c number)",
+        );
+        run(&mut session, "comment on table t is 'the table'");
+        run(&mut session, "comment on column t.a is 'column a'");
+        run(&mut session, "comment on column t.b is 'column b'");
+        run(&mut session, "alter table t rename column a to first");
+        run(&mut session, "alter table t drop column b");
+        run(&mut session, "create table gone (x number)");
+        run(&mut session, "comment on table gone is 'soon gone'");
+        run(&mut session, "drop table gone");
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        rows(
+            &mut session,
+            "select comments from user_tab_comments where table_name = 'T'"
+        ),
+        vec![vec!["the table".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select column_name, comments from user_col_comments \
+             where comments is not null order by 1"
+        ),
+        vec![vec!["FIRST".to_string(), "column a".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select count(*) from user_tab_comments where table_name = 'GONE'"
+        ),
+        vec![vec!["0".to_string()]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}

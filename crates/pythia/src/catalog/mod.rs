@@ -7,6 +7,8 @@
 //!      ['INDEX',    obj#, name, table obj#, unique, column positions "0,2", segment block,
 //!                   constraint name or NULL, constraint kind 'P' / 'U' or NULL]
 //!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
+//!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
+//!      ['COMMENT',  table obj#, column name or NULL, comment]
 //!
 //!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
 //!                                                           writes DICT$, then swaps it in
@@ -93,6 +95,8 @@ pub struct TableDef {
     pub checks: Vec<CheckConstraint>,
     /// FOREIGN KEY constraints this table's rows must satisfy.
     pub foreign_keys: Vec<ForeignKey>,
+    /// COMMENT ON TABLE / COLUMN.
+    pub comments: Comments,
     pub created: i64,
     ddl: String,
     dictionary_row: RowId,
@@ -117,6 +121,46 @@ pub struct ForeignKey {
     pub parent: String,
     pub parent_columns: Vec<String>,
     pub on_delete: Option<ast::ReferentialAction>,
+}
+
+/// A table's comments (COMMENT ON TABLE / COLUMN), each a COMMENT row of DICT$:
+/// `['COMMENT', table obj#, column name or NULL, text]`.
+#[derive(Clone, Debug, Default)]
+pub struct Comments {
+    pub table: Option<String>,
+    /// By column name.
+    pub columns: BTreeMap<String, String>,
+    /// Their DICT$ rows, rewritten together whenever one changes.
+    rows: Vec<RowId>,
+}
+
+impl Comments {
+    /// Replaces the table's COMMENT rows in DICT$ with rows for what `self` holds now.
+    fn write(&mut self, context: &mut DdlContext, table_id: u32) -> Result<()> {
+        for row in self.rows.drain(..) {
+            context.delete(row)?;
+        }
+        let mut written = Vec::new();
+        let entries = self.table.iter().map(|text| (None, text)).chain(
+            self.columns
+                .iter()
+                .map(|(column, text)| (Some(column), text)),
+        );
+        for (column, text) in entries {
+            written.push(context.insert(&[
+                Value::text("COMMENT"),
+                Value::integer(table_id as i64),
+                column.map_or(Value::Null, Value::text),
+                Value::text(text),
+            ])?);
+        }
+        self.rows = written;
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.table.is_none() && self.columns.is_empty()
+    }
 }
 
 /// A table's columns and constraints as its CREATE TABLE text states them.
@@ -353,6 +397,7 @@ impl Catalog {
         let mut dictionary = Dictionary::default();
         let mut highest = FIRST_USER_OBJECT - 1;
         let mut index_rows = Vec::new();
+        let mut comment_rows = Vec::new();
         for (rowid, values) in scan_dictionary(&storage, header)? {
             let object_id = integer(&values, 1)? as u32;
             highest = highest.max(object_id);
@@ -364,6 +409,7 @@ impl Catalog {
                         .insert(table.name.clone(), Arc::new(table));
                 }
                 "INDEX" => index_rows.push((rowid, values)),
+                "COMMENT" => comment_rows.push((rowid, values)),
                 "SEQUENCE" => {
                     let sequence = sequence_from_row(rowid, &values)?;
                     dictionary
@@ -396,6 +442,29 @@ impl Catalog {
             dictionary.indexes.insert(index.name.clone(), index.clone());
             let mut table = clone_table(&table);
             table.indexes.push(index);
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+        }
+        for (rowid, values) in comment_rows {
+            let table_id = integer(&values, 1)? as u32;
+            let Some(table) = dictionary
+                .tables
+                .values()
+                .find(|table| table.object_id == table_id)
+                .cloned()
+            else {
+                continue;
+            };
+            let mut table = clone_table(&table);
+            let comment = text(&values, 3)?;
+            match values.get(2).and_then(Value::as_str) {
+                None => table.comments.table = Some(comment),
+                Some(column) => {
+                    table.comments.columns.insert(column.to_string(), comment);
+                }
+            }
+            table.comments.rows.push(rowid);
             dictionary
                 .tables
                 .insert(table.name.clone(), Arc::new(table));
@@ -508,6 +577,7 @@ impl Catalog {
                 indexes: Vec::new(),
                 checks,
                 foreign_keys,
+                comments: Comments::default(),
                 created,
                 ddl: ddl.to_string(),
                 dictionary_row,
@@ -668,6 +738,27 @@ impl Catalog {
                         .insert(changed.name.clone(), Arc::new(changed));
                 }
             }
+            if !table.comments.columns.is_empty() {
+                let dropped = alteration
+                    .dropped_column
+                    .map(|position| old.columns[position].name.clone());
+                let mut columns = BTreeMap::new();
+                for (column, text) in std::mem::take(&mut table.comments.columns) {
+                    if Some(&column) == dropped.as_ref() {
+                        continue;
+                    }
+                    let column = renamed_columns
+                        .iter()
+                        .find(|(from, _)| *from == column)
+                        .map_or(column, |(_, to)| to.clone());
+                    columns.insert(column, text);
+                }
+                let changed = columns != old.comments.columns;
+                table.comments.columns = columns;
+                if changed {
+                    table.comments.write(context, table.object_id)?;
+                }
+            }
             table.columns = definition.columns;
             table.checks = definition.checks;
             table.foreign_keys = definition.foreign_keys;
@@ -776,6 +867,34 @@ impl Catalog {
         })
     }
 
+    /// COMMENT ON TABLE (`column` None) or COLUMN; an empty text removes the comment.
+    pub fn comment(&self, name: &str, column: Option<&str>, text: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let old = dictionary.table(name)?.clone();
+            let mut table = clone_table(&old);
+            let text = (!text.is_empty()).then(|| text.to_string());
+            match column {
+                None => table.comments.table = text,
+                Some(column) => {
+                    if table.column(column).is_none() {
+                        return Err(Error::invalid_identifier(column));
+                    }
+                    match text {
+                        Some(text) => table.comments.columns.insert(column.to_string(), text),
+                        None => table.comments.columns.remove(column),
+                    };
+                }
+            }
+            if !(table.comments.is_empty() && old.comments.is_empty()) {
+                table.comments.write(context, table.object_id)?;
+            }
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+            Ok(())
+        })
+    }
+
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.change(|dictionary, context| {
             let table = dictionary.table(name)?.clone();
@@ -784,6 +903,9 @@ impl Catalog {
                 dictionary.indexes.remove(&index.name);
                 let header = index.tree.header();
                 context.after_commit(move |catalog| catalog.drop_segment(header));
+            }
+            for row in &table.comments.rows {
+                context.delete(*row)?;
             }
             context.delete(table.dictionary_row)?;
             dictionary.tables.remove(name);
@@ -1339,6 +1461,7 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
         name: text(values, 2)?,
         columns,
         foreign_keys,
+        comments: Comments::default(),
         segment: BlockId::new(SYSTEM_FILE, integer(values, 3)? as u32),
         insert_hint: Arc::new(AtomicU64::new(0)),
         indexes: Vec::new(),
@@ -1551,6 +1674,7 @@ pub fn clone_table(table: &TableDef) -> TableDef {
         indexes: table.indexes.clone(),
         checks: table.checks.clone(),
         foreign_keys: table.foreign_keys.clone(),
+        comments: table.comments.clone(),
         created: table.created,
         ddl: table.ddl.clone(),
         dictionary_row: table.dictionary_row,

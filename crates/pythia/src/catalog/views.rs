@@ -34,6 +34,10 @@ pub const DICTIONARY_VIEWS: &[&str] = &[
     "USER_VIEWS",
     "DBA_CONSTRAINTS",
     "USER_CONSTRAINTS",
+    "DBA_TAB_COMMENTS",
+    "USER_TAB_COMMENTS",
+    "DBA_COL_COMMENTS",
+    "USER_COL_COMMENTS",
 ];
 
 fn text() -> Option<DataType> {
@@ -163,6 +167,64 @@ pub fn dictionary_view(
             vec![vec![Value::text("X")]],
         ),
         "DBA_CONSTRAINTS" => constraints(dictionary)?,
+        "DBA_TAB_COMMENTS" => rowset(
+            &[
+                ("OWNER", text()),
+                ("TABLE_NAME", text()),
+                ("TABLE_TYPE", text()),
+                ("COMMENTS", Some(DataType::varchar2(4000))),
+            ],
+            dictionary
+                .tables
+                .values()
+                .map(|table| {
+                    vec![
+                        Value::text(OWNER),
+                        Value::text(&table.name),
+                        Value::text("TABLE"),
+                        table
+                            .comments
+                            .table
+                            .as_deref()
+                            .map_or(Value::Null, Value::text),
+                    ]
+                })
+                .chain(dictionary.views.values().map(|view| {
+                    vec![
+                        Value::text(OWNER),
+                        Value::text(&view.name),
+                        Value::text("VIEW"),
+                        Value::Null,
+                    ]
+                }))
+                .collect(),
+        ),
+        "DBA_COL_COMMENTS" => rowset(
+            &[
+                ("OWNER", text()),
+                ("TABLE_NAME", text()),
+                ("COLUMN_NAME", text()),
+                ("COMMENTS", Some(DataType::varchar2(4000))),
+            ],
+            dictionary
+                .tables
+                .values()
+                .flat_map(|table| {
+                    table.columns.iter().map(|column| {
+                        vec![
+                            Value::text(OWNER),
+                            Value::text(&table.name),
+                            Value::text(&column.name),
+                            table
+                                .comments
+                                .columns
+                                .get(&column.name)
+                                .map_or(Value::Null, Value::text),
+                        ]
+                    })
+                })
+                .collect(),
+        ),
         "DBA_TABLES" => rowset(
             &[
                 ("OWNER", text()),

@@ -142,6 +142,12 @@ pub enum Statement {
         name: ObjectName,
         action: AlterTableAction,
     },
+    /// `COMMENT ON TABLE t IS 'text'` (column None) or `COMMENT ON COLUMN t.c IS 'text'`.
+    Comment {
+        table: ObjectName,
+        column: Option<String>,
+        text: String,
+    },
     /// `RENAME old TO new` (a table).
     Rename {
         from: ObjectName,
@@ -989,6 +995,7 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         | Statement::DropSequence { .. }
         | Statement::DropView { .. }
         | Statement::Rename { .. }
+        | Statement::Comment { .. }
         | Statement::Commit { .. }
         | Statement::Rollback { .. }
         | Statement::Savepoint(_)

@@ -868,6 +868,15 @@ impl Session {
                 self.alter_table(name, action)?;
                 Ok(StatementResult::done("Table altered."))
             }
+            Statement::Comment {
+                table,
+                column,
+                text,
+            } => {
+                let table = self.table(table)?;
+                catalog.comment(&table.name, column.as_deref(), text)?;
+                Ok(StatementResult::done("Comment created."))
+            }
             Statement::Rename { from, to } => {
                 if !catalog.current().tables.contains_key(&from.name) {
                     return Err(Error::table_not_found());

@@ -741,6 +741,7 @@ impl<'a> Parser<'a> {
             Some("DROP") => self.parse_drop(),
             Some("ALTER") => self.parse_alter(),
             Some("TRUNCATE") => self.parse_truncate(),
+            Some("COMMENT") => self.parse_comment(),
             Some("RENAME") => {
                 self.index += 1;
                 let from = self.parse_object_name(Syntax::InvalidTableName)?;
@@ -1044,6 +1045,36 @@ impl<'a> Parser<'a> {
         Ok(Statement::Explain {
             statement_id,
             statement: Box::new(statement),
+        })
+    }
+
+    /// `COMMENT ON TABLE t IS '...'` or `COMMENT ON COLUMN t.c IS '...'`.
+    fn parse_comment(&mut self) -> Result<Statement> {
+        self.index += 1;
+        self.expect_word("ON", Syntax::MissingKeyword)?;
+        let (table, column) = if self.eat_word("TABLE") {
+            (self.parse_object_name(Syntax::InvalidTableName)?, None)
+        } else if self.eat_word("COLUMN") {
+            let mut parts = vec![self.parse_identifier(Syntax::InvalidTableName)?];
+            while self.eat(&TokenKind::Period) {
+                parts.push(self.parse_identifier(Syntax::InvalidIdentifier)?);
+            }
+            let column = parts.pop().unwrap_or_default();
+            let table = match parts.len() {
+                1 => ObjectName::new(parts.remove(0)),
+                2 => ObjectName::qualified(parts.remove(0), parts.remove(0)),
+                _ => return Err(self.error(Syntax::InvalidTableName)),
+            };
+            (table, Some(column))
+        } else {
+            return Err(self.error(Syntax::MissingKeyword));
+        };
+        self.expect_word("IS", Syntax::MissingKeyword)?;
+        let text = self.parse_string_literal()?;
+        Ok(Statement::Comment {
+            table,
+            column,
+            text,
         })
     }
 
@@ -4594,6 +4625,22 @@ mod tests {
         assert_eq!(
             action("ALTER TABLE t RENAME TO u"),
             AlterTableAction::RenameTo("U".into())
+        );
+        assert_eq!(
+            parse_ok("COMMENT ON COLUMN s.t.c IS 'it''s'"),
+            Statement::Comment {
+                table: ObjectName::qualified("S", "T"),
+                column: Some("C".into()),
+                text: "it's".into()
+            }
+        );
+        assert_eq!(
+            parse_ok("COMMENT ON TABLE t IS ''"),
+            Statement::Comment {
+                table: ObjectName::new("T"),
+                column: None,
+                text: String::new()
+            }
         );
         assert_eq!(
             parse_ok("RENAME t TO u"),
