@@ -182,6 +182,9 @@ pub struct Alteration<'a> {
     pub validate: Option<Box<RowCheck<'a>>>,
     /// Makes each existing row's new values from its old ones; None: rows stay as they are.
     pub rewrite: Option<Box<RowRewrite<'a>>>,
+    /// Checks each existing row's new values (rewritten, or read with NULL in added
+    /// columns); an error fails the DDL.
+    pub validate_new: Option<Box<RowCheck<'a>>>,
     /// A column removed (DROP COLUMN): the indexes on it go, the others are renumbered.
     pub dropped_column: Option<usize>,
 }
@@ -199,6 +202,7 @@ impl Alteration<'_> {
             foreign_keys: table.foreign_keys.clone(),
             validate: None,
             rewrite: None,
+            validate_new: None,
             dropped_column: None,
         }
     }
@@ -807,7 +811,10 @@ impl Catalog {
                     .insert(changed.name.clone(), changed.clone());
                 table.indexes.push(changed);
             }
-            if alteration.validate.is_some() || alteration.rewrite.is_some() {
+            if alteration.validate.is_some()
+                || alteration.rewrite.is_some()
+                || alteration.validate_new.is_some()
+            {
                 let storage = &self.storage;
                 let rows = crate::sql::dml::current_rows(storage, context.transaction(), &old)?;
                 for (rowid, row) in rows {
@@ -815,9 +822,17 @@ impl Catalog {
                         validate(&row)?;
                     }
                     let Some(rewrite) = &alteration.rewrite else {
+                        if let Some(validate_new) = &alteration.validate_new {
+                            let mut padded = row.clone();
+                            padded.resize(table.columns.len(), Value::Null);
+                            validate_new(&padded)?;
+                        }
                         continue;
                     };
                     let new_row = crate::sql::dml::check_row(&table, rewrite(row.clone())?)?;
+                    if let Some(validate_new) = &alteration.validate_new {
+                        validate_new(&new_row)?;
+                    }
                     let mut data = Vec::new();
                     encode_row(&new_row, &mut data);
                     let transaction = context.transaction();

@@ -1160,10 +1160,43 @@ impl Session {
                 let mut all_columns = table.columns.clone();
                 all_columns.extend(new_columns.iter().cloned());
                 check_conditions(&all_columns, &added_checks)?;
+                // The added CHECKs, compiled against the new shape, validate the rows as
+                // they will be (ORA-02293), as Oracle does.
+                let mut shaped = catalog::clone_table(&table);
+                shaped.columns = all_columns;
+                shaped.checks = added_checks.clone();
+                let shaped = Arc::new(shaped);
+                let compiled = self.with_reader(&BindValues::default(), |reader| {
+                    dml::compile_checks(reader, &shaped)
+                })?;
+                let (dictionary, xid) = self.reader_parts();
+                self.with_reader_in(&dictionary, xid, &BindValues::default(), |reader| {
+                let context = reader.row_context();
+                let context = &context;
+                let compiled = &compiled;
+                let shaped = &shaped;
                 catalog.alter_table(&table.name, move |old| {
                     let mut alteration = Alteration::of(old);
                     alteration.columns.extend(new_columns);
                     alteration.checks.extend(added_checks);
+                    if !compiled.is_empty() {
+                        alteration.validate_new = Some(Box::new(move |row: &[Value]| {
+                            for (check, condition) in shaped.checks.iter().zip(compiled) {
+                                let value = condition.evaluate(row, context)?;
+                                if crate::sql::eval::truth(&value) == Some(false) {
+                                    return Err(Error::new(
+                                        2293,
+                                        format!(
+                                            "cannot validate ({}.{}) - check constraint violated",
+                                            catalog::OWNER,
+                                            check.name
+                                        ),
+                                    ));
+                                }
+                            }
+                            Ok(())
+                        }));
+                    }
                     if fills.iter().any(Option::is_none) {
                         alteration.validate = Some(Box::new(move |_| {
                             Err(Error::new(
@@ -1181,6 +1214,7 @@ impl Session {
                         }));
                     }
                     Ok(alteration)
+                })
                 })
             }
             A::DropColumn(column) => {
