@@ -104,6 +104,9 @@ pub enum Statement {
         if_not_exists: bool,
         columns: Vec<ColumnDef>,
         constraints: Vec<TableConstraint>,
+        /// `CREATE TABLE t (a, b) AS query`: names for the query's columns (then `columns`
+        /// and `constraints` are empty).
+        column_names: Vec<String>,
         as_query: Option<Box<Query>>,
         storage: StorageClause,
         /// `CACHE` (Some(true)), `NOCACHE` (Some(false)), or not said (None).

@@ -855,13 +855,20 @@ impl Session {
                 if_not_exists,
                 columns,
                 constraints,
+                column_names,
                 as_query,
                 ..
             } => {
                 if *if_not_exists && catalog.current().tables.contains_key(&name.name) {
                     return Ok(StatementResult::done("Table created."));
                 }
-                self.create_table(&name.name, columns, constraints, as_query.as_deref())?;
+                self.create_table(
+                    &name.name,
+                    columns,
+                    constraints,
+                    column_names,
+                    as_query.as_deref(),
+                )?;
                 Ok(StatementResult::done("Table created."))
             }
             Statement::AlterTable { name, action } => {
@@ -983,6 +990,7 @@ impl Session {
         name: &str,
         columns: &[ast::ColumnDef],
         constraints: &[ast::TableConstraint],
+        column_names: &[String],
         as_query: Option<&ast::Query>,
     ) -> Result<()> {
         let instance = self.instance.clone();
@@ -996,9 +1004,17 @@ impl Session {
                         "may not specify column datatypes in this CREATE TABLE",
                     ));
                 }
-                let result = self.with_reader(&BindValues::default(), |reader| {
+                let mut result = self.with_reader(&BindValues::default(), |reader| {
                     query::run_query(reader, &mut BindValues::default(), query)
                 })?;
+                if !column_names.is_empty() {
+                    if column_names.len() != result.columns.len() {
+                        return Err(Error::new(1730, "invalid number of column names specified"));
+                    }
+                    for (column, name) in result.columns.iter_mut().zip(column_names) {
+                        column.0 = name.clone();
+                    }
+                }
                 (query_columns(&result)?, result.rows)
             }
         };

@@ -1231,7 +1231,10 @@ impl<'a> Parser<'a> {
         let mut columns = Vec::new();
         let mut constraints = Vec::new();
         let has_elements = self.is(&TokenKind::LeftParen);
-        if has_elements {
+        let mut column_names = Vec::new();
+        if has_elements && self.is_bare_name_list() {
+            column_names = self.parse_identifier_list(Syntax::MissingRightParenthesis)?;
+        } else if has_elements {
             self.index += 1;
             loop {
                 if self.starts_table_constraint() {
@@ -1265,6 +1268,10 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        if as_query.is_none() && !column_names.is_empty() {
+            // `(a, b)` without types is only for AS SELECT: a column lacks its type.
+            return Err(self.error(Syntax::InvalidDatatype));
+        }
         if as_query.is_none() {
             if !has_elements {
                 return Err(self.error(Syntax::MissingLeftParenthesis));
@@ -1278,10 +1285,28 @@ impl<'a> Parser<'a> {
             if_not_exists,
             columns,
             constraints,
+            column_names,
             as_query,
             storage,
             cache,
         })
+    }
+
+    /// Whether a `(` starts a list of bare column names, `(a, "b")`, as CREATE TABLE ... AS
+    /// SELECT may have.
+    fn is_bare_name_list(&self) -> bool {
+        let mut offset = 1;
+        loop {
+            match self.peek_nth(offset) {
+                Some(TokenKind::Word(_) | TokenKind::QuotedIdentifier(_)) => {}
+                _ => return false,
+            }
+            match self.peek_nth(offset + 1) {
+                Some(TokenKind::Comma) => offset += 2,
+                Some(TokenKind::RightParen) => return true,
+                _ => return false,
+            }
+        }
     }
 
     fn starts_table_constraint(&self) -> bool {
@@ -4272,6 +4297,7 @@ mod tests {
             as_query,
             storage,
             cache,
+            ..
         } = statement
         else {
             panic!("not CREATE TABLE");
@@ -4398,6 +4424,17 @@ mod tests {
             panic!("not CREATE TABLE");
         };
         assert!(columns.is_empty());
+        let Statement::CreateTable {
+            column_names,
+            as_query: named_query,
+            ..
+        } = parse_ok("CREATE TABLE t3 (a, \"b\") AS SELECT 1, 2 FROM dual")
+        else {
+            panic!("not CREATE TABLE");
+        };
+        assert_eq!(column_names, vec!["A".to_string(), "b".to_string()]);
+        assert!(named_query.is_some());
+        assert_eq!(parse("CREATE TABLE t4 (a, b)").unwrap_err().code(), 902);
         assert_eq!(cache, Some(false));
         assert_eq!(storage.buffer_pool, Some(BufferPool::Recycle));
         assert_eq!(
