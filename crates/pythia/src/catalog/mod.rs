@@ -1536,6 +1536,28 @@ pub fn definition_from_ddl(ddl: &str) -> Result<Definition> {
     })
 }
 
+/// The PRIMARY KEY columns a CREATE TABLE text states (a text a user wrote: generated
+/// texts state none, their INDEX rows say which key is primary).
+fn written_primary_key(ddl: &str) -> Option<Vec<String>> {
+    let Ok(ast::Statement::CreateTable {
+        columns,
+        constraints,
+        ..
+    }) = crate::sql::parser::parse(ddl)
+    else {
+        return None;
+    };
+    if let Some(column) = columns.iter().find(|column| column.primary_key) {
+        return Some(vec![column.name.clone()]);
+    }
+    constraints
+        .iter()
+        .find_map(|constraint| match &constraint.kind {
+            ast::TableConstraintKind::PrimaryKey { columns } => Some(columns.clone()),
+            _ => None,
+        })
+}
+
 /// The CREATE TABLE text of a definition: `CREATE TABLE "T" ("A" NUMBER(5) DEFAULT 0 NOT
 /// NULL, ..., CONSTRAINT "C" CHECK (...))`. Keys are not in it (their INDEX rows hold
 /// them). [`definition_from_ddl`] reads it back to the same definition.
@@ -1616,6 +1638,18 @@ fn index_from_row(
         })
         .collect::<Result<Vec<_>>>()?;
     let header = BlockId::new(SYSTEM_FILE, integer(values, 6)? as u32);
+    let primary = match values.get(8) {
+        Some(kind) => kind.as_str() == Some("P"),
+        None => {
+            values.get(7).is_some_and(|name| !name.is_null())
+                && written_primary_key(&table.ddl).is_some_and(|key| {
+                    key.iter()
+                        .map(|name| table.column(name))
+                        .collect::<Option<Vec<_>>>()
+                        .is_some_and(|positions| positions == columns)
+                })
+        }
+    };
     Ok(IndexDef {
         object_id: integer(values, 1)? as u32,
         name: text(values, 2)?,
@@ -1626,8 +1660,9 @@ fn index_from_row(
         constraint: values
             .get(7)
             .and_then(|value| value.as_str().map(str::to_string)),
-        // Rows written before the kind was kept have no column 8: their keys read as UNIQUE.
-        primary: values.get(8).and_then(Value::as_str) == Some("P"),
+        // Rows written before the kind was kept have no column 8: their table's text is
+        // still the user's own CREATE TABLE, whose PRIMARY KEY clause tells.
+        primary,
         tree: BTree::open(&storage.cache, header, unique)?.with_purge(purge_predicate(storage)),
         dictionary_row: rowid,
     })
@@ -1790,5 +1825,12 @@ mod tests {
         assert_eq!(table_ddl("Mixed", &again).unwrap(), generated);
         // The primary key's NOT NULL is kept as NOT NULL (the key itself is an INDEX row).
         assert!(!definition.columns[0].nullable);
+        // Which key is primary: an old text says, a generated one does not.
+        assert_eq!(written_primary_key(original), Some(vec!["ID".to_string()]));
+        assert_eq!(written_primary_key(&generated), None);
+        assert_eq!(
+            written_primary_key("CREATE TABLE t (a NUMBER, b NUMBER, PRIMARY KEY (b, a))"),
+            Some(vec!["B".to_string(), "A".to_string()])
+        );
     }
 }
