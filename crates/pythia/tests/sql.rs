@@ -925,6 +925,7 @@ fn altered_tables_survive_a_restart() {
             &mut session,
             "alter table t modify (v varchar2(20) default 'dflt')",
         );
+        run(&mut session, "create index t_v on t (v)");
         run(&mut session, "alter table t rename column v to label");
         run(&mut session, "alter table t drop column gone");
         run(
@@ -952,6 +953,18 @@ fn altered_tables_survive_a_restart() {
         ]
     );
     assert_eq!(error_code(&mut session, "select gone from t2"), 904);
+    // The index on the column after the dropped one was renumbered, on disk too.
+    assert_eq!(
+        rows(&mut session, "select id from t2 where label = 'a'"),
+        vec![vec!["1".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select column_name from user_ind_columns where index_name = 'T_V'"
+        ),
+        vec![vec!["LABEL".to_string()]]
+    );
     assert_eq!(
         error_code(&mut session, "insert into t2 (id) values (1)"),
         1

@@ -705,6 +705,10 @@ pub enum AlterTableAction {
     /// `ADD [CONSTRAINT n] PRIMARY KEY|UNIQUE|CHECK|FOREIGN KEY ...`.
     AddConstraint(TableConstraint),
     DropConstraint(String),
+    /// `DROP PRIMARY KEY`.
+    DropPrimaryKey,
+    /// `DROP UNIQUE (columns)`.
+    DropUnique(Vec<String>),
     RenameTo(String),
     RenameColumn {
         from: String,
@@ -980,6 +984,8 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
             AlterTableAction::AddConstraint(constraint) => constraint_children(constraint, visit),
             AlterTableAction::DropColumn(_)
             | AlterTableAction::DropConstraint(_)
+            | AlterTableAction::DropPrimaryKey
+            | AlterTableAction::DropUnique(_)
             | AlterTableAction::RenameTo(_)
             | AlterTableAction::RenameColumn { .. }
             | AlterTableAction::Storage(_)

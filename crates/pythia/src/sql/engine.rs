@@ -1310,6 +1310,33 @@ impl Session {
             }
             A::AddConstraint(constraint) => self.add_constraint(&table, constraint),
             A::DropConstraint(constraint) => self.drop_constraint(&table, constraint),
+            A::DropPrimaryKey | A::DropUnique(_) => {
+                let wanted = match action {
+                    A::DropUnique(columns) => Some(columns),
+                    _ => None,
+                };
+                let found = table.indexes.iter().find(|index| {
+                    let names: Vec<&String> = index
+                        .columns
+                        .iter()
+                        .map(|&position| &table.columns[position].name)
+                        .collect();
+                    index.constraint.is_some()
+                        && match wanted {
+                            None => index.primary,
+                            Some(columns) => {
+                                !index.primary && names.iter().copied().eq(columns.iter())
+                            }
+                        }
+                });
+                match found.and_then(|index| index.constraint.clone()) {
+                    Some(constraint) => self.drop_constraint(&table, &constraint),
+                    None if wanted.is_some() => {
+                        Err(Error::new(2442, "Cannot drop nonexistent unique key"))
+                    }
+                    None => Err(Error::new(2441, "Cannot drop nonexistent primary key")),
+                }
+            }
             A::Storage(_) | A::Cache(_) => Ok(()),
         }
     }

@@ -1922,6 +1922,13 @@ impl<'a> Parser<'a> {
                     AlterTableAction::DropConstraint(
                         self.parse_identifier(Syntax::InvalidIdentifier)?,
                     )
+                } else if self.eat_word("PRIMARY") {
+                    self.expect_word("KEY", Syntax::MissingKeyword)?;
+                    AlterTableAction::DropPrimaryKey
+                } else if self.eat_word("UNIQUE") {
+                    AlterTableAction::DropUnique(
+                        self.parse_identifier_list(Syntax::MissingRightParenthesis)?,
+                    )
                 } else {
                     return Err(self.error(Syntax::MissingKeyword));
                 }
@@ -4678,6 +4685,14 @@ mod tests {
                 column: None,
                 text: String::new()
             }
+        );
+        assert_eq!(
+            action("ALTER TABLE t DROP PRIMARY KEY"),
+            AlterTableAction::DropPrimaryKey
+        );
+        assert_eq!(
+            action("ALTER TABLE t DROP UNIQUE (a, b)"),
+            AlterTableAction::DropUnique(vec!["A".into(), "B".into()])
         );
         assert_eq!(
             parse_ok("RENAME t TO u"),
