@@ -1933,14 +1933,46 @@ fn resolve_foreign_key(
     Ok(())
 }
 
-/// Checks that CHECK conditions print (no subqueries or binds: ORA-02251) and read only
-/// the table's columns (ORA-00904).
+/// Functions whose value depends on when or by whom they are called: not in a CHECK.
+const VOLATILE_FUNCTIONS: &[&str] = &[
+    "SYSDATE",
+    "SYSTIMESTAMP",
+    "CURRENT_DATE",
+    "CURRENT_TIMESTAMP",
+    "LOCALTIMESTAMP",
+    "USER",
+    "UID",
+    "CURRENT_USER",
+    "SESSION_USER",
+    "USERENV",
+    "SYS_CONTEXT",
+    "SYS_GUID",
+];
+
+/// Checks that CHECK conditions print (no subqueries or binds: ORA-02251), call no
+/// function whose value changes with time or session (ORA-02436; nor a package's, such
+/// as DBMS_RANDOM.VALUE) and read only the table's columns (ORA-00904).
 fn check_conditions(
     columns: &[catalog::ColumnDef],
     checks: &[catalog::CheckConstraint],
 ) -> Result<()> {
     for check in checks {
         crate::sql::print::expression(&check.condition)?;
+        // A condition must give the same answer for a row at any time (Oracle).
+        let mut volatile = None;
+        ast::Node::Expr(&check.condition).walk(&mut |node| {
+            if let ast::Node::Expr(ast::Expr::Function { name, .. }) = node {
+                if VOLATILE_FUNCTIONS.contains(&name.as_str()) || name.contains('.') {
+                    volatile.get_or_insert_with(|| name.clone());
+                }
+            }
+        });
+        if let Some(name) = volatile {
+            return Err(Error::new(
+                2436,
+                format!("date or system variable wrongly specified in CHECK constraint ({name})"),
+            ));
+        }
         for name in columns_read(&check.condition) {
             if !columns.iter().any(|column| column.name == name) {
                 return Err(Error::invalid_identifier(&name));
