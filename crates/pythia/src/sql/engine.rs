@@ -729,6 +729,9 @@ impl Session {
             let checks = dml::compile_checks(&reader, &table)?;
             let referenced = dml::is_referenced(reader.dictionary, &table);
             let keyed = referenced || !table.foreign_keys.is_empty();
+            // Keys are checked once every row is updated, as Oracle checks at the end of
+            // the statement (one statement may change a parent key and its children).
+            let mut changes = Vec::new();
             for (rowid, _) in rows {
                 let mut change = None;
                 let updated =
@@ -749,21 +752,24 @@ impl Session {
                         }
                         Ok(Some(row))
                     })?;
-                if let (true, Some((before, after))) = (updated, change) {
-                    dml::check_parent_keys(&reader, &table, &after, Some(&before))?;
-                    if referenced {
-                        dml::on_parent_change(
-                            &storage,
-                            transaction,
-                            &reader,
-                            &table,
-                            &before,
-                            Some(&after),
-                            0,
-                        )?;
-                    }
+                if let (true, Some(change)) = (updated, change) {
+                    changes.push(change);
                 }
                 count += updated as u64;
+            }
+            for (before, after) in changes {
+                dml::check_parent_keys(&reader, &table, &after, Some(&before))?;
+                if referenced {
+                    dml::on_parent_change(
+                        &storage,
+                        transaction,
+                        &reader,
+                        &table,
+                        &before,
+                        Some(&after),
+                        0,
+                    )?;
+                }
             }
             Ok(())
         })?;
@@ -819,6 +825,10 @@ impl Session {
             let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
             let referenced = dml::is_referenced(reader.dictionary, &table);
+            // Referencing rows are looked at once the statement's rows are all deleted, as
+            // Oracle checks at the end of the statement: `DELETE FROM t` of a table that
+            // references itself removes parents and children together.
+            let mut removed_rows = Vec::new();
             for (rowid, _) in rows {
                 let mut removed = None;
                 let deleted =
@@ -830,17 +840,12 @@ impl Session {
                         Ok(accepted)
                     })?;
                 if let (true, Some(removed)) = (deleted, removed) {
-                    dml::on_parent_change(
-                        &storage,
-                        transaction,
-                        &reader,
-                        &table,
-                        &removed,
-                        None,
-                        0,
-                    )?;
+                    removed_rows.push(removed);
                 }
                 count += deleted as u64;
+            }
+            for removed in removed_rows {
+                dml::on_parent_change(&storage, transaction, &reader, &table, &removed, None, 0)?;
             }
             Ok(())
         })?;
