@@ -628,6 +628,7 @@ impl Session {
         let checks = self.with_reader(&BindValues::default(), |reader| {
             dml::compile_checks(reader, &table)
         })?;
+        let mut inserted = Vec::new();
         let mut count = 0;
         for values in rows {
             if values.len() != targets.len() {
@@ -650,16 +651,28 @@ impl Session {
             }
             let row = self.fill_defaults(&table, row, binds)?;
             let row = dml::check_row(&table, row)?;
-            if !checks.is_empty() || !table.foreign_keys.is_empty() {
-                let xid = transaction.xid;
+            if !checks.is_empty() {
                 self.with_reader(&BindValues::default(), |reader| {
-                    let reader = Reader { xid, ..*reader };
-                    dml::enforce_checks(&table.checks, &checks, &row, &reader.row_context())?;
-                    dml::check_parent_keys(&reader, &table, &row, None)
+                    dml::enforce_checks(&table.checks, &checks, &row, &reader.row_context())
                 })?;
             }
             dml::insert_row(&storage, transaction, &table, &row)?;
+            if !table.foreign_keys.is_empty() {
+                inserted.push(row);
+            }
             count += 1;
+        }
+        // Parent keys are looked up once the statement's rows are in, as Oracle checks at
+        // the end of the statement: a row may reference itself or a row inserted with it.
+        if !inserted.is_empty() {
+            let xid = transaction.xid;
+            self.with_reader(&BindValues::default(), |reader| {
+                let reader = Reader { xid, ..*reader };
+                for row in &inserted {
+                    dml::check_parent_keys(&reader, &table, row, None)?;
+                }
+                Ok(())
+            })?;
         }
         Ok(count)
     }
