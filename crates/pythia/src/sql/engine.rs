@@ -1535,7 +1535,27 @@ impl Session {
                     }));
                     Ok(alteration)
                 })?;
-                self.create_key_index(table, &name, columns, true)
+                let created = self.create_key_index(table, &name, columns, true);
+                if created.is_err() {
+                    // The key's index failed (duplicates): its columns get back the NULL
+                    // they allowed before (the two steps are two DDL transactions).
+                    let nullable: Vec<(usize, bool)> = table
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .map(|(position, column)| (position, column.nullable))
+                        .collect();
+                    catalog.alter_table(&table.name, |old| {
+                        let mut alteration = Alteration::of(old);
+                        for &(position, was_nullable) in &nullable {
+                            if was_nullable && position < alteration.columns.len() {
+                                alteration.columns[position].nullable = true;
+                            }
+                        }
+                        Ok(alteration)
+                    })?;
+                }
+                created
             }
             ast::TableConstraintKind::Unique { columns } => {
                 self.create_key_index(table, &name, columns, false)
