@@ -926,3 +926,181 @@ fn work_areas_are_counted() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// ALTER TABLE rewrites the table's CREATE TABLE text in DICT$: after a restart the table
+/// has the shape the last ALTER gave it (added, modified, renamed and dropped columns, a
+/// new name, its CHECK constraints with their names), and its rows and index still work.
+#[test]
+fn altered_tables_survive_a_restart() {
+    let dir = temp_dir("altered");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (id number primary key, gone number, v varchar2(5))",
+        );
+        run(&mut session, "insert into t values (1, 7, 'a')");
+        run(&mut session, "insert into t values (2, 8, null)");
+        run(&mut session, "commit");
+        run(
+            &mut session,
+            "alter table t add (grade char(2) default 'B' not null, n number(3) check (n > 0))",
+        );
+        run(
+            &mut session,
+            "alter table t modify (v varchar2(20) default 'dflt')",
+        );
+        run(&mut session, "create index t_v on t (v)");
+        run(&mut session, "alter table t rename column v to label");
+        run(&mut session, "alter table t drop column gone");
+        run(
+            &mut session,
+            "alter table t add constraint t_label check (label <> 'bad')",
+        );
+        run(&mut session, "rename t to t2");
+        run(
+            &mut session,
+            "create table c as select id, label || '!' shout from t2",
+        );
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        rows(
+            &mut session,
+            "select id, label, grade, n from t2 order by id"
+        ),
+        vec![
+            vec!["1".to_string(), "a".into(), "B ".into(), "".into()],
+            vec!["2".to_string(), "".into(), "B ".into(), "".into()],
+        ]
+    );
+    assert_eq!(error_code(&mut session, "select gone from t2"), 904);
+    // The index on the column after the dropped one was renumbered, on disk too.
+    assert_eq!(
+        rows(&mut session, "select id from t2 where label = 'a'"),
+        vec![vec!["1".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select column_name from user_ind_columns where index_name = 'T_V'"
+        ),
+        vec![vec!["LABEL".to_string()]]
+    );
+    assert_eq!(
+        error_code(&mut session, "insert into t2 (id) values (1)"),
+        1
+    );
+    assert_eq!(
+        error_code(&mut session, "insert into t2 (id, label) values (3, 'bad')"),
+        2290
+    );
+    assert_eq!(
+        error_code(&mut session, "insert into t2 (id, n) values (3, 0)"),
+        2290
+    );
+    run(&mut session, "insert into t2 (id) values (3)");
+    assert_eq!(
+        rows(&mut session, "select label, grade from t2 where id = 3"),
+        vec![vec!["dflt".to_string(), "B ".into()]]
+    );
+    assert_eq!(
+        rows(&mut session, "select shout from c order by id"),
+        vec![vec!["a!".to_string()], vec!["!".to_string()]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// Foreign keys live in the child's CREATE TABLE text in DICT$: after a restart they are
+/// still enforced both ways, with their names, ON DELETE rule, and a parent's new name.
+#[test]
+fn foreign_keys_survive_a_restart() {
+    let dir = temp_dir("foreign-keys");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(&mut session, "create table p (id number primary key)");
+        run(
+            &mut session,
+            "create table c (id number, p_id number constraint c_p references p on delete cascade)",
+        );
+        run(&mut session, "insert into p values (1)");
+        run(&mut session, "insert into p values (2)");
+        run(&mut session, "insert into c values (10, 1)");
+        run(&mut session, "insert into c values (20, 2)");
+        run(&mut session, "commit");
+        run(&mut session, "rename p to parent");
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        error_code(&mut session, "insert into c values (30, 3)"),
+        2291
+    );
+    run(&mut session, "delete from parent where id = 1");
+    assert_eq!(
+        rows(&mut session, "select id from c"),
+        vec![vec!["20".to_string()]]
+    );
+    assert_eq!(error_code(&mut session, "drop table parent"), 2449);
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// Comments are COMMENT rows of DICT$: after a restart they are back, following a column's
+/// rename and gone with a dropped column or table.
+#[test]
+fn comments_survive_a_restart() {
+    let dir = temp_dir("comments");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (a number, b number, c number)",
+        );
+        run(&mut session, "comment on table t is 'the table'");
+        run(&mut session, "comment on column t.a is 'column a'");
+        run(&mut session, "comment on column t.b is 'column b'");
+        run(&mut session, "alter table t rename column a to first");
+        run(&mut session, "alter table t drop column b");
+        run(&mut session, "create table gone (x number)");
+        run(&mut session, "comment on table gone is 'soon gone'");
+        run(&mut session, "drop table gone");
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(
+        rows(
+            &mut session,
+            "select comments from user_tab_comments where table_name = 'T'"
+        ),
+        vec![vec!["the table".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select column_name, comments from user_col_comments \
+             where comments is not null order by 1"
+        ),
+        vec![vec!["FIRST".to_string(), "column a".to_string()]]
+    );
+    assert_eq!(
+        rows(
+            &mut session,
+            "select count(*) from user_tab_comments where table_name = 'GONE'"
+        ),
+        vec![vec!["0".to_string()]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}

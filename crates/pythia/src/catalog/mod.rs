@@ -5,8 +5,10 @@
 //!                                                 one row per object, through transactions:
 //!      ['TABLE',    obj#, name, segment block, CREATE TABLE text, created]
 //!      ['INDEX',    obj#, name, table obj#, unique, column positions "0,2", segment block,
-//!                   constraint name or NULL]
+//!                   constraint name or NULL, constraint kind 'P' / 'U' or NULL]
 //!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
+//!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
+//!      ['COMMENT',  table obj#, column name or NULL, comment]
 //!
 //!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
 //!                                                           writes DICT$, then swaps it in
@@ -19,9 +21,12 @@
 //! segment's creation and the DDL's commit leaks the segment's extents (known limit: no
 //! space reclamation at recovery yet).
 //!
-//! A table's row holds the CREATE TABLE text it was made with, and opening the database
-//! parses it again for the columns, types, defaults and NOT NULL flags: one definition of
-//! what a column is, the parser's. `dba_tab_columns` and friends are built from the parsed
+//! A table's row holds a CREATE TABLE text written from its definition ([`table_ddl`]; a
+//! database made before holds the user's own text, read the same way), and opening the
+//! database parses it again for the columns, types, defaults, NOT NULL flags and CHECK
+//! constraints: one definition of what a column is, the parser's. ALTER TABLE
+//! ([`Catalog::alter_table`]) validates and rewrites the rows in its transaction and writes
+//! the text again. `dba_tab_columns` and friends are built from the parsed
 //! form. Object numbers come from a counter rebuilt at open as one past the highest in DICT$.
 //!
 //! Readers take `current()`, a pointer to an immutable dictionary, at the start of each
@@ -68,7 +73,7 @@ pub const OBJECT_NAME_BYTES_MAX: usize = 128;
 /// The owner every object belongs to until users arrive with the server issue.
 pub const OWNER: &str = "SYSTEM";
 
-#[derive(Clone, Debug)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct ColumnDef {
     pub name: String,
     pub data_type: DataType,
@@ -86,12 +91,150 @@ pub struct TableDef {
     /// The block inserts try first (shared by every version of this definition).
     pub insert_hint: Arc<AtomicU64>,
     pub indexes: Vec<Arc<IndexDef>>,
+    /// CHECK constraints, in the order they were made.
+    pub checks: Vec<CheckConstraint>,
+    /// FOREIGN KEY constraints this table's rows must satisfy.
+    pub foreign_keys: Vec<ForeignKey>,
+    /// COMMENT ON TABLE / COLUMN.
+    pub comments: Comments,
     pub created: i64,
     ddl: String,
     dictionary_row: RowId,
 }
 
+/// A CHECK constraint: its name (given, or SYS_C...) and its condition over the table's
+/// columns. A row passes unless the condition is FALSE (NULL passes, as in Oracle).
+#[derive(Clone, Debug, PartialEq)]
+pub struct CheckConstraint {
+    pub name: String,
+    pub condition: ast::Expr,
+}
+
+/// A FOREIGN KEY constraint: `columns` of this table reference `parent_columns` of
+/// `parent`, which a PRIMARY KEY or UNIQUE constraint of the parent covers. Names, not
+/// positions: DICT$ keeps them in the child's CREATE TABLE text, and a rename of the parent
+/// or of its columns rewrites that text.
+#[derive(Clone, Debug, PartialEq)]
+pub struct ForeignKey {
+    pub name: String,
+    pub columns: Vec<String>,
+    pub parent: String,
+    pub parent_columns: Vec<String>,
+    pub on_delete: Option<ast::ReferentialAction>,
+}
+
+/// A table's comments (COMMENT ON TABLE / COLUMN), each a COMMENT row of DICT$:
+/// `['COMMENT', table obj#, column name or NULL, text]`.
+#[derive(Clone, Debug, Default)]
+pub struct Comments {
+    pub table: Option<String>,
+    /// By column name.
+    pub columns: BTreeMap<String, String>,
+    /// Their DICT$ rows, rewritten together whenever one changes.
+    rows: Vec<RowId>,
+}
+
+impl Comments {
+    /// Replaces the table's COMMENT rows in DICT$ with rows for what `self` holds now.
+    fn write(&mut self, context: &mut DdlContext, table_id: u32) -> Result<()> {
+        for row in self.rows.drain(..) {
+            context.delete(row)?;
+        }
+        let mut written = Vec::new();
+        let entries = self.table.iter().map(|text| (None, text)).chain(
+            self.columns
+                .iter()
+                .map(|(column, text)| (Some(column), text)),
+        );
+        for (column, text) in entries {
+            written.push(context.insert(&[
+                Value::text("COMMENT"),
+                Value::integer(table_id as i64),
+                column.map_or(Value::Null, Value::text),
+                Value::text(text),
+            ])?);
+        }
+        self.rows = written;
+        Ok(())
+    }
+
+    fn is_empty(&self) -> bool {
+        self.table.is_none() && self.columns.is_empty()
+    }
+}
+
+/// A table's columns and constraints as its CREATE TABLE text states them.
+#[derive(Clone, Debug, PartialEq, Default)]
+pub struct Definition {
+    pub columns: Vec<ColumnDef>,
+    pub checks: Vec<CheckConstraint>,
+    pub foreign_keys: Vec<ForeignKey>,
+}
+
+/// What ALTER TABLE makes of a table: its new name and shape, and what happens to its rows.
+/// `Catalog::alter_table` applies it in the DDL's transaction.
+pub struct Alteration<'a> {
+    pub name: String,
+    pub columns: Vec<ColumnDef>,
+    pub checks: Vec<CheckConstraint>,
+    pub foreign_keys: Vec<ForeignKey>,
+    /// Checks each existing row (in the old shape) first; an error fails the DDL.
+    pub validate: Option<Box<RowCheck<'a>>>,
+    /// Makes each existing row's new values from its old ones; None: rows stay as they are.
+    pub rewrite: Option<Box<RowRewrite<'a>>>,
+    /// Checks each existing row's new values (rewritten, or read with NULL in added
+    /// columns); an error fails the DDL.
+    pub validate_new: Option<Box<RowCheck<'a>>>,
+    /// A column removed (DROP COLUMN): the indexes on it go, the others are renumbered.
+    pub dropped_column: Option<usize>,
+}
+
+pub type RowCheck<'a> = dyn Fn(&[Value]) -> Result<()> + 'a;
+pub type RowRewrite<'a> = dyn Fn(Vec<Value>) -> Result<Vec<Value>> + 'a;
+
+impl Alteration<'_> {
+    /// The same table, unchanged: the caller changes what it needs.
+    pub fn of<'a>(table: &TableDef) -> Alteration<'a> {
+        Alteration {
+            name: table.name.clone(),
+            columns: table.columns.clone(),
+            checks: table.checks.clone(),
+            foreign_keys: table.foreign_keys.clone(),
+            validate: None,
+            rewrite: None,
+            validate_new: None,
+            dropped_column: None,
+        }
+    }
+}
+
 impl TableDef {
+    /// The columns and constraints, as the CREATE TABLE text states them.
+    pub fn definition(&self) -> Definition {
+        Definition {
+            columns: self.columns.clone(),
+            checks: self.checks.clone(),
+            foreign_keys: self.foreign_keys.clone(),
+        }
+    }
+
+    /// The table's DICT$ row.
+    fn dictionary_values(&self) -> Vec<Value> {
+        vec![
+            Value::text("TABLE"),
+            Value::integer(self.object_id as i64),
+            Value::text(&self.name),
+            Value::integer(self.segment.block as i64),
+            Value::text(&self.ddl),
+            Value::integer(self.created),
+        ]
+    }
+
+    /// The CREATE TABLE text DICT$ keeps for this definition (see [`table_ddl`]).
+    pub fn ddl(&self) -> &str {
+        &self.ddl
+    }
+
     /// The column's position, by its (upper-case) name.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|column| column.name == name)
@@ -109,6 +252,8 @@ pub struct IndexDef {
     pub unique: bool,
     /// The PRIMARY KEY or UNIQUE constraint the index enforces, if any.
     pub constraint: Option<String>,
+    /// Whether that constraint is the table's primary key.
+    pub primary: bool,
     pub tree: BTree,
     dictionary_row: RowId,
 }
@@ -126,6 +271,11 @@ impl IndexDef {
             Value::text(positions.join(",")),
             Value::integer(self.tree.header().block as i64),
             self.constraint.as_deref().map_or(Value::Null, Value::text),
+            match (&self.constraint, self.primary) {
+                (None, _) => Value::Null,
+                (Some(_), true) => Value::text("P"),
+                (Some(_), false) => Value::text("U"),
+            },
         ]
     }
 }
@@ -251,6 +401,7 @@ impl Catalog {
         let mut dictionary = Dictionary::default();
         let mut highest = FIRST_USER_OBJECT - 1;
         let mut index_rows = Vec::new();
+        let mut comment_rows = Vec::new();
         for (rowid, values) in scan_dictionary(&storage, header)? {
             let object_id = integer(&values, 1)? as u32;
             highest = highest.max(object_id);
@@ -262,6 +413,7 @@ impl Catalog {
                         .insert(table.name.clone(), Arc::new(table));
                 }
                 "INDEX" => index_rows.push((rowid, values)),
+                "COMMENT" => comment_rows.push((rowid, values)),
                 "SEQUENCE" => {
                     let sequence = sequence_from_row(rowid, &values)?;
                     dictionary
@@ -294,6 +446,29 @@ impl Catalog {
             dictionary.indexes.insert(index.name.clone(), index.clone());
             let mut table = clone_table(&table);
             table.indexes.push(index);
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+        }
+        for (rowid, values) in comment_rows {
+            let table_id = integer(&values, 1)? as u32;
+            let Some(table) = dictionary
+                .tables
+                .values()
+                .find(|table| table.object_id == table_id)
+                .cloned()
+            else {
+                continue;
+            };
+            let mut table = clone_table(&table);
+            let comment = text(&values, 3)?;
+            match values.get(2).and_then(Value::as_str) {
+                None => table.comments.table = Some(comment),
+                Some(column) => {
+                    table.comments.columns.insert(column.to_string(), comment);
+                }
+            }
+            table.comments.rows.push(rowid);
             dictionary
                 .tables
                 .insert(table.name.clone(), Arc::new(table));
@@ -359,8 +534,22 @@ impl Catalog {
         }
     }
 
-    pub fn create_table(&self, name: &str, columns: Vec<ColumnDef>, ddl: &str) -> Result<()> {
+    /// Creates a table; `rows` (CREATE TABLE AS SELECT) are inserted in the same
+    /// transaction. DICT$ keeps the CREATE TABLE text made from the definition.
+    pub fn create_table(
+        &self,
+        name: &str,
+        definition: Definition,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<()> {
         check_name(name)?;
+        let ddl = table_ddl(name, &definition)?;
+        let Definition {
+            columns,
+            checks,
+            foreign_keys,
+        } = definition;
+        let ddl = ddl.as_str();
         if columns.is_empty() || columns.len() > TABLE_COLUMNS_MAX {
             return Err(Error::new(
                 1792,
@@ -390,10 +579,17 @@ impl Catalog {
                 segment,
                 insert_hint: Arc::new(AtomicU64::new(0)),
                 indexes: Vec::new(),
+                checks,
+                foreign_keys,
+                comments: Comments::default(),
                 created,
                 ddl: ddl.to_string(),
                 dictionary_row,
             };
+            for row in rows {
+                let row = crate::sql::dml::check_row(&table, row)?;
+                crate::sql::dml::insert_row(&self.storage, context.transaction(), &table, &row)?;
+            }
             dictionary.tables.insert(name.to_string(), Arc::new(table));
             Ok(())
         })
@@ -407,7 +603,7 @@ impl Catalog {
         table_name: &str,
         columns: &[String],
         unique: bool,
-        constraint: Option<&str>,
+        constraint: Option<(&str, bool)>,
     ) -> Result<()> {
         check_name(name)?;
         if columns.is_empty() || columns.len() > INDEX_COLUMNS_MAX {
@@ -449,7 +645,8 @@ impl Catalog {
                 table_name: table.name.clone(),
                 columns: positions,
                 unique,
-                constraint: constraint.map(str::to_string),
+                constraint: constraint.map(|(name, _)| name.to_string()),
+                primary: constraint.is_some_and(|(_, primary)| primary),
                 tree,
                 dictionary_row: RowId { block: 0, slot: 0 },
             };
@@ -466,6 +663,253 @@ impl Catalog {
         })
     }
 
+    /// ALTER TABLE (and RENAME): `work` sees the table's current definition and says what
+    /// it becomes. In the DDL's transaction: existing rows are validated and rewritten (each
+    /// rewrite logged and undone on failure like any change), indexes on a dropped column
+    /// are dropped (ORA-12991 for a multi-column key) and the others renumbered, and the
+    /// table's DICT$ row gets its new name and CREATE TABLE text.
+    pub fn alter_table<'a>(
+        &self,
+        name: &str,
+        work: impl FnOnce(&TableDef) -> Result<Alteration<'a>>,
+    ) -> Result<()> {
+        self.change(|dictionary, context| {
+            let old = dictionary.table(name)?.clone();
+            let alteration = work(&old)?;
+            check_name(&alteration.name)?;
+            if alteration.name != old.name && dictionary.name_in_use(&alteration.name) {
+                return Err(Error::name_in_use());
+            }
+            if alteration.columns.is_empty() {
+                return Err(Error::new(12983, "cannot drop all columns in a table"));
+            }
+            if alteration.columns.len() > TABLE_COLUMNS_MAX {
+                return Err(Error::new(
+                    1792,
+                    format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
+                ));
+            }
+            let definition = Definition {
+                columns: alteration.columns,
+                checks: alteration.checks,
+                foreign_keys: alteration.foreign_keys,
+            };
+            let ddl = table_ddl(&alteration.name, &definition)?;
+            let mut table = clone_table(&old);
+            table.name = alteration.name.clone();
+            // Tables whose foreign keys reference this one follow its new names.
+            let renamed_columns: Vec<(String, String)> = if alteration.dropped_column.is_none()
+                && definition.columns.len() == old.columns.len()
+            {
+                old.columns
+                    .iter()
+                    .zip(&definition.columns)
+                    .filter(|(before, after)| before.name != after.name)
+                    .map(|(before, after)| (before.name.clone(), after.name.clone()))
+                    .collect()
+            } else {
+                Vec::new()
+            };
+            if table.name != old.name || !renamed_columns.is_empty() {
+                let children: Vec<Arc<TableDef>> = dictionary
+                    .tables
+                    .values()
+                    .filter(|other| {
+                        other.object_id != old.object_id
+                            && other.foreign_keys.iter().any(|key| key.parent == old.name)
+                    })
+                    .cloned()
+                    .collect();
+                for child in children {
+                    let mut changed = clone_table(&child);
+                    for key in &mut changed.foreign_keys {
+                        if key.parent != old.name {
+                            continue;
+                        }
+                        key.parent = table.name.clone();
+                        for column in &mut key.parent_columns {
+                            if let Some((_, to)) =
+                                renamed_columns.iter().find(|(from, _)| from == column)
+                            {
+                                *column = to.clone();
+                            }
+                        }
+                    }
+                    changed.ddl = table_ddl(&changed.name, &changed.definition())?;
+                    context.update(changed.dictionary_row, &changed.dictionary_values())?;
+                    dictionary
+                        .tables
+                        .insert(changed.name.clone(), Arc::new(changed));
+                }
+            }
+            if !table.comments.columns.is_empty() {
+                let dropped = alteration
+                    .dropped_column
+                    .map(|position| old.columns[position].name.clone());
+                let mut columns = BTreeMap::new();
+                for (column, text) in std::mem::take(&mut table.comments.columns) {
+                    if Some(&column) == dropped.as_ref() {
+                        continue;
+                    }
+                    let column = renamed_columns
+                        .iter()
+                        .find(|(from, _)| *from == column)
+                        .map_or(column, |(_, to)| to.clone());
+                    columns.insert(column, text);
+                }
+                let changed = columns != old.comments.columns;
+                table.comments.columns = columns;
+                if changed {
+                    table.comments.write(context, table.object_id)?;
+                }
+            }
+            table.columns = definition.columns;
+            table.checks = definition.checks;
+            table.foreign_keys = definition.foreign_keys;
+            table.ddl = ddl.clone();
+            table.indexes.clear();
+            // Indexes: renumbered past a dropped column, renamed with the table.
+            for index in &old.indexes {
+                let mut columns = index.columns.clone();
+                if let Some(dropped) = alteration.dropped_column {
+                    if columns.contains(&dropped) {
+                        if index.constraint.is_some() && columns.len() > 1 {
+                            return Err(Error::new(
+                                12991,
+                                "column is referenced in a multi-column constraint",
+                            ));
+                        }
+                        context.delete(index.dictionary_row)?;
+                        dictionary.indexes.remove(&index.name);
+                        let header = index.tree.header();
+                        context.after_commit(move |catalog| catalog.drop_segment(header));
+                        continue;
+                    }
+                    for column in &mut columns {
+                        if *column > dropped {
+                            *column -= 1;
+                        }
+                    }
+                }
+                let changed = Arc::new(IndexDef {
+                    object_id: index.object_id,
+                    name: index.name.clone(),
+                    table_id: index.table_id,
+                    table_name: table.name.clone(),
+                    columns,
+                    unique: index.unique,
+                    constraint: index.constraint.clone(),
+                    primary: index.primary,
+                    tree: index.tree.clone(),
+                    dictionary_row: index.dictionary_row,
+                });
+                if changed.columns != index.columns {
+                    context.update(changed.dictionary_row, &changed.dictionary_values())?;
+                }
+                dictionary
+                    .indexes
+                    .insert(changed.name.clone(), changed.clone());
+                table.indexes.push(changed);
+            }
+            if alteration.validate.is_some()
+                || alteration.rewrite.is_some()
+                || alteration.validate_new.is_some()
+            {
+                let storage = &self.storage;
+                let rows = crate::sql::dml::current_rows(storage, context.transaction(), &old)?;
+                for (rowid, row) in rows {
+                    if let Some(validate) = &alteration.validate {
+                        validate(&row)?;
+                    }
+                    let Some(rewrite) = &alteration.rewrite else {
+                        if let Some(validate_new) = &alteration.validate_new {
+                            let mut padded = row.clone();
+                            padded.resize(table.columns.len(), Value::Null);
+                            validate_new(&padded)?;
+                        }
+                        continue;
+                    };
+                    let new_row = crate::sql::dml::check_row(&table, rewrite(row.clone())?)?;
+                    if let Some(validate_new) = &alteration.validate_new {
+                        validate_new(&new_row)?;
+                    }
+                    let mut data = Vec::new();
+                    encode_row(&new_row, &mut data);
+                    let transaction = context.transaction();
+                    storage.transactions.change_row(
+                        transaction,
+                        old.object_id,
+                        rowid,
+                        &mut |_| Ok(RowChange::Update(data.clone())),
+                    )?;
+                    // An index whose key changed with the row (a type change that pads
+                    // or converts a key column): move its entry.
+                    for index in &table.indexes {
+                        let Some(before) = old
+                            .indexes
+                            .iter()
+                            .find(|other| other.object_id == index.object_id)
+                        else {
+                            continue;
+                        };
+                        let (old_key, _) = crate::sql::dml::index_key(before, &row);
+                        let (new_key, _) = crate::sql::dml::index_key(index, &new_row);
+                        if old_key != new_key {
+                            storage.transactions.index_delete(
+                                transaction,
+                                &index.tree,
+                                index.object_id,
+                                &old_key,
+                                rowid,
+                            )?;
+                            storage.transactions.index_insert(
+                                transaction,
+                                &index.tree,
+                                index.object_id,
+                                &new_key,
+                                rowid,
+                            )?;
+                        }
+                    }
+                }
+            }
+            context.update(table.dictionary_row, &table.dictionary_values())?;
+            dictionary.tables.remove(&old.name);
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+            Ok(())
+        })
+    }
+
+    /// COMMENT ON TABLE (`column` None) or COLUMN; an empty text removes the comment.
+    pub fn comment(&self, name: &str, column: Option<&str>, text: &str) -> Result<()> {
+        self.change(|dictionary, context| {
+            let old = dictionary.table(name)?.clone();
+            let mut table = clone_table(&old);
+            let text = (!text.is_empty()).then(|| text.to_string());
+            match column {
+                None => table.comments.table = text,
+                Some(column) => {
+                    if table.column(column).is_none() {
+                        return Err(Error::invalid_identifier(column));
+                    }
+                    match text {
+                        Some(text) => table.comments.columns.insert(column.to_string(), text),
+                        None => table.comments.columns.remove(column),
+                    };
+                }
+            }
+            if !(table.comments.is_empty() && old.comments.is_empty()) {
+                table.comments.write(context, table.object_id)?;
+            }
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+            Ok(())
+        })
+    }
+
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.change(|dictionary, context| {
             let table = dictionary.table(name)?.clone();
@@ -474,6 +918,9 @@ impl Catalog {
                 dictionary.indexes.remove(&index.name);
                 let header = index.tree.header();
                 context.after_commit(move |catalog| catalog.drop_segment(header));
+            }
+            for row in &table.comments.rows {
+                context.delete(*row)?;
             }
             context.delete(table.dictionary_row)?;
             dictionary.tables.remove(name);
@@ -484,13 +931,22 @@ impl Catalog {
     }
 
     pub fn drop_index(&self, name: &str) -> Result<()> {
+        self.drop_index_of(name, false)
+    }
+
+    /// ALTER TABLE ... DROP CONSTRAINT of a primary or unique key: its index goes with it.
+    pub fn drop_constraint_index(&self, name: &str) -> Result<()> {
+        self.drop_index_of(name, true)
+    }
+
+    fn drop_index_of(&self, name: &str, constraint: bool) -> Result<()> {
         self.change(|dictionary, context| {
             let index = dictionary
                 .indexes
                 .get(name)
                 .cloned()
                 .ok_or_else(|| Error::new(1418, "specified index does not exist"))?;
-            if index.constraint.is_some() {
+            if index.constraint.is_some() && !constraint {
                 return Err(Error::new(
                     2429,
                     "cannot drop index used for enforcement of unique/primary key",
@@ -541,6 +997,7 @@ impl Catalog {
                     columns: old.columns.clone(),
                     unique: old.unique,
                     constraint: old.constraint.clone(),
+                    primary: old.primary,
                     tree: self.create_tree(old.object_id, old.unique)?,
                     dictionary_row: old.dictionary_row,
                 });
@@ -1009,22 +1466,152 @@ fn text(values: &[Value], index: usize) -> Result<String> {
 
 fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
     let ddl = text(values, 4)?;
-    let ast::Statement::CreateTable { columns, .. } = crate::sql::parser::parse(&ddl)? else {
-        return Err(Error::internal(
-            "dictionary row: table text is not CREATE TABLE",
-        ));
-    };
+    let Definition {
+        columns,
+        checks,
+        foreign_keys,
+    } = definition_from_ddl(&ddl)?;
     Ok(TableDef {
         object_id: integer(values, 1)? as u32,
         name: text(values, 2)?,
-        columns: columns_from_ast(&columns)?,
+        columns,
+        foreign_keys,
+        comments: Comments::default(),
         segment: BlockId::new(SYSTEM_FILE, integer(values, 3)? as u32),
         insert_hint: Arc::new(AtomicU64::new(0)),
         indexes: Vec::new(),
+        checks,
         created: integer(values, 5)? as i64,
         ddl,
         dictionary_row: rowid,
     })
+}
+
+/// The columns and CHECK constraints of a stored CREATE TABLE text. Texts written before
+/// tables were stored as generated text (the user's own CREATE TABLE) read the same way:
+/// their PRIMARY KEY and UNIQUE clauses are ignored here (the INDEX rows hold the keys), and
+/// they could have no CHECK clause.
+pub fn definition_from_ddl(ddl: &str) -> Result<Definition> {
+    let ast::Statement::CreateTable {
+        columns,
+        constraints,
+        ..
+    } = crate::sql::parser::parse(ddl)?
+    else {
+        return Err(Error::internal(
+            "dictionary row: table text is not CREATE TABLE",
+        ));
+    };
+    let mut checks = Vec::new();
+    let mut foreign_keys = Vec::new();
+    let written = columns
+        .iter()
+        .flat_map(|column| column.constraints.iter())
+        .chain(constraints.iter());
+    for constraint in written {
+        if let ast::TableConstraintKind::Check(condition) = &constraint.kind {
+            checks.push(CheckConstraint {
+                name: constraint.name.clone().unwrap_or_default(),
+                condition: condition.clone(),
+            });
+        }
+        if let ast::TableConstraintKind::ForeignKey {
+            columns,
+            references,
+        } = &constraint.kind
+        {
+            foreign_keys.push(ForeignKey {
+                name: constraint.name.clone().unwrap_or_default(),
+                columns: columns.clone(),
+                parent: references.table.name.clone(),
+                parent_columns: references.columns.clone(),
+                on_delete: references.on_delete,
+            });
+        }
+    }
+    Ok(Definition {
+        columns: columns_from_ast(&columns)?,
+        checks,
+        foreign_keys,
+    })
+}
+
+/// The PRIMARY KEY columns a CREATE TABLE text states (a text a user wrote: generated
+/// texts state none, their INDEX rows say which key is primary).
+fn written_primary_key(ddl: &str) -> Option<Vec<String>> {
+    let Ok(ast::Statement::CreateTable {
+        columns,
+        constraints,
+        ..
+    }) = crate::sql::parser::parse(ddl)
+    else {
+        return None;
+    };
+    if let Some(column) = columns.iter().find(|column| column.primary_key) {
+        return Some(vec![column.name.clone()]);
+    }
+    constraints
+        .iter()
+        .find_map(|constraint| match &constraint.kind {
+            ast::TableConstraintKind::PrimaryKey { columns } => Some(columns.clone()),
+            _ => None,
+        })
+}
+
+/// The CREATE TABLE text of a definition: `CREATE TABLE "T" ("A" NUMBER(5) DEFAULT 0 NOT
+/// NULL, ..., CONSTRAINT "C" CHECK (...))`. Keys are not in it (their INDEX rows hold
+/// them). [`definition_from_ddl`] reads it back to the same definition.
+pub fn table_ddl(name: &str, definition: &Definition) -> Result<String> {
+    use crate::sql::print;
+    let list = |names: &[String]| {
+        names
+            .iter()
+            .map(|name| print::identifier(name))
+            .collect::<Vec<_>>()
+            .join(", ")
+    };
+    let mut parts = Vec::new();
+    for column in &definition.columns {
+        let mut part = format!(
+            "{} {}",
+            print::identifier(&column.name),
+            print::column_type(&column.data_type)
+        );
+        if let Some(default) = &column.default {
+            part.push_str(" DEFAULT ");
+            part.push_str(&print::expression(default)?);
+        }
+        if !column.nullable {
+            part.push_str(" NOT NULL");
+        }
+        parts.push(part);
+    }
+    for check in &definition.checks {
+        parts.push(format!(
+            "CONSTRAINT {} CHECK ({})",
+            print::identifier(&check.name),
+            print::expression(&check.condition)?
+        ));
+    }
+    for key in &definition.foreign_keys {
+        parts.push(format!(
+            "CONSTRAINT {} FOREIGN KEY ({}) REFERENCES {} ({}){}",
+            print::identifier(&key.name),
+            list(&key.columns),
+            print::identifier(&key.parent),
+            list(&key.parent_columns),
+            match key.on_delete {
+                None => "",
+                Some(ast::ReferentialAction::Cascade) => " ON DELETE CASCADE",
+                Some(ast::ReferentialAction::SetNull) => " ON DELETE SET NULL",
+            }
+        ));
+    }
+    Ok(format!(
+        "CREATE TABLE {} ({})",
+        print::identifier(name),
+        parts.join(", ")
+    ))
 }
 
 /// Lets an index insert that finds its leaf full first remove the delete-marked entries no
@@ -1051,6 +1638,18 @@ fn index_from_row(
         })
         .collect::<Result<Vec<_>>>()?;
     let header = BlockId::new(SYSTEM_FILE, integer(values, 6)? as u32);
+    let primary = match values.get(8) {
+        Some(kind) => kind.as_str() == Some("P"),
+        None => {
+            values.get(7).is_some_and(|name| !name.is_null())
+                && written_primary_key(&table.ddl).is_some_and(|key| {
+                    key.iter()
+                        .map(|name| table.column(name))
+                        .collect::<Option<Vec<_>>>()
+                        .is_some_and(|positions| positions == columns)
+                })
+        }
+    };
     Ok(IndexDef {
         object_id: integer(values, 1)? as u32,
         name: text(values, 2)?,
@@ -1061,6 +1660,9 @@ fn index_from_row(
         constraint: values
             .get(7)
             .and_then(|value| value.as_str().map(str::to_string)),
+        // Rows written before the kind was kept have no column 8: their table's text is
+        // still the user's own CREATE TABLE, whose PRIMARY KEY clause tells.
+        primary,
         tree: BTree::open(&storage.cache, header, unique)?.with_purge(purge_predicate(storage)),
         dictionary_row: rowid,
     })
@@ -1111,7 +1713,8 @@ fn view_from_row(rowid: RowId, values: &[Value]) -> Result<ViewDef> {
     })
 }
 
-fn clone_table(table: &TableDef) -> TableDef {
+/// A copy of a definition (the dictionary holds them behind `Arc`s).
+pub fn clone_table(table: &TableDef) -> TableDef {
     TableDef {
         object_id: table.object_id,
         name: table.name.clone(),
@@ -1119,6 +1722,9 @@ fn clone_table(table: &TableDef) -> TableDef {
         segment: table.segment,
         insert_hint: table.insert_hint.clone(),
         indexes: table.indexes.clone(),
+        checks: table.checks.clone(),
+        foreign_keys: table.foreign_keys.clone(),
+        comments: table.comments.clone(),
         created: table.created,
         ddl: table.ddl.clone(),
         dictionary_row: table.dictionary_row,
@@ -1192,4 +1798,39 @@ pub(crate) fn now_seconds() -> i64 {
     std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(0, |elapsed| elapsed.as_secs() as i64)
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// DICT$ keeps a table as the text `table_ddl` writes; reading it back must give the
+    /// same definition, or an ALTER would change a table across a restart.
+    #[test]
+    fn generated_table_text_reads_back_to_the_same_definition() {
+        let original = "CREATE TABLE \"Mixed\" (id NUMBER PRIMARY KEY, a NUMBER(5), \
+             b NUMBER(7,2) DEFAULT -1.5 NOT NULL, c NUMBER(*,2), i INTEGER, f BINARY_DOUBLE, \
+             v VARCHAR2(20) DEFAULT 'it''s', ch CHAR(3), d DATE DEFAULT SYSDATE, \
+             ts TIMESTAMP, flag BOOLEAN, \"lower col\" NUMBER, \
+             CONSTRAINT pos CHECK (a > 0 AND b BETWEEN -10 AND 10 OR v IN ('x', 'y')), \
+             CONSTRAINT named CHECK (upper(v) LIKE 'A%' OR ch IS NULL), \
+             CONSTRAINT fk1 FOREIGN KEY (a, i) REFERENCES parent (x, \"y\") ON DELETE CASCADE, \
+             CONSTRAINT fk2 FOREIGN KEY (c) REFERENCES other (z))";
+        let definition = definition_from_ddl(original).unwrap();
+        assert_eq!(definition.checks.len(), 2);
+        assert_eq!(definition.foreign_keys.len(), 2);
+        let generated = table_ddl("Mixed", &definition).unwrap();
+        let again = definition_from_ddl(&generated).unwrap();
+        assert_eq!(again, definition, "{generated}");
+        assert_eq!(table_ddl("Mixed", &again).unwrap(), generated);
+        // The primary key's NOT NULL is kept as NOT NULL (the key itself is an INDEX row).
+        assert!(!definition.columns[0].nullable);
+        // Which key is primary: an old text says, a generated one does not.
+        assert_eq!(written_primary_key(original), Some(vec!["ID".to_string()]));
+        assert_eq!(written_primary_key(&generated), None);
+        assert_eq!(
+            written_primary_key("CREATE TABLE t (a NUMBER, b NUMBER, PRIMARY KEY (b, a))"),
+            Some(vec!["B".to_string(), "A".to_string()])
+        );
+    }
 }

@@ -1,5 +1,6 @@
 //! The dictionary views (`dba_tables`, `user_tables`, `dba_indexes`, `dba_segments`,
-//! `dba_sequences`, `dba_tab_columns`, `dba_objects`, their `user_` twins) and DUAL, built
+//! `dba_sequences`, `dba_tab_columns`, `dba_objects`, `dba_views`, `dba_constraints`,
+//! their `user_` twins) and DUAL, built
 //! from one version of the dictionary. Every object belongs to SYSTEM for now, so the
 //! `user_` views are the `dba_` views without the OWNER column.
 
@@ -31,6 +32,12 @@ pub const DICTIONARY_VIEWS: &[&str] = &[
     "USER_OBJECTS",
     "DBA_VIEWS",
     "USER_VIEWS",
+    "DBA_CONSTRAINTS",
+    "USER_CONSTRAINTS",
+    "DBA_TAB_COMMENTS",
+    "USER_TAB_COMMENTS",
+    "DBA_COL_COMMENTS",
+    "USER_COL_COMMENTS",
 ];
 
 fn text() -> Option<DataType> {
@@ -51,6 +58,99 @@ fn rowset(columns: &[(&str, Option<DataType>)], rows: Vec<Vec<Value>>) -> RowSet
     }
 }
 
+/// DBA_CONSTRAINTS: one row per constraint, P (primary key) and U (unique) from the indexes
+/// that enforce them, C (check) with its condition as SEARCH_CONDITION, R (foreign key)
+/// with the parent key's name as R_CONSTRAINT_NAME and its ON DELETE rule. NOT NULL
+/// columns are not listed as C constraints (Oracle lists them; ours have no names).
+fn constraints(dictionary: &Dictionary) -> Result<RowSet> {
+    let mut rows = Vec::new();
+    for table in dictionary.tables.values() {
+        let row =
+            |name: &str, kind: &str, condition: Value, parent: Value, rule: Value, index: Value| {
+                vec![
+                    Value::text(OWNER),
+                    Value::text(name),
+                    Value::text(kind),
+                    Value::text(&table.name),
+                    condition,
+                    if parent.is_null() {
+                        Value::Null
+                    } else {
+                        Value::text(OWNER)
+                    },
+                    parent,
+                    rule,
+                    Value::text("ENABLED"),
+                    Value::text("VALIDATED"),
+                    index,
+                ]
+            };
+        for index in &table.indexes {
+            if let Some(name) = &index.constraint {
+                rows.push(row(
+                    name,
+                    if index.primary { "P" } else { "U" },
+                    Value::Null,
+                    Value::Null,
+                    Value::Null,
+                    Value::text(&index.name),
+                ));
+            }
+        }
+        for check in &table.checks {
+            rows.push(row(
+                &check.name,
+                "C",
+                Value::text(crate::sql::print::expression(&check.condition)?),
+                Value::Null,
+                Value::Null,
+                Value::Null,
+            ));
+        }
+        for key in &table.foreign_keys {
+            // The parent's key constraint over exactly the referenced columns.
+            let parent_key = dictionary.tables.get(&key.parent).and_then(|parent| {
+                parent.indexes.iter().find_map(|index| {
+                    let names: Vec<&str> = index
+                        .columns
+                        .iter()
+                        .map(|&position| parent.columns[position].name.as_str())
+                        .collect();
+                    (names == key.parent_columns).then(|| index.constraint.clone())?
+                })
+            });
+            rows.push(row(
+                &key.name,
+                "R",
+                Value::Null,
+                parent_key.map_or(Value::Null, Value::text),
+                Value::text(match key.on_delete {
+                    None => "NO ACTION",
+                    Some(crate::sql::ast::ReferentialAction::Cascade) => "CASCADE",
+                    Some(crate::sql::ast::ReferentialAction::SetNull) => "SET NULL",
+                }),
+                Value::Null,
+            ));
+        }
+    }
+    Ok(rowset(
+        &[
+            ("OWNER", text()),
+            ("CONSTRAINT_NAME", text()),
+            ("CONSTRAINT_TYPE", Some(DataType::varchar2(1))),
+            ("TABLE_NAME", text()),
+            ("SEARCH_CONDITION", Some(DataType::varchar2(4000))),
+            ("R_OWNER", text()),
+            ("R_CONSTRAINT_NAME", text()),
+            ("DELETE_RULE", text()),
+            ("STATUS", text()),
+            ("VALIDATED", text()),
+            ("INDEX_NAME", text()),
+        ],
+        rows,
+    ))
+}
+
 /// The view `name` (upper case), or None when it is not a dictionary view.
 pub fn dictionary_view(
     name: &str,
@@ -65,6 +165,65 @@ pub fn dictionary_view(
         "DUAL" => rowset(
             &[("DUMMY", Some(DataType::varchar2(1)))],
             vec![vec![Value::text("X")]],
+        ),
+        "DBA_CONSTRAINTS" => constraints(dictionary)?,
+        "DBA_TAB_COMMENTS" => rowset(
+            &[
+                ("OWNER", text()),
+                ("TABLE_NAME", text()),
+                ("TABLE_TYPE", text()),
+                ("COMMENTS", Some(DataType::varchar2(4000))),
+            ],
+            dictionary
+                .tables
+                .values()
+                .map(|table| {
+                    vec![
+                        Value::text(OWNER),
+                        Value::text(&table.name),
+                        Value::text("TABLE"),
+                        table
+                            .comments
+                            .table
+                            .as_deref()
+                            .map_or(Value::Null, Value::text),
+                    ]
+                })
+                .chain(dictionary.views.values().map(|view| {
+                    vec![
+                        Value::text(OWNER),
+                        Value::text(&view.name),
+                        Value::text("VIEW"),
+                        Value::Null,
+                    ]
+                }))
+                .collect(),
+        ),
+        "DBA_COL_COMMENTS" => rowset(
+            &[
+                ("OWNER", text()),
+                ("TABLE_NAME", text()),
+                ("COLUMN_NAME", text()),
+                ("COMMENTS", Some(DataType::varchar2(4000))),
+            ],
+            dictionary
+                .tables
+                .values()
+                .flat_map(|table| {
+                    table.columns.iter().map(|column| {
+                        vec![
+                            Value::text(OWNER),
+                            Value::text(&table.name),
+                            Value::text(&column.name),
+                            table
+                                .comments
+                                .columns
+                                .get(&column.name)
+                                .map_or(Value::Null, Value::text),
+                        ]
+                    })
+                })
+                .collect(),
         ),
         "DBA_TABLES" => rowset(
             &[

@@ -104,6 +104,9 @@ pub enum Statement {
         if_not_exists: bool,
         columns: Vec<ColumnDef>,
         constraints: Vec<TableConstraint>,
+        /// `CREATE TABLE t (a, b) AS query`: names for the query's columns (then `columns`
+        /// and `constraints` are empty).
+        column_names: Vec<String>,
         as_query: Option<Box<Query>>,
         storage: StorageClause,
         /// `CACHE` (Some(true)), `NOCACHE` (Some(false)), or not said (None).
@@ -141,6 +144,17 @@ pub enum Statement {
     AlterTable {
         name: ObjectName,
         action: AlterTableAction,
+    },
+    /// `COMMENT ON TABLE t IS 'text'` (column None) or `COMMENT ON COLUMN t.c IS 'text'`.
+    Comment {
+        table: ObjectName,
+        column: Option<String>,
+        text: String,
+    },
+    /// `RENAME old TO new` (a table).
+    Rename {
+        from: ObjectName,
+        to: ObjectName,
     },
     /// `CREATE SEQUENCE name [options]`, options in the order written.
     CreateSequence {
@@ -698,6 +712,10 @@ pub enum AlterTableAction {
     /// `ADD [CONSTRAINT n] PRIMARY KEY|UNIQUE|CHECK|FOREIGN KEY ...`.
     AddConstraint(TableConstraint),
     DropConstraint(String),
+    /// `DROP PRIMARY KEY`.
+    DropPrimaryKey,
+    /// `DROP UNIQUE (columns)`.
+    DropUnique(Vec<String>),
     RenameTo(String),
     RenameColumn {
         from: String,
@@ -978,6 +996,8 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
             AlterTableAction::AddConstraint(constraint) => constraint_children(constraint, visit),
             AlterTableAction::DropColumn(_)
             | AlterTableAction::DropConstraint(_)
+            | AlterTableAction::DropPrimaryKey
+            | AlterTableAction::DropUnique(_)
             | AlterTableAction::RenameTo(_)
             | AlterTableAction::RenameColumn { .. }
             | AlterTableAction::Storage(_)
@@ -995,6 +1015,8 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         | Statement::AlterSequence { .. }
         | Statement::DropSequence { .. }
         | Statement::DropView { .. }
+        | Statement::Rename { .. }
+        | Statement::Comment { .. }
         | Statement::Commit { .. }
         | Statement::Rollback { .. }
         | Statement::Savepoint(_)

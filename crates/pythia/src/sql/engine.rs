@@ -23,7 +23,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
-use crate::catalog::{self, views::dictionary_view, Dictionary, SequenceDef, TableDef};
+use crate::catalog::{self, views::dictionary_view, Alteration, Dictionary, SequenceDef, TableDef};
 use crate::error::{Error, Result};
 use crate::instance::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::instance::Instance;
@@ -861,6 +861,10 @@ impl Session {
                 }
             }
         })?;
+        let checks = self.with_reader(&BindValues::default(), |reader| {
+            dml::compile_checks(reader, &table)
+        })?;
+        let mut inserted = Vec::new();
         let mut count = 0;
         for values in rows {
             if values.len() != targets.len() {
@@ -883,8 +887,28 @@ impl Session {
             }
             let row = self.fill_defaults(&table, row, binds)?;
             let row = dml::check_row(&table, row)?;
+            if !checks.is_empty() {
+                self.with_reader(&BindValues::default(), |reader| {
+                    dml::enforce_checks(&table.checks, &checks, &row, &reader.row_context())
+                })?;
+            }
             dml::insert_row(&storage, transaction, &table, &row)?;
+            if !table.foreign_keys.is_empty() {
+                inserted.push(row);
+            }
             count += 1;
+        }
+        // Parent keys are looked up once the statement's rows are in, as Oracle checks at
+        // the end of the statement: a row may reference itself or a row inserted with it.
+        if !inserted.is_empty() {
+            let xid = transaction.xid;
+            self.with_reader(&BindValues::default(), |reader| {
+                let reader = Reader { xid, ..*reader };
+                for row in &inserted {
+                    dml::check_parent_keys(&reader, &table, row, None)?;
+                }
+                Ok(())
+            })?;
         }
         Ok(count)
     }
@@ -951,7 +975,14 @@ impl Session {
             // statement must still see its changes.
             let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
+            let checks = dml::compile_checks(&reader, &table)?;
+            let referenced = dml::is_referenced(reader.dictionary, &table);
+            let keyed = referenced || !table.foreign_keys.is_empty();
+            // Keys are checked once every row is updated, as Oracle checks at the end of
+            // the statement (one statement may change a parent key and its children).
+            let mut changes = Vec::new();
             for (rowid, _) in rows {
+                let mut change = None;
                 let updated =
                     dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
                         if !plan.accepts(current, &context)? {
@@ -961,9 +992,33 @@ impl Session {
                         for (expr, &target) in plan.expressions.iter().zip(&targets) {
                             row[target] = expr.evaluate(current, &context)?;
                         }
+                        if !checks.is_empty() || keyed {
+                            row = dml::check_row(&table, row)?;
+                            dml::enforce_checks(&table.checks, &checks, &row, &context)?;
+                        }
+                        if keyed {
+                            change = Some((current.to_vec(), row.clone()));
+                        }
                         Ok(Some(row))
                     })?;
+                if let (true, Some(change)) = (updated, change) {
+                    changes.push(change);
+                }
                 count += updated as u64;
+            }
+            for (before, after) in changes {
+                dml::check_parent_keys(&reader, &table, &after, Some(&before))?;
+                if referenced {
+                    dml::on_parent_change(
+                        &storage,
+                        transaction,
+                        &reader,
+                        &table,
+                        &before,
+                        Some(&after),
+                        0,
+                    )?;
+                }
             }
             Ok(())
         })?;
@@ -1018,12 +1073,28 @@ impl Session {
         self.with_reader(&final_binds, |reader| {
             let reader = Reader { xid, ..*reader };
             let context = reader.row_context();
+            let referenced = dml::is_referenced(reader.dictionary, &table);
+            // Referencing rows are looked at once the statement's rows are all deleted, as
+            // Oracle checks at the end of the statement: `DELETE FROM t` of a table that
+            // references itself removes parents and children together.
+            let mut removed_rows = Vec::new();
             for (rowid, _) in rows {
+                let mut removed = None;
                 let deleted =
                     dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
-                        plan.accepts(current, &context)
+                        let accepted = plan.accepts(current, &context)?;
+                        if accepted && referenced {
+                            removed = Some(current.to_vec());
+                        }
+                        Ok(accepted)
                     })?;
+                if let (true, Some(removed)) = (deleted, removed) {
+                    removed_rows.push(removed);
+                }
                 count += deleted as u64;
+            }
+            for removed in removed_rows {
+                dml::on_parent_change(&storage, transaction, &reader, &table, &removed, None, 0)?;
             }
             Ok(())
         })?;
@@ -1038,90 +1109,76 @@ impl Session {
                 if_not_exists,
                 columns,
                 constraints,
+                column_names,
                 as_query,
                 ..
             } => {
-                if as_query.is_some() {
-                    return Err(unsupported("CREATE TABLE ... AS SELECT"));
-                }
                 if *if_not_exists && catalog.current().tables.contains_key(&name.name) {
                     return Ok(StatementResult::done("Table created."));
                 }
-                let mut definitions = catalog::columns_from_ast(columns)?;
-                // Keys: (columns, is primary, constraint name).
-                let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
-                for column in columns {
-                    if !column.constraints.is_empty() {
-                        return Err(unsupported("CHECK and FOREIGN KEY constraints"));
-                    }
-                    if column.primary_key {
-                        keys.push((
-                            vec![column.name.clone()],
-                            true,
-                            column.primary_key_constraint_name.clone(),
-                        ));
-                    }
-                    if column.unique {
-                        keys.push((
-                            vec![column.name.clone()],
-                            false,
-                            column.unique_constraint_name.clone(),
-                        ));
-                    }
-                }
-                for constraint in constraints {
-                    match &constraint.kind {
-                        ast::TableConstraintKind::PrimaryKey { columns } => {
-                            keys.push((columns.clone(), true, constraint.name.clone()))
-                        }
-                        ast::TableConstraintKind::Unique { columns } => {
-                            keys.push((columns.clone(), false, constraint.name.clone()))
-                        }
-                        _ => return Err(unsupported("CHECK and FOREIGN KEY constraints")),
-                    }
-                }
-                if keys.iter().filter(|(_, primary, _)| *primary).count() > 1 {
-                    return Err(Error::new(2260, "table can have only one primary key"));
-                }
-                for (key_columns, primary, _) in &keys {
-                    for key_column in key_columns {
-                        let Some(definition) =
-                            definitions.iter_mut().find(|c| &c.name == key_column)
-                        else {
-                            return Err(Error::invalid_identifier(key_column));
-                        };
-                        if *primary {
-                            definition.nullable = false;
-                        }
-                    }
-                }
-                catalog.create_table(&name.name, definitions, text)?;
-                for (key_columns, _, constraint_name) in keys {
-                    let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
-                    if let Err(error) = catalog.create_index(
-                        &constraint,
-                        &name.name,
-                        &key_columns,
-                        true,
-                        Some(&constraint),
-                    ) {
-                        let _ = catalog.drop_table(&name.name);
-                        return Err(error);
-                    }
-                }
+                self.create_table(
+                    &name.name,
+                    columns,
+                    constraints,
+                    column_names,
+                    as_query.as_deref(),
+                )?;
                 Ok(StatementResult::done("Table created."))
             }
+            Statement::AlterTable { name, action } => {
+                self.alter_table(name, action)?;
+                Ok(StatementResult::done("Table altered."))
+            }
+            Statement::Comment {
+                table,
+                column,
+                text,
+            } => {
+                let table = self.table(table)?;
+                catalog.comment(&table.name, column.as_deref(), text)?;
+                Ok(StatementResult::done("Comment created."))
+            }
+            Statement::Rename { from, to } => {
+                if !catalog.current().tables.contains_key(&from.name) {
+                    return Err(Error::table_not_found());
+                }
+                let to = to.name.clone();
+                catalog.alter_table(&from.name, |table| {
+                    let mut alteration = Alteration::of(table);
+                    alteration.name = to;
+                    Ok(alteration)
+                })?;
+                Ok(StatementResult::done("Table renamed."))
+            }
             Statement::DropTable {
-                name, if_exists, ..
+                name,
+                if_exists,
+                cascade_constraints,
+                ..
             } => {
                 if *if_exists && !catalog.current().tables.contains_key(&name.name) {
                     return Ok(StatementResult::done("Table dropped."));
                 }
+                self.drop_referenced_keys(&name.name, *cascade_constraints)?;
                 catalog.drop_table(&name.name)?;
                 Ok(StatementResult::done("Table dropped."))
             }
             Statement::Truncate { tables } => {
                 for table in tables {
+                    let dictionary = catalog.current();
+                    let referenced = dictionary.tables.values().any(|other| {
+                        other.name != table.name
+                            && other
+                                .foreign_keys
+                                .iter()
+                                .any(|key| key.parent == table.name)
+                    });
+                    if referenced {
+                        return Err(Error::new(
+                            2266,
+                            "unique/primary keys in table referenced by enabled foreign keys",
+                        ));
+                    }
                     catalog.truncate_table(&table.name)?;
                 }
                 Ok(StatementResult::done("Table truncated."))
@@ -1180,6 +1237,787 @@ impl Session {
         }
     }
 
+    /// CREATE TABLE, with its keys and CHECK constraints, and with AS SELECT its columns
+    /// named and typed from the query's and its rows inserted in the same DDL.
+    fn create_table(
+        &mut self,
+        name: &str,
+        columns: &[ast::ColumnDef],
+        constraints: &[ast::TableConstraint],
+        column_names: &[String],
+        as_query: Option<&ast::Query>,
+    ) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let (mut definitions, rows) = match as_query {
+            None => (catalog::columns_from_ast(columns)?, Vec::new()),
+            Some(query) => {
+                if !columns.is_empty() {
+                    return Err(Error::new(
+                        1773,
+                        "may not specify column datatypes in this CREATE TABLE",
+                    ));
+                }
+                let mut result = self.with_reader(&BindValues::default(), |reader| {
+                    query::run_query(reader, &mut BindValues::default(), query)
+                })?;
+                if !column_names.is_empty() {
+                    if column_names.len() != result.columns.len() {
+                        return Err(Error::new(1730, "invalid number of column names specified"));
+                    }
+                    for (column, name) in result.columns.iter_mut().zip(column_names) {
+                        column.0 = name.clone();
+                    }
+                }
+                (query_columns(&result)?, result.rows)
+            }
+        };
+        // Keys: (columns, is primary, constraint name).
+        let mut keys: Vec<(Vec<String>, bool, Option<String>)> = Vec::new();
+        let mut checks = Vec::new();
+        let mut foreign_keys = Vec::new();
+        let mut written: Vec<&ast::TableConstraint> = Vec::new();
+        for column in columns {
+            written.extend(column.constraints.iter());
+            if column.primary_key {
+                keys.push((
+                    vec![column.name.clone()],
+                    true,
+                    column.primary_key_constraint_name.clone(),
+                ));
+            }
+            if column.unique {
+                keys.push((
+                    vec![column.name.clone()],
+                    false,
+                    column.unique_constraint_name.clone(),
+                ));
+            }
+        }
+        written.extend(constraints.iter());
+        for constraint in written {
+            match &constraint.kind {
+                ast::TableConstraintKind::PrimaryKey { columns } => {
+                    keys.push((columns.clone(), true, constraint.name.clone()))
+                }
+                ast::TableConstraintKind::Unique { columns } => {
+                    keys.push((columns.clone(), false, constraint.name.clone()))
+                }
+                ast::TableConstraintKind::Check(condition) => {
+                    checks.push(catalog::CheckConstraint {
+                        name: constraint
+                            .name
+                            .clone()
+                            .unwrap_or_else(|| catalog.constraint_name()),
+                        condition: condition.clone(),
+                    })
+                }
+                ast::TableConstraintKind::ForeignKey {
+                    columns,
+                    references,
+                } => foreign_keys.push(catalog::ForeignKey {
+                    name: constraint
+                        .name
+                        .clone()
+                        .unwrap_or_else(|| catalog.constraint_name()),
+                    columns: columns.clone(),
+                    parent: references.table.name.clone(),
+                    parent_columns: references.columns.clone(),
+                    on_delete: references.on_delete,
+                }),
+            }
+        }
+        if keys.iter().filter(|(_, primary, _)| *primary).count() > 1 {
+            return Err(Error::new(2260, "table can have only one primary key"));
+        }
+        for (key_columns, primary, _) in &keys {
+            for key_column in key_columns {
+                let Some(definition) = definitions.iter_mut().find(|c| &c.name == key_column)
+                else {
+                    return Err(Error::invalid_identifier(key_column));
+                };
+                if *primary {
+                    definition.nullable = false;
+                }
+            }
+        }
+        check_conditions(&definitions, &checks)?;
+        let own_keys: Vec<(Vec<String>, bool)> = keys
+            .iter()
+            .map(|(columns, primary, _)| (columns.clone(), *primary))
+            .collect();
+        for key in &mut foreign_keys {
+            resolve_foreign_key(&catalog.current(), name, &definitions, &own_keys, key)?;
+        }
+        let definition = catalog::Definition {
+            columns: definitions,
+            checks,
+            foreign_keys,
+        };
+        catalog.create_table(name, definition, rows)?;
+        for (key_columns, primary, constraint_name) in keys {
+            let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
+            if let Err(error) = catalog.create_index(
+                &constraint,
+                name,
+                &key_columns,
+                true,
+                Some((&constraint, primary)),
+            ) {
+                let _ = catalog.drop_table(name);
+                return Err(error);
+            }
+        }
+        Ok(())
+    }
+
+    /// ALTER TABLE: each action becomes an [`Alteration`] of the table (or, for keys, an
+    /// index) applied by the catalog in one DDL transaction.
+    fn alter_table(
+        &mut self,
+        name: &ast::ObjectName,
+        action: &ast::AlterTableAction,
+    ) -> Result<()> {
+        use ast::AlterTableAction as A;
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let table = self.table(name)?;
+        match action {
+            A::AddColumns(added) => {
+                let new_columns = catalog::columns_from_ast(added)?;
+                let mut fills = Vec::with_capacity(new_columns.len());
+                let mut added_checks = Vec::new();
+                for (column, declared) in new_columns.iter().zip(added) {
+                    if table.column(&column.name).is_some() {
+                        return Err(Error::new(
+                            1430,
+                            "column being added already exists in table",
+                        ));
+                    }
+                    if declared.primary_key || declared.unique {
+                        return Err(unsupported("keys in ALTER TABLE ... ADD column"));
+                    }
+                    for constraint in &declared.constraints {
+                        match &constraint.kind {
+                            ast::TableConstraintKind::Check(condition) => {
+                                added_checks.push(catalog::CheckConstraint {
+                                    name: constraint
+                                        .name
+                                        .clone()
+                                        .unwrap_or_else(|| catalog.constraint_name()),
+                                    condition: condition.clone(),
+                                })
+                            }
+                            _ => return Err(unsupported("FOREIGN KEY constraints")),
+                        }
+                    }
+                    // Oracle fills existing rows with the default, evaluated once.
+                    let fill = match &column.default {
+                        None => Value::Null,
+                        Some(default) => self.with_reader(&BindValues::default(), |reader| {
+                            let mut binds = BindValues::default();
+                            query::compile_row_free(reader, &mut binds, default)?
+                                .evaluate(&[], &reader.row_context())
+                        })?,
+                    };
+                    if fill.is_null() && !column.nullable {
+                        fills.push(None); // ORA-01758 if the table has rows
+                    } else {
+                        fills.push(Some(fill));
+                    }
+                }
+                let table_name = table.name.clone();
+                let mut all_columns = table.columns.clone();
+                all_columns.extend(new_columns.iter().cloned());
+                check_conditions(&all_columns, &added_checks)?;
+                // The added CHECKs, compiled against the new shape, validate the rows as
+                // they will be (ORA-02293), as Oracle does.
+                let mut shaped = catalog::clone_table(&table);
+                shaped.columns = all_columns;
+                shaped.checks = added_checks.clone();
+                let shaped = Arc::new(shaped);
+                let compiled = self.with_reader(&BindValues::default(), |reader| {
+                    dml::compile_checks(reader, &shaped)
+                })?;
+                let (dictionary, xid) = self.reader_parts();
+                self.with_reader_in(&dictionary, xid, &BindValues::default(), |reader| {
+                let context = reader.row_context();
+                let context = &context;
+                let compiled = &compiled;
+                let shaped = &shaped;
+                catalog.alter_table(&table.name, move |old| {
+                    let mut alteration = Alteration::of(old);
+                    alteration.columns.extend(new_columns);
+                    alteration.checks.extend(added_checks);
+                    if !compiled.is_empty() {
+                        alteration.validate_new = Some(Box::new(move |row: &[Value]| {
+                            for (check, condition) in shaped.checks.iter().zip(compiled) {
+                                let value = condition.evaluate(row, context)?;
+                                if crate::sql::eval::truth(&value) == Some(false) {
+                                    return Err(Error::new(
+                                        2293,
+                                        format!(
+                                            "cannot validate ({}.{}) - check constraint violated",
+                                            catalog::OWNER,
+                                            check.name
+                                        ),
+                                    ));
+                                }
+                            }
+                            Ok(())
+                        }));
+                    }
+                    if fills.iter().any(Option::is_none) {
+                        alteration.validate = Some(Box::new(move |_| {
+                            Err(Error::new(
+                                1758,
+                                format!(
+                                    "table {table_name} must be empty to add mandatory (NOT NULL) column"
+                                ),
+                            ))
+                        }));
+                    } else if fills.iter().any(|fill| !matches!(fill, Some(Value::Null))) {
+                        let fills: Vec<Value> = fills.into_iter().flatten().collect();
+                        alteration.rewrite = Some(Box::new(move |mut row| {
+                            row.extend(fills.iter().cloned());
+                            Ok(row)
+                        }));
+                    }
+                    Ok(alteration)
+                })
+                })
+            }
+            A::DropColumn(column) => {
+                let position = table
+                    .column(column)
+                    .ok_or_else(|| Error::invalid_identifier(column))?;
+                if catalog.current().tables.values().any(|other| {
+                    other
+                        .foreign_keys
+                        .iter()
+                        .any(|key| key.parent == table.name && key.parent_columns.contains(column))
+                }) {
+                    return Err(Error::new(12992, "cannot drop parent key column"));
+                }
+                let column = column.clone();
+                catalog.alter_table(&table.name, move |old| {
+                    let mut alteration = Alteration::of(old);
+                    alteration.columns.remove(position);
+                    let mut checks = Vec::new();
+                    for check in alteration.checks {
+                        let read = columns_read(&check.condition);
+                        if !read.contains(&column) {
+                            checks.push(check);
+                        } else if read.len() > 1 {
+                            return Err(Error::new(
+                                12991,
+                                "column is referenced in a multi-column constraint",
+                            ));
+                        }
+                    }
+                    alteration.checks = checks;
+                    let mut foreign_keys = Vec::new();
+                    for key in alteration.foreign_keys {
+                        if !key.columns.contains(&column) {
+                            foreign_keys.push(key);
+                        } else if key.columns.len() > 1 {
+                            return Err(Error::new(
+                                12991,
+                                "column is referenced in a multi-column constraint",
+                            ));
+                        }
+                    }
+                    alteration.foreign_keys = foreign_keys;
+                    alteration.dropped_column = Some(position);
+                    alteration.rewrite = Some(Box::new(move |mut row| {
+                        row.remove(position);
+                        Ok(row)
+                    }));
+                    Ok(alteration)
+                })
+            }
+            A::ModifyColumns(modifications) => self.modify_columns(&table, modifications),
+            A::RenameTo(new_name) => {
+                let new_name = new_name.clone();
+                catalog.alter_table(&table.name, move |old| {
+                    let mut alteration = Alteration::of(old);
+                    alteration.name = new_name;
+                    Ok(alteration)
+                })
+            }
+            A::RenameColumn { from, to } => {
+                let position = table
+                    .column(from)
+                    .ok_or_else(|| Error::invalid_identifier(from))?;
+                if table.column(to).is_some() {
+                    return Err(Error::new(957, "duplicate column name"));
+                }
+                let (from, to) = (from.clone(), to.clone());
+                catalog.alter_table(&table.name, move |old| {
+                    let mut alteration = Alteration::of(old);
+                    alteration.columns[position].name = to.clone();
+                    for check in &mut alteration.checks {
+                        rename_column(&mut check.condition, &from, &to);
+                    }
+                    Ok(alteration)
+                })
+            }
+            A::AddConstraint(constraint) => self.add_constraint(&table, constraint),
+            A::DropConstraint(constraint) => self.drop_constraint(&table, constraint),
+            A::DropPrimaryKey | A::DropUnique(_) => {
+                let wanted = match action {
+                    A::DropUnique(columns) => Some(columns),
+                    _ => None,
+                };
+                let found = table.indexes.iter().find(|index| {
+                    let names: Vec<&String> = index
+                        .columns
+                        .iter()
+                        .map(|&position| &table.columns[position].name)
+                        .collect();
+                    index.constraint.is_some()
+                        && match wanted {
+                            None => index.primary,
+                            Some(columns) => {
+                                !index.primary && names.iter().copied().eq(columns.iter())
+                            }
+                        }
+                });
+                match found.and_then(|index| index.constraint.clone()) {
+                    Some(constraint) => self.drop_constraint(&table, &constraint),
+                    None if wanted.is_some() => {
+                        Err(Error::new(2442, "Cannot drop nonexistent unique key"))
+                    }
+                    None => Err(Error::new(2441, "Cannot drop nonexistent primary key")),
+                }
+            }
+            A::Storage(_) | A::Cache(_) => Ok(()),
+        }
+    }
+
+    /// ALTER TABLE ... MODIFY: new types, defaults and NULL / NOT NULL, checked against
+    /// the rows there are (ORA-02296, ORA-01439, ORA-01440, ORA-01441).
+    fn modify_columns(
+        &mut self,
+        table: &Arc<TableDef>,
+        modifications: &[ast::ColumnModification],
+    ) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let mut columns = table.columns.clone();
+        // Per changed column: (position, must not be NULL, type changed).
+        let mut checks: Vec<(usize, bool, bool)> = Vec::new();
+        for modification in modifications {
+            let position = table
+                .column(&modification.name)
+                .ok_or_else(|| Error::invalid_identifier(&modification.name))?;
+            let column = &mut columns[position];
+            let mut type_changed = false;
+            if let Some(data_type) = &modification.data_type {
+                let data_type = catalog::data_type_from_ast(data_type)?;
+                data_type.validate()?;
+                type_changed = data_type != column.data_type;
+                column.data_type = data_type;
+            }
+            if let Some(default) = &modification.default {
+                column.default = match default {
+                    ast::Expr::Literal(ast::Literal::Null) => None,
+                    other => Some(other.clone()),
+                };
+            }
+            let mut not_null = false;
+            if let Some(required) = modification.not_null {
+                if required && !column.nullable {
+                    return Err(Error::new(
+                        1442,
+                        "column to be modified to NOT NULL is already NOT NULL",
+                    ));
+                }
+                if !required && column.nullable {
+                    return Err(Error::new(
+                        1451,
+                        "column to be modified to NULL cannot be modified to NULL",
+                    ));
+                }
+                if !required
+                    && table
+                        .indexes
+                        .iter()
+                        .any(|index| index.primary && index.columns.contains(&position))
+                {
+                    return Err(Error::new(
+                        1451,
+                        "column to be modified to NULL cannot be modified to NULL",
+                    ));
+                }
+                column.nullable = !required;
+                not_null = required;
+            }
+            checks.push((position, not_null, type_changed));
+        }
+        let old_columns = table.columns.clone();
+        let new_columns = columns.clone();
+        let table_name = table.name.clone();
+        catalog.alter_table(&table.name, move |old| {
+            let mut alteration = Alteration::of(old);
+            alteration.columns = columns;
+            let validations = checks.clone();
+            let table_name = table_name.clone();
+            alteration.validate = Some(Box::new(move |row| {
+                for &(position, not_null, type_changed) in &validations {
+                    let value = &row[position];
+                    if value.is_null() {
+                        if not_null {
+                            return Err(Error::new(
+                                2296,
+                                format!(
+                                    "cannot enable ({}.{table_name}) - null values found",
+                                    catalog::OWNER
+                                ),
+                            ));
+                        }
+                        continue;
+                    }
+                    if !type_changed {
+                        continue;
+                    }
+                    let (old_type, new_type) = (
+                        old_columns[position].data_type,
+                        new_columns[position].data_type,
+                    );
+                    if old_type.is_numeric() != new_type.is_numeric()
+                        || old_type.is_text() != new_type.is_text()
+                        || old_type.is_datetime() != new_type.is_datetime()
+                    {
+                        return Err(Error::new(
+                            1439,
+                            "column to be modified must be empty to change datatype",
+                        ));
+                    }
+                    let name = &new_columns[position].name;
+                    match crate::types::coerce_to_column(value.clone(), &new_type, name) {
+                        Ok(converted) if converted == *value || new_type.is_text() => {}
+                        Ok(_) | Err(_) if new_type.is_numeric() => return Err(Error::new(
+                            1440,
+                            "column to be modified must be empty to decrease precision or scale",
+                        )),
+                        _ => {
+                            return Err(Error::new(
+                                1441,
+                                "cannot decrease column length because some value is too big",
+                            ))
+                        }
+                    }
+                }
+                Ok(())
+            }));
+            if checks.iter().any(|&(_, _, type_changed)| type_changed) {
+                // Values are converted to the new types (CHAR pads, for one).
+                alteration.rewrite = Some(Box::new(Ok));
+            }
+            Ok(alteration)
+        })
+    }
+
+    fn add_constraint(
+        &mut self,
+        table: &Arc<TableDef>,
+        constraint: &ast::TableConstraint,
+    ) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let name = constraint
+            .name
+            .clone()
+            .unwrap_or_else(|| catalog.constraint_name());
+        if self.constraint_exists(&name) {
+            return Err(Error::new(
+                2264,
+                "name already used by an existing constraint",
+            ));
+        }
+        match &constraint.kind {
+            ast::TableConstraintKind::PrimaryKey { columns } => {
+                if table.indexes.iter().any(|index| index.primary) {
+                    return Err(Error::new(2260, "table can have only one primary key"));
+                }
+                // A primary key's columns become NOT NULL: ORA-02437 when a NULL is there.
+                let mut positions = Vec::new();
+                for column in columns {
+                    positions.push(
+                        table
+                            .column(column)
+                            .ok_or_else(|| Error::invalid_identifier(column))?,
+                    );
+                }
+                let constraint_name = name.clone();
+                catalog.alter_table(&table.name, move |old| {
+                    let mut alteration = Alteration::of(old);
+                    for &position in &positions {
+                        alteration.columns[position].nullable = false;
+                    }
+                    let check_positions = positions.clone();
+                    alteration.validate = Some(Box::new(move |row| {
+                        if check_positions.iter().any(|&p| row[p].is_null()) {
+                            return Err(Error::new(
+                                2437,
+                                format!(
+                                    "cannot validate ({}.{constraint_name}) - primary key violated",
+                                    catalog::OWNER
+                                ),
+                            ));
+                        }
+                        Ok(())
+                    }));
+                    Ok(alteration)
+                })?;
+                let created = self.create_key_index(table, &name, columns, true);
+                if created.is_err() {
+                    // The key's index failed (duplicates): its columns get back the NULL
+                    // they allowed before (the two steps are two DDL transactions).
+                    let nullable: Vec<(usize, bool)> = table
+                        .columns
+                        .iter()
+                        .enumerate()
+                        .map(|(position, column)| (position, column.nullable))
+                        .collect();
+                    catalog.alter_table(&table.name, |old| {
+                        let mut alteration = Alteration::of(old);
+                        for &(position, was_nullable) in &nullable {
+                            if was_nullable && position < alteration.columns.len() {
+                                alteration.columns[position].nullable = true;
+                            }
+                        }
+                        Ok(alteration)
+                    })?;
+                }
+                created
+            }
+            ast::TableConstraintKind::Unique { columns } => {
+                self.create_key_index(table, &name, columns, false)
+            }
+            ast::TableConstraintKind::Check(condition) => {
+                let check = catalog::CheckConstraint {
+                    name: name.clone(),
+                    condition: condition.clone(),
+                };
+                check_conditions(&table.columns, std::slice::from_ref(&check))?;
+                // The new constraint's condition, compiled against the table, checks every row.
+                let compiled = self.with_reader(&BindValues::default(), |reader| {
+                    let conditions = [&check.condition];
+                    query::plan_table_statement(
+                        reader,
+                        &mut BindValues::default(),
+                        table,
+                        None,
+                        &conditions,
+                        None,
+                    )
+                    .map(|plan| plan.expressions)
+                })?;
+                let (dictionary, xid) = self.reader_parts();
+                let result = self.with_reader_in(&dictionary, xid, &BindValues::default(), |reader| {
+                    let context = reader.row_context();
+                    let compiled = &compiled;
+                    let check_name = name.clone();
+                    catalog.alter_table(&table.name, |old| {
+                        let mut alteration = Alteration::of(old);
+                        alteration.checks.push(check.clone());
+                        let context = &context;
+                        alteration.validate = Some(Box::new(move |row: &[Value]| {
+                            let value = compiled[0].evaluate(row, context)?;
+                            if crate::sql::eval::truth(&value) == Some(false) {
+                                return Err(Error::new(
+                                    2293,
+                                    format!(
+                                        "cannot validate ({}.{check_name}) - check constraint violated",
+                                        catalog::OWNER
+                                    ),
+                                ));
+                            }
+                            Ok(())
+                        }));
+                        Ok(alteration)
+                    })
+                });
+                result
+            }
+            ast::TableConstraintKind::ForeignKey {
+                columns,
+                references,
+            } => {
+                let mut key = catalog::ForeignKey {
+                    name: name.clone(),
+                    columns: columns.clone(),
+                    parent: references.table.name.clone(),
+                    parent_columns: references.columns.clone(),
+                    on_delete: references.on_delete,
+                };
+                let own_keys = key_columns(table);
+                resolve_foreign_key(
+                    &catalog.current(),
+                    &table.name,
+                    &table.columns,
+                    &own_keys,
+                    &mut key,
+                )?;
+                let xid = 0;
+                self.with_reader(&BindValues::default(), |reader| {
+                    let reader = Reader { xid, ..*reader };
+                    let mut probe = catalog::clone_table(table);
+                    probe.foreign_keys = vec![key.clone()];
+                    catalog.alter_table(&table.name, |old| {
+                        let mut alteration = Alteration::of(old);
+                        alteration.foreign_keys.push(key.clone());
+                        let probe = &probe;
+                        let reader = &reader;
+                        let key_name = key.name.clone();
+                        alteration.validate = Some(Box::new(move |row: &[Value]| {
+                            dml::check_parent_keys(reader, probe, row, None).map_err(|error| {
+                                if error.code() == 2291 {
+                                    Error::new(
+                                        2298,
+                                        format!(
+                                            "cannot validate ({}.{key_name}) - parent keys not found",
+                                            catalog::OWNER
+                                        ),
+                                    )
+                                } else {
+                                    error
+                                }
+                            })
+                        }));
+                        Ok(alteration)
+                    })
+                })
+            }
+        }
+    }
+
+    /// The index of an added PRIMARY KEY or UNIQUE constraint; duplicates in the rows are
+    /// ORA-02437 (primary key) or ORA-02299 (unique), as Oracle reports them.
+    fn create_key_index(
+        &mut self,
+        table: &TableDef,
+        name: &str,
+        columns: &[String],
+        primary: bool,
+    ) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let created = catalog.create_index(name, &table.name, columns, true, Some((name, primary)));
+        match created {
+            Err(error) if error.code() == 1452 && primary => Err(Error::new(
+                2437,
+                format!(
+                    "cannot validate ({}.{name}) - primary key violated",
+                    catalog::OWNER
+                ),
+            )),
+            Err(error) if error.code() == 1452 => Err(Error::new(
+                2299,
+                format!(
+                    "cannot validate ({}.{name}) - duplicate keys found",
+                    catalog::OWNER
+                ),
+            )),
+            other => other,
+        }
+    }
+
+    fn constraint_exists(&self, name: &str) -> bool {
+        let dictionary = self.instance.catalog().current();
+        dictionary
+            .indexes
+            .values()
+            .any(|index| index.constraint.as_deref() == Some(name))
+            || dictionary.tables.values().any(|table| {
+                table.checks.iter().any(|check| check.name == name)
+                    || table.foreign_keys.iter().any(|key| key.name == name)
+            })
+    }
+
+    /// DROP TABLE of a table other tables' foreign keys reference: ORA-02449, or with
+    /// CASCADE CONSTRAINTS those foreign keys are dropped first.
+    fn drop_referenced_keys(&self, name: &str, cascade: bool) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        let children: Vec<String> = catalog
+            .current()
+            .tables
+            .values()
+            .filter(|other| {
+                other.name != name && other.foreign_keys.iter().any(|key| key.parent == name)
+            })
+            .map(|other| other.name.clone())
+            .collect();
+        if children.is_empty() {
+            return Ok(());
+        }
+        if !cascade {
+            return Err(Error::new(
+                2449,
+                "unique/primary keys in table referenced by foreign keys",
+            ));
+        }
+        for child in children {
+            catalog.alter_table(&child, |old| {
+                let mut alteration = Alteration::of(old);
+                alteration.foreign_keys.retain(|key| key.parent != name);
+                Ok(alteration)
+            })?;
+        }
+        Ok(())
+    }
+
+    fn drop_constraint(&mut self, table: &Arc<TableDef>, name: &str) -> Result<()> {
+        let instance = self.instance.clone();
+        let catalog = instance.catalog();
+        if let Some(index) = table
+            .indexes
+            .iter()
+            .find(|index| index.constraint.as_deref() == Some(name))
+        {
+            let names: Vec<String> = index
+                .columns
+                .iter()
+                .map(|&position| table.columns[position].name.clone())
+                .collect();
+            if catalog.current().tables.values().any(|other| {
+                other
+                    .foreign_keys
+                    .iter()
+                    .any(|key| key.parent == table.name && key.parent_columns == names)
+            }) {
+                return Err(Error::new(
+                    2273,
+                    "this unique/primary key is referenced by some foreign keys",
+                ));
+            }
+            return catalog.drop_constraint_index(&index.name);
+        }
+        if table.foreign_keys.iter().any(|key| key.name == name) {
+            let name = name.to_string();
+            return catalog.alter_table(&table.name, move |old| {
+                let mut alteration = Alteration::of(old);
+                alteration.foreign_keys.retain(|key| key.name != name);
+                Ok(alteration)
+            });
+        }
+        if !table.checks.iter().any(|check| check.name == name) {
+            return Err(Error::new(
+                2443,
+                "Cannot drop constraint - nonexistent constraint",
+            ));
+        }
+        let name = name.to_string();
+        catalog.alter_table(&table.name, move |old| {
+            let mut alteration = Alteration::of(old);
+            alteration.checks.retain(|check| check.name != name);
+            Ok(alteration)
+        })
+    }
+
     fn alter_system(&mut self, action: &ast::AlterSystemAction) -> Result<StatementResult> {
         match action {
             ast::AlterSystemAction::Set {
@@ -1229,6 +2067,274 @@ fn changed(rows: u64, verb: &str) -> StatementResult {
         rows_affected: rows,
         feedback: format!("{rows} row{} {verb}.", if rows == 1 { "" } else { "s" }),
         ..Default::default()
+    }
+}
+
+/// Columns for CREATE TABLE AS SELECT from the query's result: its names, its types, and
+/// where the planner does not know a type, the first value's (NUMBER, VARCHAR2(4000),
+/// DATE, ...; a column of NULLs only is VARCHAR2(4000)).
+fn query_columns(result: &RowSet) -> Result<Vec<catalog::ColumnDef>> {
+    let mut columns: Vec<catalog::ColumnDef> = Vec::with_capacity(result.columns.len());
+    for (position, (name, data_type)) in result.columns.iter().enumerate() {
+        if columns.iter().any(|column| &column.name == name) {
+            return Err(Error::new(957, "duplicate column name"));
+        }
+        let valid_name = !name.is_empty()
+            && name.len() <= catalog::OBJECT_NAME_BYTES_MAX
+            && !name.contains(['(', ')', ' ', '+', '-', '*', '/', '|', '\'', ',']);
+        if !valid_name {
+            return Err(Error::new(
+                998,
+                "must name this expression with a column alias",
+            ));
+        }
+        let data_type = match data_type {
+            Some(crate::types::DataType::Varchar2 { length }) => {
+                // The planner's length is a guess for expressions: keep the longest value.
+                let longest = result
+                    .rows
+                    .iter()
+                    .filter_map(|row| row[position].as_str().map(str::len))
+                    .max()
+                    .unwrap_or(0) as u32;
+                crate::types::DataType::varchar2(
+                    (*length)
+                        .max(longest)
+                        .clamp(1, crate::types::VARCHAR2_BYTES_MAX),
+                )
+            }
+            Some(data_type) => *data_type,
+            None => {
+                let first = result
+                    .rows
+                    .iter()
+                    .map(|row| &row[position])
+                    .find(|value| !value.is_null());
+                match first {
+                    Some(Value::Number(_)) => crate::types::DataType::number(),
+                    Some(Value::Float(_)) => crate::types::DataType::Float,
+                    Some(Value::Date(_)) => crate::types::DataType::Date,
+                    Some(Value::Timestamp(_)) => crate::types::DataType::Timestamp,
+                    Some(Value::Boolean(_)) => crate::types::DataType::Boolean,
+                    _ => crate::types::DataType::varchar2(crate::types::VARCHAR2_BYTES_MAX),
+                }
+            }
+        };
+        columns.push(catalog::ColumnDef {
+            name: name.clone(),
+            data_type,
+            nullable: true,
+            default: None,
+        });
+    }
+    Ok(columns)
+}
+
+/// A table's PRIMARY KEY and UNIQUE constraints: (column names, is primary).
+fn key_columns(table: &TableDef) -> Vec<(Vec<String>, bool)> {
+    table
+        .indexes
+        .iter()
+        .filter(|index| index.constraint.is_some())
+        .map(|index| {
+            let names = index
+                .columns
+                .iter()
+                .map(|&position| table.columns[position].name.clone())
+                .collect();
+            (names, index.primary)
+        })
+        .collect()
+}
+
+/// Checks a FOREIGN KEY of table `name` (whose columns and keys are given, since it may
+/// not exist yet) and fills in the parent's primary key columns when none were written:
+/// ORA-00942 (no parent table), ORA-00904, ORA-02268 (a parent without a primary key),
+/// ORA-02256 (column counts differ), ORA-02270 (no PRIMARY KEY or UNIQUE constraint of the
+/// parent is exactly those columns).
+fn resolve_foreign_key(
+    dictionary: &Dictionary,
+    name: &str,
+    columns: &[catalog::ColumnDef],
+    own_keys: &[(Vec<String>, bool)],
+    key: &mut catalog::ForeignKey,
+) -> Result<()> {
+    for column in &key.columns {
+        if !columns.iter().any(|c| &c.name == column) {
+            return Err(Error::invalid_identifier(column));
+        }
+    }
+    let (parent_columns, parent_keys): (Vec<String>, Vec<(Vec<String>, bool)>) =
+        if key.parent == name {
+            (
+                columns.iter().map(|c| c.name.clone()).collect(),
+                own_keys.to_vec(),
+            )
+        } else {
+            let parent = dictionary.table(&key.parent)?;
+            (
+                parent.columns.iter().map(|c| c.name.clone()).collect(),
+                key_columns(parent),
+            )
+        };
+    if key.parent_columns.is_empty() {
+        key.parent_columns = parent_keys
+            .iter()
+            .find(|(_, primary)| *primary)
+            .map(|(columns, _)| columns.clone())
+            .ok_or_else(|| Error::new(2268, "referenced table does not have a primary key"))?;
+    }
+    for column in &key.parent_columns {
+        if !parent_columns.contains(column) {
+            return Err(Error::invalid_identifier(column));
+        }
+    }
+    if key.parent_columns.len() != key.columns.len() {
+        return Err(Error::new(
+            2256,
+            "number of referencing columns must match referenced columns",
+        ));
+    }
+    if !parent_keys
+        .iter()
+        .any(|(columns, _)| *columns == key.parent_columns)
+    {
+        return Err(Error::new(
+            2270,
+            "no matching unique or primary key for this column-list",
+        ));
+    }
+    Ok(())
+}
+
+/// Functions whose value depends on when or by whom they are called: not in a CHECK.
+const VOLATILE_FUNCTIONS: &[&str] = &[
+    "SYSDATE",
+    "SYSTIMESTAMP",
+    "CURRENT_DATE",
+    "CURRENT_TIMESTAMP",
+    "LOCALTIMESTAMP",
+    "USER",
+    "UID",
+    "CURRENT_USER",
+    "SESSION_USER",
+    "USERENV",
+    "SYS_CONTEXT",
+    "SYS_GUID",
+];
+
+/// Checks that CHECK conditions print (no subqueries or binds: ORA-02251), call no
+/// function whose value changes with time or session (ORA-02436; nor a package's, such
+/// as DBMS_RANDOM.VALUE) and read only the table's columns (ORA-00904).
+fn check_conditions(
+    columns: &[catalog::ColumnDef],
+    checks: &[catalog::CheckConstraint],
+) -> Result<()> {
+    for check in checks {
+        crate::sql::print::expression(&check.condition)?;
+        // A condition must give the same answer for a row at any time (Oracle).
+        let mut volatile = None;
+        ast::Node::Expr(&check.condition).walk(&mut |node| {
+            if let ast::Node::Expr(ast::Expr::Function { name, .. }) = node {
+                if VOLATILE_FUNCTIONS.contains(&name.as_str()) || name.contains('.') {
+                    volatile.get_or_insert_with(|| name.clone());
+                }
+            }
+        });
+        if let Some(name) = volatile {
+            return Err(Error::new(
+                2436,
+                format!("date or system variable wrongly specified in CHECK constraint ({name})"),
+            ));
+        }
+        for name in columns_read(&check.condition) {
+            if !columns.iter().any(|column| column.name == name) {
+                return Err(Error::invalid_identifier(&name));
+            }
+        }
+    }
+    Ok(())
+}
+
+/// The names of the columns an expression reads.
+fn columns_read(expr: &ast::Expr) -> Vec<String> {
+    let mut names: Vec<String> = Vec::new();
+    ast::Node::Expr(expr).walk(&mut |node| {
+        if let ast::Node::Expr(ast::Expr::Column { name, .. }) = node {
+            if !names.contains(name) {
+                names.push(name.clone());
+            }
+        }
+    });
+    names
+}
+
+/// Renames a column wherever an expression (a CHECK condition) reads it.
+fn rename_column(expr: &mut ast::Expr, from: &str, to: &str) {
+    use ast::Expr as E;
+    match expr {
+        E::Column { name, .. } => {
+            if name == from {
+                *name = to.to_string();
+            }
+        }
+        E::Literal(_) | E::Bind { .. } | E::Rownum => {}
+        E::OuterJoin(inner) => rename_column(inner, from, to),
+        E::Unary { expr, .. } | E::IsNull { expr, .. } | E::Cast { expr, .. } => {
+            rename_column(expr, from, to)
+        }
+        E::Binary { left, right, .. } => {
+            rename_column(left, from, to);
+            rename_column(right, from, to);
+        }
+        E::Between {
+            expr, low, high, ..
+        } => {
+            rename_column(expr, from, to);
+            rename_column(low, from, to);
+            rename_column(high, from, to);
+        }
+        E::InList { expr, list, .. } => {
+            rename_column(expr, from, to);
+            list.iter_mut()
+                .for_each(|item| rename_column(item, from, to));
+        }
+        E::Like {
+            expr,
+            pattern,
+            escape,
+            ..
+        } => {
+            rename_column(expr, from, to);
+            rename_column(pattern, from, to);
+            if let Some(escape) = escape {
+                rename_column(escape, from, to);
+            }
+        }
+        E::Case {
+            operand,
+            when_then,
+            else_result,
+        } => {
+            if let Some(operand) = operand {
+                rename_column(operand, from, to);
+            }
+            for (when, then) in when_then {
+                rename_column(when, from, to);
+                rename_column(then, from, to);
+            }
+            if let Some(else_result) = else_result {
+                rename_column(else_result, from, to);
+            }
+        }
+        E::Function { args, .. } | E::Tuple(args) => {
+            args.iter_mut().for_each(|arg| rename_column(arg, from, to))
+        }
+        // Not in a CHECK condition (refused when it was made).
+        E::InSubquery { .. }
+        | E::Exists { .. }
+        | E::QuantifiedComparison { .. }
+        | E::ScalarSubquery(_) => {}
     }
 }
 

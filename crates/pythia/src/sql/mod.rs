@@ -5,4 +5,5 @@ pub mod engine;
 pub mod eval;
 pub mod lexer;
 pub mod parser;
+pub mod print;
 pub mod query;

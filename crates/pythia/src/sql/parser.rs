@@ -274,7 +274,7 @@ const TABLE_ALIAS_STOP_WORDS: &[&str] = &[
 const SIZE_UNITS: &[&str] = &["K", "M", "G", "T", "P", "E"];
 
 /// Functions that are called without parentheses.
-const NILADIC_FUNCTIONS: &[&str] = &[
+pub(crate) const NILADIC_FUNCTIONS: &[&str] = &[
     "CURRENT_DATE",
     "CURRENT_TIMESTAMP",
     "CURRENT_USER",
@@ -741,6 +741,14 @@ impl<'a> Parser<'a> {
             Some("DROP") => self.parse_drop(),
             Some("ALTER") => self.parse_alter(),
             Some("TRUNCATE") => self.parse_truncate(),
+            Some("COMMENT") => self.parse_comment(),
+            Some("RENAME") => {
+                self.index += 1;
+                let from = self.parse_object_name(Syntax::InvalidTableName)?;
+                self.expect_word("TO", Syntax::MissingKeyword)?;
+                let to = self.parse_object_name(Syntax::InvalidTableName)?;
+                Ok(Statement::Rename { from, to })
+            }
             Some("COMMIT" | "END") => self.parse_commit(),
             Some("ROLLBACK") => self.parse_rollback(),
             Some("SAVEPOINT") => {
@@ -1040,6 +1048,36 @@ impl<'a> Parser<'a> {
         })
     }
 
+    /// `COMMENT ON TABLE t IS '...'` or `COMMENT ON COLUMN t.c IS '...'`.
+    fn parse_comment(&mut self) -> Result<Statement> {
+        self.index += 1;
+        self.expect_word("ON", Syntax::MissingKeyword)?;
+        let (table, column) = if self.eat_word("TABLE") {
+            (self.parse_object_name(Syntax::InvalidTableName)?, None)
+        } else if self.eat_word("COLUMN") {
+            let mut parts = vec![self.parse_identifier(Syntax::InvalidTableName)?];
+            while self.eat(&TokenKind::Period) {
+                parts.push(self.parse_identifier(Syntax::InvalidIdentifier)?);
+            }
+            let column = parts.pop().unwrap_or_default();
+            let table = match parts.len() {
+                1 => ObjectName::new(parts.remove(0)),
+                2 => ObjectName::qualified(parts.remove(0), parts.remove(0)),
+                _ => return Err(self.error(Syntax::InvalidTableName)),
+            };
+            (table, Some(column))
+        } else {
+            return Err(self.error(Syntax::MissingKeyword));
+        };
+        self.expect_word("IS", Syntax::MissingKeyword)?;
+        let text = self.parse_string_literal()?;
+        Ok(Statement::Comment {
+            table,
+            column,
+            text,
+        })
+    }
+
     fn parse_string_literal(&mut self) -> Result<String> {
         match self.peek() {
             Some(TokenKind::String(value) | TokenKind::NationalString(value)) => {
@@ -1193,7 +1231,10 @@ impl<'a> Parser<'a> {
         let mut columns = Vec::new();
         let mut constraints = Vec::new();
         let has_elements = self.is(&TokenKind::LeftParen);
-        if has_elements {
+        let mut column_names = Vec::new();
+        if has_elements && self.is_bare_name_list() {
+            column_names = self.parse_identifier_list(Syntax::MissingRightParenthesis)?;
+        } else if has_elements {
             self.index += 1;
             loop {
                 if self.starts_table_constraint() {
@@ -1227,6 +1268,10 @@ impl<'a> Parser<'a> {
         } else {
             None
         };
+        if as_query.is_none() && !column_names.is_empty() {
+            // `(a, b)` without types is only for AS SELECT: a column lacks its type.
+            return Err(self.error(Syntax::InvalidDatatype));
+        }
         if as_query.is_none() {
             if !has_elements {
                 return Err(self.error(Syntax::MissingLeftParenthesis));
@@ -1240,10 +1285,28 @@ impl<'a> Parser<'a> {
             if_not_exists,
             columns,
             constraints,
+            column_names,
             as_query,
             storage,
             cache,
         })
+    }
+
+    /// Whether a `(` starts a list of bare column names, `(a, "b")`, as CREATE TABLE ... AS
+    /// SELECT may have.
+    fn is_bare_name_list(&self) -> bool {
+        let mut offset = 1;
+        loop {
+            match self.peek_nth(offset) {
+                Some(TokenKind::Word(_) | TokenKind::QuotedIdentifier(_)) => {}
+                _ => return false,
+            }
+            match self.peek_nth(offset + 1) {
+                Some(TokenKind::Comma) => offset += 2,
+                Some(TokenKind::RightParen) => return true,
+                _ => return false,
+            }
+        }
     }
 
     fn starts_table_constraint(&self) -> bool {
@@ -1858,6 +1921,13 @@ impl<'a> Parser<'a> {
                 } else if self.eat_word("CONSTRAINT") {
                     AlterTableAction::DropConstraint(
                         self.parse_identifier(Syntax::InvalidIdentifier)?,
+                    )
+                } else if self.eat_word("PRIMARY") {
+                    self.expect_word("KEY", Syntax::MissingKeyword)?;
+                    AlterTableAction::DropPrimaryKey
+                } else if self.eat_word("UNIQUE") {
+                    AlterTableAction::DropUnique(
+                        self.parse_identifier_list(Syntax::MissingRightParenthesis)?,
                     )
                 } else {
                     return Err(self.error(Syntax::MissingKeyword));
@@ -4322,6 +4392,7 @@ mod tests {
             as_query,
             storage,
             cache,
+            ..
         } = statement
         else {
             panic!("not CREATE TABLE");
@@ -4448,6 +4519,17 @@ mod tests {
             panic!("not CREATE TABLE");
         };
         assert!(columns.is_empty());
+        let Statement::CreateTable {
+            column_names,
+            as_query: named_query,
+            ..
+        } = parse_ok("CREATE TABLE t3 (a, \"b\") AS SELECT 1, 2 FROM dual")
+        else {
+            panic!("not CREATE TABLE");
+        };
+        assert_eq!(column_names, vec!["A".to_string(), "b".to_string()]);
+        assert!(named_query.is_some());
+        assert_eq!(parse("CREATE TABLE t4 (a, b)").unwrap_err().code(), 902);
         assert_eq!(cache, Some(false));
         assert_eq!(storage.buffer_pool, Some(BufferPool::Recycle));
         assert_eq!(
@@ -4675,6 +4757,37 @@ mod tests {
         assert_eq!(
             action("ALTER TABLE t RENAME TO u"),
             AlterTableAction::RenameTo("U".into())
+        );
+        assert_eq!(
+            parse_ok("COMMENT ON COLUMN s.t.c IS 'it''s'"),
+            Statement::Comment {
+                table: ObjectName::qualified("S", "T"),
+                column: Some("C".into()),
+                text: "it's".into()
+            }
+        );
+        assert_eq!(
+            parse_ok("COMMENT ON TABLE t IS ''"),
+            Statement::Comment {
+                table: ObjectName::new("T"),
+                column: None,
+                text: String::new()
+            }
+        );
+        assert_eq!(
+            action("ALTER TABLE t DROP PRIMARY KEY"),
+            AlterTableAction::DropPrimaryKey
+        );
+        assert_eq!(
+            action("ALTER TABLE t DROP UNIQUE (a, b)"),
+            AlterTableAction::DropUnique(vec!["A".into(), "B".into()])
+        );
+        assert_eq!(
+            parse_ok("RENAME t TO u"),
+            Statement::Rename {
+                from: ObjectName::new("T"),
+                to: ObjectName::new("U")
+            }
         );
         assert_eq!(
             action("ALTER TABLE t RENAME COLUMN a TO b"),
