@@ -1102,6 +1102,21 @@ fn plan_subquery(
 }
 
 impl QueryPlan {
+    /// Gives the result's columns the names of a column list (a view's, a WITH query's);
+    /// an empty list keeps them; a list of another length is `mismatch`'s error.
+    fn rename_columns(&mut self, names: &[String], mismatch: impl FnOnce() -> Error) -> Result<()> {
+        if names.is_empty() {
+            return Ok(());
+        }
+        if names.len() != self.columns.len() {
+            return Err(mismatch());
+        }
+        for (column, name) in self.columns.iter_mut().zip(names) {
+            column.name = name.clone();
+        }
+        Ok(())
+    }
+
     /// Whether some expression of the plan may read blocks (a sequence, a subquery).
     fn touches_blocks(&self) -> bool {
         let mut expressions: Vec<&Expr> = Vec::new();
@@ -1338,20 +1353,15 @@ fn plan_view(
             ))
         }
     };
-    if !view.columns.is_empty() {
-        if view.columns.len() != plan.columns.len() {
-            return Err(Error::new(
-                4063,
-                format!(
-                    "view \"{}\" has errors: its column list no longer fits",
-                    view.name
-                ),
-            ));
-        }
-        for (column, name) in plan.columns.iter_mut().zip(&view.columns) {
-            column.name = name.clone();
-        }
-    }
+    plan.rename_columns(&view.columns, || {
+        Error::new(
+            4063,
+            format!(
+                "view \"{}\" has errors: its column list no longer fits",
+                view.name
+            ),
+        )
+    })?;
     Ok(plan)
 }
 
@@ -1749,17 +1759,12 @@ impl Planner<'_, '_> {
                     &[],
                     &self.ctes[..position],
                 )?;
-                if !cte.columns.is_empty() {
-                    if cte.columns.len() != plan.columns.len() {
-                        return Err(Error::new(
-                            32038,
-                            "number of WITH clause column names does not match number of elements in select list",
-                        ));
-                    }
-                    for (column, name) in plan.columns.iter_mut().zip(&cte.columns) {
-                        column.name = name.clone();
-                    }
-                }
+                plan.rename_columns(&cte.columns, || {
+                    Error::new(
+                        32038,
+                        "number of WITH clause column names does not match number of elements in select list",
+                    )
+                })?;
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
                 self.add_planned_source(
                     PlannedRows::Query(Box::new(plan)),
