@@ -40,8 +40,8 @@
 //! snapshot, and becomes constants; a correlated one is planned once and runs for each outer
 //! row (`eval::Subquery`).
 //!
-//! Everything is materialized in memory between the pipeline and the result: a known limit
-//! until the SQL issue's bounded work areas.
+//! Everything is materialized in memory between the pipeline and the result, counted
+//! against the statement's work area (`WorkArea`: ORA-04036 beyond `pga_aggregate_limit`).
 
 use rustc_hash::FxHashSet;
 use std::cell::RefCell;
