@@ -1746,74 +1746,44 @@ impl Planner<'_, '_> {
         sources: &mut Vec<Source>,
     ) -> Result<()> {
         match reference {
-            ast::TableReference::Table { name, alias }
-                if name.schema.is_none() && self.cte(&name.name).is_some() =>
-            {
-                let position = self.cte(&name.name).expect("found above");
-                let cte = &self.ctes[position];
-                // A WITH query sees the ones defined before it, not itself.
-                let (mut plan, _) = plan_subquery(
-                    self.reader,
-                    self.binds,
-                    &cte.query,
-                    &[],
-                    &self.ctes[..position],
-                )?;
-                plan.rename_columns(&cte.columns, || {
-                    Error::new(
-                        32038,
-                        "number of WITH clause column names does not match number of elements in select list",
-                    )
-                })?;
-                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
-                self.add_planned_source(
-                    PlannedRows::Query(Box::new(plan)),
-                    qualifier,
-                    outer,
-                    sources,
-                );
-                Ok(())
-            }
-            ast::TableReference::Table { name, alias }
-                if self.reader.dictionary.views.contains_key(&name.name)
-                    && name
-                        .schema
-                        .as_deref()
-                        .is_none_or(|schema| schema == crate::catalog::OWNER) =>
-            {
-                let view = self.reader.dictionary.views[&name.name].clone();
-                let plan = plan_view(self.reader, self.binds, &view)?;
-                let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
-                self.add_planned_source(
-                    PlannedRows::Query(Box::new(plan)),
-                    qualifier,
-                    outer,
-                    sources,
-                );
-                Ok(())
-            }
             ast::TableReference::Table { name, alias } => {
                 let qualifier = alias.clone().unwrap_or_else(|| name.name.clone());
+                let ours = name
+                    .schema
+                    .as_deref()
+                    .is_none_or(|schema| schema == crate::catalog::OWNER);
+                // A name is, in this order: a WITH query, a view, a table, a fixed view.
+                let cte = name
+                    .schema
+                    .is_none()
+                    .then(|| self.cte(&name.name))
+                    .flatten();
+                let view = ours
+                    .then(|| self.reader.dictionary.views.get(&name.name).cloned())
+                    .flatten();
+                let plan = match (cte, view) {
+                    (Some(position), _) => Some(self.plan_cte(position)?),
+                    (None, Some(view)) => Some(plan_view(self.reader, self.binds, &view)?),
+                    (None, None) => None,
+                };
+                if let Some(plan) = plan {
+                    let planned = PlannedRows::Query(Box::new(plan));
+                    self.add_planned_source(planned, qualifier, outer, sources);
+                    return Ok(());
+                }
                 let (kind, columns): (SourceKind, Vec<(String, Option<DataType>)>) =
                     match self.reader.dictionary.tables.get(&name.name) {
-                        Some(table)
-                            if name
-                                .schema
-                                .as_deref()
-                                .is_none_or(|schema| schema == crate::catalog::OWNER) =>
-                        {
-                            (
-                                SourceKind::Table {
-                                    table: table.clone(),
-                                    access: Access::Full,
-                                },
-                                table
-                                    .columns
-                                    .iter()
-                                    .map(|column| (column.name.clone(), Some(column.data_type)))
-                                    .collect(),
-                            )
-                        }
+                        Some(table) if ours => (
+                            SourceKind::Table {
+                                table: table.clone(),
+                                access: Access::Full,
+                            },
+                            table
+                                .columns
+                                .iter()
+                                .map(|column| (column.name.clone(), Some(column.data_type)))
+                                .collect(),
+                        ),
                         _ => match (self.reader.views)(&name.name) {
                             Some(rows) => (SourceKind::Rows(Arc::new(rows.rows)), rows.columns),
                             None => return Err(Error::table_not_found()),
@@ -2479,6 +2449,26 @@ impl Planner<'_, '_> {
             return Err(Error::new(920, "invalid relational operator"));
         };
         items.iter().map(|item| self.compile(item)).collect()
+    }
+
+    /// Plans the WITH query at `position` in `ctes` where a FROM list names it: it sees the
+    /// WITH queries defined before it, not itself; its column list renames its columns.
+    fn plan_cte(&mut self, position: usize) -> Result<QueryPlan> {
+        let cte = &self.ctes[position];
+        let (mut plan, _) = plan_subquery(
+            self.reader,
+            self.binds,
+            &cte.query,
+            &[],
+            &self.ctes[..position],
+        )?;
+        plan.rename_columns(&cte.columns, || {
+            Error::new(
+                32038,
+                "number of WITH clause column names does not match number of elements in select list",
+            )
+        })?;
+        Ok(plan)
     }
 
     /// The position in `ctes` of the WITH query named `name` that is visible here.
