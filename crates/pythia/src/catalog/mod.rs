@@ -337,6 +337,14 @@ impl Dictionary {
         self.tables.get(name).ok_or_else(Error::table_not_found)
     }
 
+    /// The table with object id `object_id`, if it exists.
+    fn table_by_id(&self, object_id: u32) -> Option<Arc<TableDef>> {
+        self.tables
+            .values()
+            .find(|table| table.object_id == object_id)
+            .cloned()
+    }
+
     fn name_in_use(&self, name: &str) -> bool {
         self.tables.contains_key(name)
             || self.indexes.contains_key(name)
@@ -433,12 +441,7 @@ impl Catalog {
         }
         for (rowid, values) in index_rows {
             let table_id = integer(&values, 3)? as u32;
-            let Some(table) = dictionary
-                .tables
-                .values()
-                .find(|table| table.object_id == table_id)
-                .cloned()
-            else {
+            let Some(table) = dictionary.table_by_id(table_id) else {
                 continue; // its table was dropped in the same transaction's aftermath
             };
             let index = index_from_row(&storage, rowid, &values, &table)?;
@@ -452,12 +455,7 @@ impl Catalog {
         }
         for (rowid, values) in comment_rows {
             let table_id = integer(&values, 1)? as u32;
-            let Some(table) = dictionary
-                .tables
-                .values()
-                .find(|table| table.object_id == table_id)
-                .cloned()
-            else {
+            let Some(table) = dictionary.table_by_id(table_id) else {
                 continue;
             };
             let mut table = clone_table(&table);
@@ -852,24 +850,15 @@ impl Catalog {
                         else {
                             continue;
                         };
-                        let (old_key, _) = crate::sql::dml::index_key(before, &row);
-                        let (new_key, _) = crate::sql::dml::index_key(index, &new_row);
-                        if old_key != new_key {
-                            storage.transactions.index_delete(
-                                transaction,
-                                &index.tree,
-                                index.object_id,
-                                &old_key,
-                                rowid,
-                            )?;
-                            storage.transactions.index_insert(
-                                transaction,
-                                &index.tree,
-                                index.object_id,
-                                &new_key,
-                                rowid,
-                            )?;
-                        }
+                        crate::sql::dml::move_index_entry(
+                            storage,
+                            transaction,
+                            before,
+                            index,
+                            &row,
+                            &new_row,
+                            rowid,
+                        )?;
                     }
                 }
             }
@@ -954,12 +943,7 @@ impl Catalog {
             }
             context.delete(index.dictionary_row)?;
             dictionary.indexes.remove(name);
-            if let Some(table) = dictionary
-                .tables
-                .values()
-                .find(|table| table.object_id == index.table_id)
-                .cloned()
-            {
+            if let Some(table) = dictionary.table_by_id(index.table_id) {
                 let mut changed = clone_table(&table);
                 changed
                     .indexes

@@ -175,6 +175,34 @@ fn add_entry(
     }
 }
 
+/// Moves the row at `rowid` in `index` when its key changed from `old_row` to `new_row`:
+/// delete-marks the old key (as `before`, the index's definition the old row was indexed
+/// under, computes it: ALTER TABLE may renumber its columns) and adds the new one with the
+/// unique check (ORA-00001).
+pub(crate) fn move_index_entry(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    before: &IndexDef,
+    index: &IndexDef,
+    old_row: &[Value],
+    new_row: &[Value],
+    rowid: RowId,
+) -> Result<()> {
+    let (old_key, _) = index_key(before, old_row);
+    let (new_key, has_null) = index_key(index, new_row);
+    if old_key == new_key {
+        return Ok(());
+    }
+    storage.transactions.index_delete(
+        transaction,
+        &index.tree,
+        index.object_id,
+        &old_key,
+        rowid,
+    )?;
+    add_entry(storage, transaction, index, &new_key, has_null, rowid)
+}
+
 /// Computes a row's new values from its current ones (None: leave the row alone).
 pub type RowComputation<'a> = dyn FnMut(&[Value]) -> Result<Option<Vec<Value>>> + 'a;
 
@@ -213,19 +241,15 @@ pub fn update_row(
     let old_row = table_row(table, &old_data)?;
     let new_row = new_row.expect("an update computed its row");
     for index in &table.indexes {
-        let (old_key, _) = index_key(index, &old_row);
-        let (new_key, has_null) = index_key(index, &new_row);
-        if old_key == new_key {
-            continue;
-        }
-        storage.transactions.index_delete(
+        move_index_entry(
+            storage,
             transaction,
-            &index.tree,
-            index.object_id,
-            &old_key,
+            index,
+            index,
+            &old_row,
+            &new_row,
             rowid,
         )?;
-        add_entry(storage, transaction, index, &new_key, has_null, rowid)?;
     }
     Ok(true)
 }
