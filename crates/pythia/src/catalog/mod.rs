@@ -39,6 +39,7 @@
 //! at once, as Oracle updates SEQ$. After a crash the numbers of the unused cached range are
 //! skipped, never handed out twice.
 
+pub mod statistics;
 pub mod views;
 
 use std::collections::BTreeMap;
@@ -97,6 +98,8 @@ pub struct TableDef {
     pub foreign_keys: Vec<ForeignKey>,
     /// COMMENT ON TABLE / COLUMN.
     pub comments: Comments,
+    /// Optimizer statistics, once gathered (ANALYZE, DBMS_STATS).
+    pub statistics: Option<Arc<statistics::TableStatistics>>,
     pub created: i64,
     ddl: String,
     dictionary_row: RowId,
@@ -580,6 +583,7 @@ impl Catalog {
                 checks,
                 foreign_keys,
                 comments: Comments::default(),
+                statistics: None,
                 created,
                 ddl: ddl.to_string(),
                 dictionary_row,
@@ -1461,6 +1465,7 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
         columns,
         foreign_keys,
         comments: Comments::default(),
+        statistics: None,
         segment: BlockId::new(SYSTEM_FILE, integer(values, 3)? as u32),
         insert_hint: Arc::new(AtomicU64::new(0)),
         indexes: Vec::new(),
@@ -1709,6 +1714,7 @@ pub fn clone_table(table: &TableDef) -> TableDef {
         checks: table.checks.clone(),
         foreign_keys: table.foreign_keys.clone(),
         comments: table.comments.clone(),
+        statistics: table.statistics.clone(),
         created: table.created,
         ddl: table.ddl.clone(),
         dictionary_row: table.dictionary_row,
