@@ -156,6 +156,8 @@ pub mod names {
     pub const DB_FILE_MULTIBLOCK_READ_COUNT: &str = "db_file_multiblock_read_count";
     pub const DB_WRITER_PROCESSES: &str = "db_writer_processes";
     pub const OPTIMIZER_MODE: &str = "optimizer_mode";
+    pub const OPTIMIZER_INDEX_COST_ADJ: &str = "optimizer_index_cost_adj";
+    pub const DB_FILE_OPTIMIZER_READ_COUNT: &str = "_db_file_optimizer_read_count";
     pub const NLS_DATE_FORMAT: &str = "nls_date_format";
     pub const STATISTICS_LEVEL: &str = "statistics_level";
     pub const TIMED_STATISTICS: &str = "timed_statistics";
@@ -495,6 +497,24 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::Immediate,
         isses_modifiable: true,
         description: "optimizer mode",
+    },
+    Definition {
+        name: names::OPTIMIZER_INDEX_COST_ADJ,
+        kind: Kind::integer(1, 10000),
+        default: DefaultValue::Text("100"),
+        issys_modifiable: SystemModifiable::Immediate,
+        isses_modifiable: true,
+        description: "optimizer index cost adjustment",
+    },
+    // Oracle costs full scans with this many blocks per read, not with
+    // db_file_multiblock_read_count (which sizes the reads themselves).
+    Definition {
+        name: names::DB_FILE_OPTIMIZER_READ_COUNT,
+        kind: Kind::integer(1, 1024),
+        default: DefaultValue::Text("8"),
+        issys_modifiable: SystemModifiable::Immediate,
+        isses_modifiable: true,
+        description: "multiblock read count for regular clients",
     },
     // Stored as text: the date format's own rules are checked where it is used.
     Definition {

@@ -33,6 +33,7 @@ use crate::instrumentation::{
 use crate::session::{Column, DescribeColumn, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::eval::SequenceAccess;
+use crate::sql::optimizer::OptimizerEnvironment;
 use crate::sql::query::{self, BindValues, QueryPlan, Reader, RowSet};
 use crate::sql::{dml, parser};
 use crate::storage::heap::RowId;
@@ -464,6 +465,13 @@ impl Session {
                 _ => Err(unsupported("EXPLAIN PLAN of this statement")),
             }
         })?;
+        let mut lines = lines;
+        if let Some(statement_line) = lines.first_mut() {
+            statement_line.optimizer = Some(
+                self.parameters
+                    .get_string(crate::instance::parameters::names::OPTIMIZER_MODE),
+            );
+        }
         let plan_id = self.next_plan_id;
         self.next_plan_id += 1;
         let timestamp = catalog::now_seconds();
@@ -497,16 +505,25 @@ impl Session {
                 ("OBJECT_OWNER".to_string(), text),
                 ("OBJECT_NAME".to_string(), text),
                 ("OBJECT_TYPE".to_string(), text),
+                ("OPTIMIZER".to_string(), text),
                 ("ID".to_string(), number),
                 ("PARENT_ID".to_string(), number),
                 ("DEPTH".to_string(), number),
                 ("POSITION".to_string(), number),
+                ("COST".to_string(), number),
+                ("CARDINALITY".to_string(), number),
+                ("BYTES".to_string(), number),
             ],
             rows: self
                 .plan_table
                 .iter()
                 .map(|row| {
                     let line = &row.line;
+                    let estimated = |value: fn(&query::Estimate) -> u64| {
+                        line.estimate.as_ref().map_or(Value::Null, |estimate| {
+                            Value::integer(value(estimate) as i64)
+                        })
+                    };
                     vec![
                         optional(&row.statement_id),
                         Value::integer(row.plan_id as i64),
@@ -518,11 +535,15 @@ impl Session {
                             .map_or(Value::Null, |_| Value::text(catalog::OWNER)),
                         optional(&line.object_name),
                         optional(&line.object_type),
+                        optional(&line.optimizer),
                         Value::integer(line.id as i64),
                         line.parent_id
                             .map_or(Value::Null, |parent| Value::integer(parent as i64)),
                         Value::integer(line.depth as i64),
                         Value::integer(line.position as i64),
+                        estimated(|estimate| estimate.shown_cost()),
+                        estimated(|estimate| estimate.shown_rows()),
+                        estimated(|estimate| estimate.shown_bytes()),
                     ]
                 })
                 .collect(),
@@ -631,6 +652,10 @@ impl Session {
             outer: &[],
             table_functions: &table_functions,
             work_area: &work_area,
+            optimizer: OptimizerEnvironment::from_parameters(
+                &self.parameters,
+                self.instance.catalog().storage().cache.block_size(),
+            ),
         };
         work(&reader)
     }

@@ -4,6 +4,7 @@ pub mod dml;
 pub mod engine;
 pub mod eval;
 pub mod lexer;
+pub mod optimizer;
 pub mod parser;
 pub mod print;
 pub mod query;

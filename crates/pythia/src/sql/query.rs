@@ -45,6 +45,8 @@
 
 use rustc_hash::FxHashSet;
 use std::cell::RefCell;
+
+mod costing;
 use std::collections::{HashMap, HashSet};
 use std::ops::Bound;
 use std::rc::Rc;
@@ -59,6 +61,8 @@ use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{
     self, Context, Expr, Function, SequenceAccess, Subquery, SubqueryKind, SubqueryRunner,
 };
+pub use crate::sql::optimizer::Estimate;
+use crate::sql::optimizer::{self, OptimizerEnvironment};
 use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment;
@@ -90,6 +94,8 @@ pub struct Reader<'a> {
     pub table_functions: &'a TableFunctions<'a>,
     /// The statement's work area: what its materialized rows may take.
     pub work_area: &'a WorkArea,
+    /// The parameters plans are made with (`optimizer_mode`, ...).
+    pub optimizer: OptimizerEnvironment,
 }
 
 /// The memory a statement's work areas hold (materialized result rows, sort keys, groups,
@@ -673,6 +679,45 @@ struct Source {
     /// the join requires. The source's rows are read once into a hash table on these
     /// columns, and each row built so far probes it, instead of a full scan per row.
     hash_keys: Vec<(usize, usize)>,
+    /// A MERGE JOIN: the source's rows are read once and sorted on `inner`, and each row
+    /// built so far finds the rows whose key compares with its `outer` column by binary
+    /// search (the comparison itself stays among the conditions).
+    merge_key: Option<MergeKey>,
+    /// Cost-based plans: what the plan up to and including this level costs and yields.
+    estimate: Option<Estimate>,
+    /// Cost-based plans: what one execution of this source's access costs and yields.
+    access_estimate: Option<costing::AccessEstimate>,
+}
+
+/// The key of a MERGE JOIN: `inner op outer`, `inner` a column of the source, `outer` one of
+/// an earlier source, of one type kind.
+#[derive(Clone, Copy, Debug)]
+struct MergeKey {
+    inner: usize,
+    outer: usize,
+    op: BinaryOperator,
+}
+
+impl Source {
+    fn new(kind: SourceKind, offset: usize, width: usize, name: String, outer: bool) -> Source {
+        Source {
+            kind,
+            offset,
+            width,
+            outer,
+            on: Vec::new(),
+            filters: Vec::new(),
+            index_filters: Vec::new(),
+            name,
+            needed: None,
+            needed_vouched: None,
+            full: false,
+            hash_keys: Vec::new(),
+            merge_key: None,
+            estimate: None,
+            access_estimate: None,
+        }
+    }
 }
 
 #[derive(Clone, Debug)]
@@ -756,6 +801,13 @@ pub struct QueryPlan {
     /// be checked and emitted while its block's latch is held
     /// (`ReadOptions::visit_under_latch`).
     rows_touch_no_block: bool,
+    /// Whether the cost-based optimizer planned it (else the rules did).
+    pub costed: bool,
+    /// Cost-based plans: what the whole plan costs and yields.
+    pub estimate: Option<Estimate>,
+    /// Cost-based plans: the estimates of the steps above the join (grouping, DISTINCT,
+    /// ORDER BY, ROWNUM), in the order `query_node` adds them.
+    above_estimates: Vec<Estimate>,
 }
 
 struct GroupedPlan {
@@ -887,9 +939,20 @@ fn plan_subquery(
             }
         }
     }
+    let costed = costing::costed(&reader.optimizer, &sources);
+    let any_outer = sources.iter().any(|source| source.outer);
+    let facts = costed.then(|| costing::scope_facts(reader, &sources));
+    let costing = facts.as_ref().map(|facts| costing::Costing {
+        scope: &planner.scope,
+        facts,
+        environment: &reader.optimizer,
+    });
+    let searched = !any_outer && (2..=optimizer::JOIN_SEARCH_SOURCES_MAX).contains(&sources.len());
     if old_style_outer {
         order_outer_joined_last(&mut sources)?;
-    } else if sources.len() > 2 && sources.iter().all(|source| !source.outer) {
+    } else if let Some(costing) = costing.as_ref().filter(|_| searched) {
+        costing::order_by_cost(&mut sources, costing);
+    } else if sources.len() > 2 && !any_outer {
         order_connected(&mut sources);
     }
     if sources.get(1).is_some_and(|second| second.full) {
@@ -899,33 +962,32 @@ fn plan_subquery(
         let first = std::mem::take(&mut sources[0].filters);
         sources[1].filters.extend(first);
     }
-    // Access paths, from the conjuncts at or before each table's level (inner joins) or its
-    // ON conditions (outer joins).
-    for source in &mut sources {
-        let candidates = if source.outer {
-            &source.on
-        } else {
-            &source.filters
-        };
-        let offset = source.offset;
-        if let SourceKind::Table { table, access } = &mut source.kind {
-            let implied;
-            (*access, implied) = choose_access(table, offset, candidates);
-            if !source.outer {
-                // Filters the key range implies move aside: they are evaluated only on rows
-                // the index cannot vouch for (IndexScan::exact).
-                let filters = std::mem::take(&mut source.filters);
-                for (position, filter) in filters.into_iter().enumerate() {
-                    if implied.binary_search(&position).is_ok() {
-                        source.index_filters.push(filter);
-                    } else {
-                        source.filters.push(filter);
+    let joined = match &costing {
+        Some(costing) => Some(costing::choose_methods_by_cost(&mut sources, costing)),
+        None => {
+            // Access paths by rule, from the conjuncts at or before each table's level
+            // (inner joins) or its ON conditions (outer joins).
+            for source in &mut sources {
+                let candidates: Vec<&Expr> = if source.outer {
+                    source.on.iter().collect()
+                } else {
+                    source.filters.iter().collect()
+                };
+                if let SourceKind::Table { table, .. } = &source.kind {
+                    let (chosen, implied) = choose_access(table, source.offset, &candidates);
+                    let outer = source.outer;
+                    if let SourceKind::Table { access, .. } = &mut source.kind {
+                        *access = chosen;
+                    }
+                    if !outer {
+                        split_implied(source, &implied);
                     }
                 }
             }
+            choose_hash_joins(&mut sources, &planner.scope);
+            None
         }
-    }
-    choose_hash_joins(&mut sources, &planner.scope);
+    };
     let width = planner.scope.columns.len();
     // Grouping.
     let has_aggregates = select.projection.iter().any(
@@ -1089,7 +1151,14 @@ fn plan_subquery(
         columns,
         reusable: false,
         rows_touch_no_block: false,
+        costed: facts.is_some(),
+        estimate: None,
+        above_estimates: Vec::new(),
     };
+    if let (Some(joined), Some(facts)) = (joined, &facts) {
+        plan.above_estimates = costing::estimates_above_join(&plan, joined, facts);
+        plan.estimate = Some(plan.above_estimates.last().copied().unwrap_or(joined));
+    }
     plan.reusable = !planner.read_rows
         && plan.sources.iter().all(|source| match &source.kind {
             SourceKind::Table { .. } => true,
@@ -1369,19 +1438,26 @@ fn plan_view(
 /// row built so far otherwise) and that an equality `its column = an earlier source's
 /// column` joins, when both columns have the same kind of type (so that the hash's equality
 /// is SQL's: no implicit conversion between them).
+/// Moves the filters an index access's key range implies (positions in `filters`) to
+/// `index_filters`: they are evaluated only on rows the index cannot vouch for
+/// (IndexScan::exact).
+fn split_implied(source: &mut Source, implied: &[usize]) {
+    let filters = std::mem::take(&mut source.filters);
+    for (position, filter) in filters.into_iter().enumerate() {
+        if implied.contains(&position) {
+            source.index_filters.push(filter);
+        } else {
+            source.filters.push(filter);
+        }
+    }
+}
+
+/// HASH JOINs by rule: a table read by a full scan, joined to earlier sources by column
+/// equalities of one type kind.
 fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
-    let same_kind =
-        |a: usize, b: usize| match (scope.columns[a].data_type, scope.columns[b].data_type) {
-            (Some(a), Some(b)) => {
-                a.family() == b.family()
-                    && !matches!(a, DataType::Char { .. })
-                    && !matches!(b, DataType::Char { .. })
-            }
-            _ => false,
-        };
-    for level in 1..sources.len() {
+    for source in sources.iter_mut().skip(1) {
         if !matches!(
-            sources[level].kind,
+            source.kind,
             SourceKind::Table {
                 access: Access::Full,
                 ..
@@ -1389,36 +1465,12 @@ fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
         ) {
             continue;
         }
-        let own = sources[level].offset..sources[level].offset + sources[level].width;
-        let earlier = |column: usize| {
-            sources[..level]
-                .iter()
-                .any(|source| (source.offset..source.offset + source.width).contains(&column))
-        };
-        let source = &sources[level];
-        let conditions = if source.outer {
-            &source.on
+        let conditions: Vec<&Expr> = if source.outer {
+            source.on.iter().collect()
         } else {
-            &source.filters
+            source.filters.iter().collect()
         };
-        let mut keys = Vec::new();
-        for condition in conditions {
-            if let Expr::Binary(left, BinaryOperator::Equal, right) = condition {
-                if let (Expr::Column(a), Expr::Column(b)) = (&**left, &**right) {
-                    let pair = if own.contains(a) && earlier(*b) {
-                        Some((*a, *b))
-                    } else if own.contains(b) && earlier(*a) {
-                        Some((*b, *a))
-                    } else {
-                        None
-                    };
-                    if let Some((inner, outer)) = pair.filter(|(i, o)| same_kind(*i, *o)) {
-                        keys.push((inner, outer));
-                    }
-                }
-            }
-        }
-        sources[level].hash_keys = keys;
+        source.hash_keys = costing::join_keys(source, &conditions, scope).0;
     }
 }
 
@@ -1563,7 +1615,48 @@ fn level_of(sources: &[Source], expr: &Expr) -> usize {
 /// The access path for a table at `offset` given conjuncts that may be evaluated when it is
 /// read (columns at `offset..` are the table's, earlier ones come from outer sources), and
 /// the positions of the conjuncts the index's key range implies (see `IndexScan::exact`).
-fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> (Access, Vec<usize>) {
+fn choose_access(
+    table: &Arc<TableDef>,
+    offset: usize,
+    conjuncts: &[&Expr],
+) -> (Access, Vec<usize>) {
+    let mut best: Option<AccessCandidate> = None;
+    for candidate in access_candidates(table, offset, conjuncts) {
+        if best
+            .as_ref()
+            .is_none_or(|best| candidate.score > best.score)
+        {
+            best = Some(candidate);
+        }
+    }
+    best.map_or((Access::Full, Vec::new()), |best| {
+        (best.access, best.implied)
+    })
+}
+
+/// An index access a table's conjuncts allow.
+struct AccessCandidate {
+    access: Access,
+    /// Positions of the conjuncts the key range implies (see `IndexScan::exact`).
+    implied: Vec<usize>,
+    /// Positions of the conjuncts whose facts make up the key range.
+    used: Vec<usize>,
+    /// An equality on every column of a unique index.
+    unique: bool,
+    /// The rule-based rank: unique full equality best, then the longest equality prefix,
+    /// then a range on the next column.
+    score: u32,
+}
+
+/// The index accesses possible for a table at `offset` given conjuncts that may be
+/// evaluated when it is read (columns at `offset..` are the table's, earlier ones come from
+/// outer sources): for each index, the longest equality prefix and a range on the next
+/// column.
+fn access_candidates(
+    table: &Arc<TableDef>,
+    offset: usize,
+    conjuncts: &[&Expr],
+) -> Vec<AccessCandidate> {
     let width = table.columns.len();
     let is_outer_value = |expr: &Expr| {
         !expr.reads_columns_in(offset..offset + width)
@@ -1577,7 +1670,7 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> (A
     // Facts each conjunct states (a BETWEEN states two).
     let mut stated = vec![0usize; conjuncts.len()];
     for (position, conjunct) in conjuncts.iter().enumerate() {
-        match conjunct {
+        match *conjunct {
             Expr::Binary(left, op, right) => {
                 let (column, op, value) = match (&**left, &**right) {
                     (Expr::Column(c), value)
@@ -1636,9 +1729,7 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> (A
             _ => {}
         }
     }
-    // Score each index: unique full equality best, then longest equality prefix, then a
-    // range on the next column.
-    let mut best: Option<(u32, Access, Vec<usize>)> = None;
+    let mut candidates = Vec::new();
     for index in &table.indexes {
         let mut prefix = Vec::new();
         let mut used = Vec::new();
@@ -1666,46 +1757,41 @@ fn choose_access(table: &Arc<TableDef>, offset: usize, conjuncts: &[Expr]) -> (A
                 + range_upper.is_some() as u32 * 3
                 + index.unique as u32
         };
-        if best
-            .as_ref()
-            .is_none_or(|(best_score, _, _)| score > *best_score)
-        {
-            let (lower, upper) = if full_unique {
-                (None, None)
-            } else {
-                (range_lower, range_upper)
-            };
-            used.extend(
-                lower
-                    .iter()
-                    .chain(upper.iter())
-                    .map(|(_, position)| *position),
-            );
-            // A conjunct is implied when every fact it states is part of the key range.
-            let mut implied: Vec<usize> = used
+        let (lower, upper) = if full_unique {
+            (None, None)
+        } else {
+            (range_lower, range_upper)
+        };
+        used.extend(
+            lower
                 .iter()
-                .copied()
-                .filter(|position| {
-                    used.iter().filter(|used| *used == position).count() == stated[*position]
-                })
-                .collect();
-            implied.sort_unstable();
-            implied.dedup();
-            best = Some((
-                score,
-                Access::Index {
-                    index: index.clone(),
-                    equal: prefix,
-                    lower: lower.map(|(bound, _)| bound),
-                    upper: upper.map(|(bound, _)| bound),
-                },
-                implied,
-            ));
-        }
+                .chain(upper.iter())
+                .map(|(_, position)| *position),
+        );
+        // A conjunct is implied when every fact it states is part of the key range.
+        let mut implied: Vec<usize> = used
+            .iter()
+            .copied()
+            .filter(|position| {
+                used.iter().filter(|used| *used == position).count() == stated[*position]
+            })
+            .collect();
+        implied.sort_unstable();
+        implied.dedup();
+        candidates.push(AccessCandidate {
+            access: Access::Index {
+                index: index.clone(),
+                equal: prefix,
+                lower: lower.map(|(bound, _)| bound),
+                upper: upper.map(|(bound, _)| bound),
+            },
+            implied,
+            used,
+            unique: full_unique,
+            score,
+        });
     }
-    best.map_or((Access::Full, Vec::new()), |(_, access, implied)| {
-        (access, implied)
-    })
+    candidates
 }
 
 fn mirror(op: BinaryOperator) -> BinaryOperator {
@@ -2514,20 +2600,7 @@ impl Planner<'_, '_> {
                 merged: false,
             });
         }
-        sources.push(Source {
-            kind,
-            offset,
-            width: columns.len(),
-            outer,
-            on: Vec::new(),
-            filters: Vec::new(),
-            index_filters: Vec::new(),
-            name,
-            needed: None,
-            needed_vouched: None,
-            full: false,
-            hash_keys: Vec::new(),
-        });
+        sources.push(Source::new(kind, offset, columns.len(), name, outer));
     }
 
     /// The outer query's column `table.name` as an `Expr::Outer` reference, if this is a
@@ -2724,8 +2797,8 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
             }
             Ok(true)
         };
-        let hashes = HashTables::default();
-        join_level(reader, plan, 0, &mut row, &mut emit, None, &hashes)?;
+        let tables = JoinTables::default();
+        join_level(reader, plan, 0, &mut row, &mut emit, None, &tables)?;
     }
     if let Some(grouped) = &plan.grouped {
         if groups.is_empty() && grouped.keys.is_empty() {
@@ -2946,7 +3019,7 @@ fn join_level(
     row: &mut Vec<Value>,
     emit: &mut dyn FnMut(&[Value]) -> Result<bool>,
     full_matches: Option<&RefCell<FxHashSet<u64>>>,
-    hashes: &HashTables,
+    tables: &JoinTables,
 ) -> Result<bool> {
     if level == plan.sources.len() {
         return emit(row);
@@ -3004,10 +3077,10 @@ fn join_level(
         if alone {
             emit(candidate)
         } else {
-            join_level(reader, plan, level + 1, row, emit, deeper_matches, hashes)
+            join_level(reader, plan, level + 1, row, emit, deeper_matches, tables)
         }
     };
-    if !source_rows(reader, plan, source, row, false, hashes, &mut visit)? {
+    if !source_rows(reader, plan, source, row, false, tables, &mut visit)? {
         return Ok(false);
     }
     if source.outer && !matched {
@@ -3019,7 +3092,7 @@ fn join_level(
                 return Ok(true);
             }
         }
-        return join_level(reader, plan, level + 1, row, emit, full_matches, hashes);
+        return join_level(reader, plan, level + 1, row, emit, full_matches, tables);
     }
     if let Some(matches) = full {
         // The second source's rows that matched no row of the first, the first's columns
@@ -3048,56 +3121,130 @@ fn join_level(
                     return Ok(true);
                 }
             }
-            join_level(reader, plan, 2, row, emit, None, hashes)
+            join_level(reader, plan, 2, row, emit, None, tables)
         };
-        return source_rows(reader, plan, second, row, true, hashes, &mut unmatched);
+        return source_rows(reader, plan, second, row, true, tables, &mut unmatched);
     }
     Ok(true)
 }
 
-/// The hash tables of a plan's HASH JOINs, built at their first probe in an execution, by
-/// the source's offset: rows by their join key, with their identities.
+/// The tables of a plan's HASH JOINs and MERGE JOINs, built at their first probe in an
+/// execution, by the source's offset.
 #[derive(Default)]
-struct HashTables(RefCell<HashMap<usize, Rc<HashTable>>>);
+struct JoinTables {
+    hashed: RefCell<HashMap<usize, Rc<HashTable>>>,
+    sorted: RefCell<HashMap<usize, Rc<SortedTable>>>,
+}
 
+/// A HASH JOIN's rows by their join key, with their identities.
 type HashTable = HashMap<Vec<GroupKey>, Vec<(u64, Vec<Value>)>>;
 
-/// The hash table of a HASH JOIN source: its rows read once (a full scan), keyed on its
-/// join columns; rows with a NULL key are left out, since NULL equals nothing. The rows
-/// count against the statement's work area.
+/// A MERGE JOIN's rows sorted on their key, with their identities.
+type SortedTable = Vec<(Value, u64, Vec<Value>)>;
+
+/// A join source's rows read once (by its access, which reads no earlier source), each
+/// with its identity, through `keep` (false: leave the row out); they count against the
+/// statement's work area, as one work area that fit in memory (there is no other kind yet).
+fn build_rows(
+    reader: &Reader,
+    plan: &QueryPlan,
+    source: &Source,
+    row: &mut Vec<Value>,
+    keep: &mut dyn FnMut(&[Value], u64) -> Result<bool>,
+) -> Result<()> {
+    let mut add = |candidate: &mut [Value], _: bool, identity: u64, _: &mut Vec<Value>| {
+        if keep(candidate, identity)? {
+            reader.work_area.charge(candidate)?;
+        }
+        Ok(true)
+    };
+    read_source(reader, plan, source, row, false, &mut add)?;
+    instrumentation::add(Statistic::WorkareaExecutionsOptimal, 1);
+    Ok(())
+}
+
+/// The hash table of a HASH JOIN source, keyed on its join columns; rows with a NULL key
+/// are left out, since NULL equals nothing.
 fn hash_table(
     reader: &Reader,
     plan: &QueryPlan,
     source: &Source,
     row: &mut Vec<Value>,
-    hashes: &HashTables,
+    tables: &JoinTables,
 ) -> Result<Rc<HashTable>> {
-    if let Some(table) = hashes.0.borrow().get(&source.offset) {
+    if let Some(table) = tables.hashed.borrow().get(&source.offset) {
         return Ok(table.clone());
     }
     let mut table: HashTable = HashMap::new();
-    let mut add = |candidate: &mut [Value], _: bool, identity: u64, _: &mut Vec<Value>| {
+    build_rows(reader, plan, source, row, &mut |candidate, identity| {
         let mut key = Vec::with_capacity(source.hash_keys.len());
         for (inner, _) in &source.hash_keys {
             let value = &candidate[inner - source.offset];
             if value.is_null() {
-                return Ok(true);
+                return Ok(false);
             }
             key.push(GroupKey(value.clone()));
         }
-        reader.work_area.charge(candidate)?;
         table
             .entry(key)
             .or_default()
             .push((identity, candidate.to_vec()));
         Ok(true)
-    };
-    source_rows(reader, plan, source, row, true, hashes, &mut add)?;
-    // A work area that fit in memory (there is no other kind yet).
-    instrumentation::add(Statistic::WorkareaExecutionsOptimal, 1);
+    })?;
     let table = Rc::new(table);
-    hashes.0.borrow_mut().insert(source.offset, table.clone());
+    tables
+        .hashed
+        .borrow_mut()
+        .insert(source.offset, table.clone());
     Ok(table)
+}
+
+/// The sorted rows of a MERGE JOIN source (SORT JOIN); rows with a NULL key are left out,
+/// since NULL compares with nothing.
+fn sorted_table(
+    reader: &Reader,
+    plan: &QueryPlan,
+    source: &Source,
+    key: MergeKey,
+    row: &mut Vec<Value>,
+    tables: &JoinTables,
+) -> Result<Rc<SortedTable>> {
+    if let Some(table) = tables.sorted.borrow().get(&source.offset) {
+        return Ok(table.clone());
+    }
+    let mut table: SortedTable = Vec::new();
+    build_rows(reader, plan, source, row, &mut |candidate, identity| {
+        let value = &candidate[key.inner - source.offset];
+        if value.is_null() {
+            return Ok(false);
+        }
+        table.push((value.clone(), identity, candidate.to_vec()));
+        Ok(true)
+    })?;
+    table.sort_by(|a, b| a.0.total_cmp(&b.0));
+    instrumentation::add(Statistic::SortsMemory, 1);
+    instrumentation::add(Statistic::SortsRows, table.len() as u64);
+    let table = Rc::new(table);
+    tables
+        .sorted
+        .borrow_mut()
+        .insert(source.offset, table.clone());
+    Ok(table)
+}
+
+/// The rows of a sorted MERGE JOIN table whose key compares with `value` by `op`
+/// (`key op value`): one binary search for each bound.
+fn merge_range(table: &SortedTable, op: BinaryOperator, value: &Value) -> std::ops::Range<usize> {
+    let first_not_below = table.partition_point(|(key, _, _)| key.total_cmp(value).is_lt());
+    let first_above = table.partition_point(|(key, _, _)| key.total_cmp(value).is_le());
+    match op {
+        BinaryOperator::Equal => first_not_below..first_above,
+        BinaryOperator::Less => 0..first_not_below,
+        BinaryOperator::LessOrEqual => 0..first_above,
+        BinaryOperator::Greater => first_above..table.len(),
+        BinaryOperator::GreaterOrEqual => first_not_below..table.len(),
+        _ => 0..table.len(),
+    }
 }
 
 /// What `source_rows` calls for each row: (candidate, vouched, identity, row) -> go on.
@@ -3112,11 +3259,27 @@ fn source_rows(
     source: &Source,
     row: &mut Vec<Value>,
     full_scan: bool,
-    hashes: &HashTables,
+    tables: &JoinTables,
     visit: &mut SourceVisit,
 ) -> Result<bool> {
-    if !source.hash_keys.is_empty() && !full_scan {
-        let table = hash_table(reader, plan, source, row, hashes)?;
+    if full_scan {
+        return read_source(reader, plan, source, row, true, visit);
+    }
+    if let Some(key) = source.merge_key {
+        let table = sorted_table(reader, plan, source, key, row, tables)?;
+        let value = row[key.outer].clone();
+        if value.is_null() {
+            return Ok(true); // NULL compares with nothing
+        }
+        for (_, identity, candidate) in &table[merge_range(&table, key.op, &value)] {
+            if !visit(&mut candidate.clone(), false, *identity, row)? {
+                return Ok(false);
+            }
+        }
+        return Ok(true);
+    }
+    if !source.hash_keys.is_empty() {
+        let table = hash_table(reader, plan, source, row, tables)?;
         let mut key = Vec::with_capacity(source.hash_keys.len());
         for (_, outer) in &source.hash_keys {
             if row[*outer].is_null() {
@@ -3131,6 +3294,19 @@ fn source_rows(
         }
         return Ok(true);
     }
+    read_source(reader, plan, source, row, false, visit)
+}
+
+/// A source's rows by its access path (`full_scan`: a table read whole whatever its
+/// access), with the arguments of `source_rows`.
+fn read_source(
+    reader: &Reader,
+    plan: &QueryPlan,
+    source: &Source,
+    row: &mut Vec<Value>,
+    full_scan: bool,
+    visit: &mut SourceVisit,
+) -> Result<bool> {
     match &source.kind {
         SourceKind::Rows(rows) => {
             for (position, candidate) in rows.iter().enumerate() {
@@ -3351,7 +3527,7 @@ pub fn evaluate_constant(
 
 /// One step of a plan as EXPLAIN PLAN shows it (a row of PLAN_TABLE): Oracle's operation
 /// and option names, the object, and the step's place in the tree.
-#[derive(Clone, Debug, PartialEq, Eq)]
+#[derive(Clone, Debug, PartialEq)]
 pub struct PlanLine {
     pub id: usize,
     pub parent_id: Option<usize>,
@@ -3362,6 +3538,10 @@ pub struct PlanLine {
     pub options: Option<String>,
     pub object_name: Option<String>,
     pub object_type: Option<String>,
+    /// PLAN_TABLE.OPTIMIZER: the optimizer mode, on the statement's line.
+    pub optimizer: Option<String>,
+    /// Cost-based plans: COST, CARDINALITY and BYTES.
+    pub estimate: Option<Estimate>,
 }
 
 /// A plan step before numbering.
@@ -3369,6 +3549,7 @@ struct PlanNode {
     operation: &'static str,
     options: Option<&'static str>,
     object: Option<(String, &'static str)>,
+    estimate: Option<Estimate>,
     children: Vec<PlanNode>,
 }
 
@@ -3378,8 +3559,14 @@ impl PlanNode {
             operation,
             options,
             object: None,
+            estimate: None,
             children: Vec::new(),
         }
+    }
+
+    fn estimated(mut self, estimate: Option<Estimate>) -> PlanNode {
+        self.estimate = estimate;
+        self
     }
 
     fn on(mut self, name: &str, kind: &'static str) -> PlanNode {
@@ -3410,6 +3597,8 @@ impl PlanNode {
             options: self.options.map(str::to_string),
             object_name: self.object.as_ref().map(|(name, _)| name.clone()),
             object_type: self.object.map(|(_, kind)| kind.to_string()),
+            optimizer: None,
+            estimate: self.estimate,
         });
         for (index, child) in self.children.into_iter().enumerate() {
             child.flatten(Some(id), depth + 1, index + 1, out);
@@ -3418,9 +3607,17 @@ impl PlanNode {
 }
 
 /// The access steps of a table read through `access`.
-fn access_node(table: &str, access: &Access) -> PlanNode {
+fn access_node(
+    table: &str,
+    access: &Access,
+    estimate: Option<costing::AccessEstimate>,
+) -> PlanNode {
+    let table_estimate = estimate.map(|estimate| estimate.table);
+    let index_estimate = estimate.and_then(|estimate| estimate.index);
     match access {
-        Access::Full => PlanNode::new("TABLE ACCESS", Some("FULL")).on(table, "TABLE"),
+        Access::Full => PlanNode::new("TABLE ACCESS", Some("FULL"))
+            .on(table, "TABLE")
+            .estimated(table_estimate),
         Access::Index {
             index,
             equal,
@@ -3438,26 +3635,36 @@ fn access_node(table: &str, access: &Access) -> PlanNode {
             };
             PlanNode::new("TABLE ACCESS", Some(table_options))
                 .on(table, "TABLE")
-                .over(PlanNode::new("INDEX", Some(index_options)).on(
-                    &index.name,
-                    if index.unique {
-                        "INDEX (UNIQUE)"
-                    } else {
-                        "INDEX"
-                    },
-                ))
+                .estimated(table_estimate)
+                .over(
+                    PlanNode::new("INDEX", Some(index_options))
+                        .on(
+                            &index.name,
+                            if index.unique {
+                                "INDEX (UNIQUE)"
+                            } else {
+                                "INDEX"
+                            },
+                        )
+                        .estimated(index_estimate),
+                )
         }
     }
 }
 
 fn source_node(source: &Source) -> PlanNode {
+    let estimate = source.access_estimate.map(|estimate| estimate.table);
     match &source.kind {
-        SourceKind::Table { table, access } => access_node(&table.name, access),
-        SourceKind::Rows(_) => {
-            PlanNode::new("FIXED TABLE", Some("FULL")).on(&source.name, "TABLE (FIXED)")
+        SourceKind::Table { table, access } => {
+            access_node(&table.name, access, source.access_estimate)
         }
+        SourceKind::Rows(_) => PlanNode::new("FIXED TABLE", Some("FULL"))
+            .on(&source.name, "TABLE (FIXED)")
+            .estimated(estimate),
         SourceKind::Planned(planned) => {
-            let view = PlanNode::new("VIEW", None).over(planned_node(planned));
+            let view = PlanNode::new("VIEW", None)
+                .estimated(estimate)
+                .over(planned_node(planned));
             if source.name.is_empty() {
                 view
             } else {
@@ -3495,6 +3702,7 @@ fn query_node(plan: &QueryPlan) -> PlanNode {
     let mut node = sources
         .next()
         .map_or_else(|| PlanNode::new("FAST DUAL", None), source_node);
+    let mut above = plan.above_estimates.iter().copied();
     for source in sources {
         let options = if source.full {
             Some("FULL OUTER")
@@ -3503,37 +3711,57 @@ fn query_node(plan: &QueryPlan) -> PlanNode {
         } else {
             None
         };
-        let join = if source.hash_keys.is_empty() {
-            "NESTED LOOPS"
+        let (join, inner) = if source.merge_key.is_some() {
+            let sort = PlanNode::new("SORT", Some("JOIN"))
+                .estimated(source.access_estimate.map(|estimate| Estimate {
+                    cost: estimate.table.cost + optimizer::sort_cost(estimate.table.rows),
+                    ..estimate.table
+                }))
+                .over(source_node(source));
+            ("MERGE JOIN", sort)
+        } else if source.hash_keys.is_empty() {
+            ("NESTED LOOPS", source_node(source))
         } else {
-            "HASH JOIN"
+            ("HASH JOIN", source_node(source))
         };
-        node = PlanNode::new(join, options)
-            .over(node)
-            .over(source_node(source));
+        let join = PlanNode::new(join, options).estimated(source.estimate);
+        node = if source.hash_keys.is_empty() {
+            join.over(node).over(inner)
+        } else {
+            // Oracle lists a hash join's build input (the source hashed) first, then the
+            // input that probes it (the rows joined so far).
+            join.over(inner).over(node)
+        };
     }
     if let Some(grouped) = &plan.grouped {
         node = if grouped.keys.is_empty() {
             PlanNode::new("SORT", Some("AGGREGATE")).over(node)
         } else {
             PlanNode::new("HASH", Some("GROUP BY")).over(node)
-        };
+        }
+        .estimated(above.next());
     }
     if plan.distinct {
-        node = PlanNode::new("HASH", Some("UNIQUE")).over(node);
+        node = PlanNode::new("HASH", Some("UNIQUE"))
+            .estimated(above.next())
+            .over(node);
     }
     if !plan.order_by.is_empty() {
-        node = PlanNode::new("SORT", Some("ORDER BY")).over(node);
+        node = PlanNode::new("SORT", Some("ORDER BY"))
+            .estimated(above.next())
+            .over(node);
     }
     if !plan.rownum_filters.is_empty() {
-        node = PlanNode::new("COUNT", Some("STOPKEY")).over(node);
+        node = PlanNode::new("COUNT", Some("STOPKEY"))
+            .estimated(above.next())
+            .over(node);
     }
     node
 }
 
-/// A plan as DBMS_XPLAN.DISPLAY prints it: a table of Id, Operation (indented by depth) and
-/// Name. Pythia has no cost model yet, so the Rows, Bytes, Cost and Time columns Oracle
-/// shows are left out rather than made up.
+/// A plan as DBMS_XPLAN.DISPLAY prints it: a table of Id, Operation (indented by depth),
+/// Name and, for a cost-based plan, Rows, Bytes and Cost; a rule-based plan ends with
+/// Oracle's note saying so.
 pub fn format_plan(lines: &[&PlanLine]) -> Vec<String> {
     let operation = |line: &PlanLine| {
         let mut text = " ".repeat(line.depth);
@@ -3544,36 +3772,70 @@ pub fn format_plan(lines: &[&PlanLine]) -> Vec<String> {
         }
         text
     };
-    let operation_width = lines
-        .iter()
-        .map(|line| operation(line).len())
-        .max()
-        .unwrap_or(0)
-        .max("Operation".len());
-    let name_width = lines
-        .iter()
-        .filter_map(|line| line.object_name.as_ref().map(String::len))
-        .max()
-        .unwrap_or(0)
-        .max("Name".len());
-    let rule = "-".repeat(operation_width + name_width + 13);
-    let mut out = vec![
-        rule.clone(),
-        format!(
-            "| Id  | {:operation_width$} | {:name_width$} |",
-            "Operation", "Name"
+    let costed = lines.iter().any(|line| line.estimate.is_some());
+    // (heading, right-aligned, value of a line)
+    type Cell<'c> = Box<dyn Fn(&PlanLine) -> String + 'c>;
+    let mut columns: Vec<(&str, bool, Cell)> = vec![
+        ("Id", true, Box::new(|line: &PlanLine| line.id.to_string())),
+        ("Operation", false, Box::new(operation)),
+        (
+            "Name",
+            false,
+            Box::new(|line: &PlanLine| line.object_name.clone().unwrap_or_default()),
         ),
-        rule.clone(),
     ];
-    for line in lines {
-        out.push(format!(
-            "| {:>3} | {:operation_width$} | {:name_width$} |",
-            line.id,
-            operation(line),
-            line.object_name.as_deref().unwrap_or("")
-        ));
+    if costed {
+        let shown = |value: fn(&Estimate) -> String| {
+            Box::new(move |line: &PlanLine| line.estimate.as_ref().map_or_else(String::new, value))
+                as Cell
+        };
+        columns.push(("Rows", true, shown(|e| optimizer::scaled(e.shown_rows()))));
+        columns.push(("Bytes", true, shown(|e| optimizer::scaled(e.shown_bytes()))));
+        columns.push(("Cost", true, shown(|e| e.shown_cost().to_string())));
     }
+    let cells: Vec<Vec<String>> = lines
+        .iter()
+        .map(|line| columns.iter().map(|(_, _, cell)| cell(line)).collect())
+        .collect();
+    let widths: Vec<usize> = columns
+        .iter()
+        .enumerate()
+        .map(|(column, (heading, _, _))| {
+            cells
+                .iter()
+                .map(|row| row[column].len())
+                .max()
+                .unwrap_or(0)
+                .max(heading.len())
+                .max(if column == 0 { 3 } else { 0 })
+        })
+        .collect();
+    let row_text = |values: &[String], headings: bool| {
+        let mut text = String::from("|");
+        for (column, value) in values.iter().enumerate() {
+            let width = widths[column];
+            if columns[column].1 && !headings {
+                text.push_str(&format!(" {value:>width$} |"));
+            } else {
+                text.push_str(&format!(" {value:width$} |"));
+            }
+        }
+        text
+    };
+    let headings: Vec<String> = columns
+        .iter()
+        .map(|(heading, _, _)| heading.to_string())
+        .collect();
+    let rule = "-".repeat(row_text(&headings, true).len());
+    let mut out = vec![rule.clone(), row_text(&headings, true), rule.clone()];
+    out.extend(cells.iter().map(|row| row_text(row, false)));
     out.push(rule);
+    if !costed {
+        out.push(String::new());
+        out.push("Note".to_string());
+        out.push("-----".to_string());
+        out.push("   - rule based optimizer used (consider using cbo)".to_string());
+    }
     out
 }
 
@@ -3581,6 +3843,7 @@ pub fn format_plan(lines: &[&PlanLine]) -> Vec<String> {
 pub fn explain_query(plan: &QueryPlan) -> Vec<PlanLine> {
     let mut lines = Vec::new();
     PlanNode::new("SELECT STATEMENT", None)
+        .estimated(plan.estimate)
         .over(query_node(plan))
         .flatten(None, 0, 1, &mut lines);
     lines
@@ -3594,11 +3857,13 @@ pub fn explain_table_statement(
     plan: &TablePlan,
 ) -> Vec<PlanLine> {
     let mut lines = Vec::new();
+    let estimate = plan.access_estimate.map(|estimate| estimate.table);
     PlanNode::new(statement, None)
+        .estimated(estimate)
         .over(
             PlanNode::new(operation, None)
                 .on(table, "TABLE")
-                .over(access_node(table, &plan.access)),
+                .over(access_node(table, &plan.access, plan.access_estimate)),
         )
         .flatten(None, 0, 1, &mut lines);
     lines
@@ -3612,6 +3877,7 @@ pub fn explain_insert(table: &str, query: Option<&QueryPlan>) -> Vec<PlanLine> {
     }
     let mut lines = Vec::new();
     PlanNode::new("INSERT STATEMENT", None)
+        .estimated(query.and_then(|plan| plan.estimate))
         .over(load)
         .flatten(None, 0, 1, &mut lines);
     lines
@@ -3619,6 +3885,8 @@ pub fn explain_insert(table: &str, query: Option<&QueryPlan>) -> Vec<PlanLine> {
 
 pub struct TablePlan {
     pub access: Access,
+    /// Cost-based plans: what the access is estimated to cost and yield.
+    access_estimate: Option<costing::AccessEstimate>,
     pub filters: Vec<Expr>,
     pub expressions: Vec<Expr>,
 }
@@ -3677,8 +3945,14 @@ pub fn plan_table_statement(
         .iter()
         .map(|expr| planner.compile(expr))
         .collect::<Result<Vec<_>>>()?;
+    let conditions: Vec<&Expr> = filters.iter().collect();
+    let (access, access_estimate) = match costing::table_access(reader, table, &conditions) {
+        Some((access, estimate)) => (access, Some(estimate)),
+        None => (choose_access(table, 0, &conditions).0, None),
+    };
     Ok(TablePlan {
-        access: choose_access(table, 0, &filters).0,
+        access,
+        access_estimate,
         filters,
         expressions,
     })

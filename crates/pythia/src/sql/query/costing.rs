@@ -1,0 +1,560 @@
+//! Cost-based planning of a query block: the join order, each source's access path and
+//! each join's method, by the estimates of `sql::optimizer`. The rule-based planner in the
+//! parent module is what runs under `optimizer_mode = RULE` (and CHOOSE without
+//! statistics); this one replaces its ordering, access and hash-join rules otherwise.
+
+use std::ops::Range;
+
+use super::*;
+use crate::sql::optimizer::{
+    self, Estimate, OptimizerEnvironment, ScopeFacts, SourceFacts, DEFAULT_BOUNDED_RANGE,
+    DEFAULT_EQUALITY, DEFAULT_RANGE, DEFAULT_VIEW_ROWS, ROW_CPU,
+};
+
+/// What a source's access is estimated to yield and cost: the table step (per execution of
+/// the access: per outer row under nested loops) and the index step under it.
+#[derive(Clone, Copy, Debug)]
+pub(super) struct AccessEstimate {
+    pub table: Estimate,
+    pub index: Option<Estimate>,
+}
+
+/// A level's plan (its join method is told by its keys: hash keys for a HASH JOIN, a
+/// merge key for a MERGE JOIN, neither for NESTED LOOPS), and what it is estimated to cost (cumulative) and yield.
+struct LevelChoice {
+    access: Access,
+    /// Positions in the level's conditions that the access's key range implies.
+    implied: Vec<usize>,
+    access_estimate: AccessEstimate,
+    hash_keys: Vec<(usize, usize)>,
+    merge_key: Option<MergeKey>,
+    estimate: Estimate,
+}
+
+/// What costing a query block reads: its scope (column types), the facts of its sources
+/// and the session's optimizer parameters.
+pub(super) struct Costing<'c> {
+    pub scope: &'c Scope,
+    pub facts: &'c ScopeFacts,
+    pub environment: &'c OptimizerEnvironment,
+}
+
+/// What the plan so far yields before the first level: one empty row, at no cost.
+const NOTHING_YET: Estimate = Estimate {
+    cost: 0.0,
+    rows: 1.0,
+    bytes: 0.0,
+};
+
+/// Whether a FROM list's plan is costed: by the session's optimizer mode and, for CHOOSE,
+/// whether one of its tables has statistics.
+pub(super) fn costed(environment: &OptimizerEnvironment, sources: &[Source]) -> bool {
+    environment.costs(sources.iter().any(|source| {
+        matches!(&source.kind, SourceKind::Table { table, .. } if table.statistics.is_some())
+    }))
+}
+
+/// The facts of every source of a query block, found by column position.
+pub(super) fn scope_facts(reader: &Reader, sources: &[Source]) -> ScopeFacts {
+    ScopeFacts {
+        sources: sources
+            .iter()
+            .map(|source| (source.offset, source_facts(reader, source)))
+            .collect(),
+    }
+}
+
+fn source_facts(reader: &Reader, source: &Source) -> SourceFacts {
+    match &source.kind {
+        SourceKind::Table { table, .. } => optimizer::table_facts(
+            table,
+            || segment::allocated_blocks(&reader.storage.cache, table.segment).ok(),
+            &reader.optimizer,
+        ),
+        SourceKind::Rows(rows) => optimizer::row_facts(rows.len() as f64, source.width),
+        SourceKind::Planned(planned) => {
+            optimizer::row_facts(planned_estimate(planned).rows, source.width)
+        }
+    }
+}
+
+/// What one execution of a planned source (inline view, set operation) costs and yields.
+pub(super) fn planned_estimate(planned: &PlannedRows) -> Estimate {
+    match planned {
+        PlannedRows::Query(plan) => plan.estimate.unwrap_or(Estimate {
+            cost: 0.0,
+            rows: DEFAULT_VIEW_ROWS,
+            bytes: DEFAULT_VIEW_ROWS * 20.0 * plan.columns.len() as f64,
+        }),
+        PlannedRows::SetOperation { left, right, .. } => {
+            let (left, right) = (planned_estimate(left), planned_estimate(right));
+            Estimate {
+                cost: left.cost + right.cost,
+                rows: left.rows + right.rows,
+                bytes: left.bytes + right.bytes,
+            }
+        }
+    }
+}
+
+fn own_range(source: &Source) -> Range<usize> {
+    source.offset..source.offset + source.width
+}
+
+fn facts_of<'f>(facts: &'f ScopeFacts, source: &Source) -> &'f SourceFacts {
+    &facts
+        .sources
+        .iter()
+        .find(|(offset, _)| *offset == source.offset)
+        .expect("every source has facts")
+        .1
+}
+
+/// Whether `expr` reads a column outside `own`.
+fn reads_outside(expr: &Expr, own: &Range<usize>) -> bool {
+    expr.reads_columns_in(0..own.start) || expr.reads_columns_in(own.end..usize::MAX)
+}
+
+/// The fraction of the source's rows one execution of its access keeps for `condition`:
+/// a value from an earlier source (a join predicate used for lookup) is one unknown value,
+/// not the join's selectivity over all pairs.
+fn probe_selectivity(facts: &ScopeFacts, condition: &Expr, own: &Range<usize>) -> f64 {
+    if !reads_outside(condition, own) {
+        return facts.selectivity(condition);
+    }
+    match condition {
+        Expr::Binary(left, op, right) if op.is_comparison() => {
+            let column = match (&**left, &**right) {
+                (Expr::Column(c), value) | (value, Expr::Column(c))
+                    if own.contains(c) && !value.reads_columns_in(own.clone()) =>
+                {
+                    Some(*c)
+                }
+                _ => None,
+            };
+            let equality = |column: usize| {
+                facts
+                    .column(column)
+                    .map_or(DEFAULT_EQUALITY, |facts| facts.equality())
+            };
+            match (column, op) {
+                (Some(column), BinaryOperator::Equal) => equality(column),
+                (Some(column), BinaryOperator::NotEqual) => 1.0 - equality(column),
+                (Some(_), _) => DEFAULT_RANGE,
+                (None, _) => facts.selectivity(condition),
+            }
+        }
+        Expr::Between { expr, .. } if matches!(**expr, Expr::Column(c) if own.contains(&c)) => {
+            DEFAULT_BOUNDED_RANGE
+        }
+        _ => facts.selectivity(condition),
+    }
+}
+
+/// A scan of the whole source (no index), keeping `selectivity` of its rows.
+fn scan_estimate(
+    source: &Source,
+    own: &SourceFacts,
+    selectivity: f64,
+    environment: &OptimizerEnvironment,
+) -> Estimate {
+    let rows = own.rows * selectivity;
+    let bytes = rows * own.row_len;
+    match &source.kind {
+        SourceKind::Table { .. } => optimizer::full_scan(own, selectivity, environment),
+        SourceKind::Rows(_) => Estimate {
+            cost: own.rows * ROW_CPU,
+            rows,
+            bytes,
+        },
+        SourceKind::Planned(planned) => Estimate {
+            cost: planned_estimate(planned).cost + own.rows * ROW_CPU,
+            rows,
+            bytes,
+        },
+    }
+}
+
+/// The cheapest way to read a source given `conditions`, the conjuncts evaluable when it is
+/// read: a full scan, or one of its indexes with a key range from them.
+fn cheapest_access(
+    source: &Source,
+    conditions: &[&Expr],
+    facts: &ScopeFacts,
+    environment: &OptimizerEnvironment,
+) -> (Access, Vec<usize>, AccessEstimate) {
+    let own = facts_of(facts, source);
+    let range = own_range(source);
+    let selectivities: Vec<f64> = conditions
+        .iter()
+        .map(|condition| probe_selectivity(facts, condition, &range))
+        .collect();
+    let selectivity: f64 = selectivities.iter().product();
+    let scan = scan_estimate(source, own, selectivity, environment);
+    let mut best = (
+        Access::Full,
+        Vec::new(),
+        AccessEstimate {
+            table: scan,
+            index: None,
+        },
+    );
+    let SourceKind::Table { table, .. } = &source.kind else {
+        return best;
+    };
+    for candidate in access_candidates(table, source.offset, conditions) {
+        let mut used = candidate.used.clone();
+        used.sort_unstable();
+        used.dedup();
+        let key_selectivity: f64 = used
+            .iter()
+            .map(|position| selectivities[*position])
+            .product();
+        let Access::Index { index, .. } = &candidate.access else {
+            continue;
+        };
+        let statistics = optimizer::index_statistics(table, index);
+        let (index_step, table_step) = optimizer::index_access(
+            &statistics,
+            own,
+            key_selectivity,
+            selectivity,
+            candidate.unique,
+            environment,
+        );
+        if table_step.cost < best.2.table.cost {
+            best = (
+                candidate.access,
+                candidate.implied,
+                AccessEstimate {
+                    table: table_step,
+                    index: Some(index_step),
+                },
+            );
+        }
+    }
+    best
+}
+
+/// The join keys a level's conditions offer: column equalities with earlier sources (for a
+/// hash join), and one comparison of a column with an earlier one (for a merge join, an
+/// equality first), each between columns of one type kind.
+pub(super) fn join_keys(
+    source: &Source,
+    conditions: &[&Expr],
+    scope: &Scope,
+) -> (Vec<(usize, usize)>, Option<MergeKey>) {
+    let own = own_range(source);
+    let same_kind =
+        |a: usize, b: usize| match (scope.columns[a].data_type, scope.columns[b].data_type) {
+            (Some(a), Some(b)) => {
+                a.family() == b.family()
+                    && !matches!(a, DataType::Char { .. })
+                    && !matches!(b, DataType::Char { .. })
+            }
+            _ => false,
+        };
+    let mut hash = Vec::new();
+    let mut merge: Option<MergeKey> = None;
+    for condition in conditions {
+        let Expr::Binary(left, op, right) = condition else {
+            continue;
+        };
+        let (Expr::Column(a), Expr::Column(b)) = (&**left, &**right) else {
+            continue;
+        };
+        let (inner, outer, op) = if own.contains(a) && !own.contains(b) {
+            (*a, *b, *op)
+        } else if own.contains(b) && !own.contains(a) {
+            (*b, *a, mirror(*op))
+        } else {
+            continue;
+        };
+        if !same_kind(inner, outer) {
+            continue;
+        }
+        match op {
+            BinaryOperator::Equal => {
+                hash.push((inner, outer));
+                if merge.is_none_or(|key| key.op != BinaryOperator::Equal) {
+                    merge = Some(MergeKey { inner, outer, op });
+                }
+            }
+            BinaryOperator::Less
+            | BinaryOperator::LessOrEqual
+            | BinaryOperator::Greater
+            | BinaryOperator::GreaterOrEqual => {
+                merge.get_or_insert(MergeKey { inner, outer, op });
+            }
+            _ => {}
+        }
+    }
+    (hash, merge)
+}
+
+/// The best plan for joining `source` to the rows before it (`before`), given `conditions`
+/// (its WHERE conjuncts at this level, or an outer join's ON conditions) and `after` (an
+/// outer join's WHERE conjuncts, applied after padding).
+fn level_choice(
+    costing: &Costing,
+    source: &Source,
+    conditions: &[&Expr],
+    after: &[&Expr],
+    before: Estimate,
+) -> LevelChoice {
+    let Costing {
+        scope,
+        facts,
+        environment,
+    } = *costing;
+    let first = before == NOTHING_YET;
+    let (access, implied, access_estimate) =
+        cheapest_access(source, conditions, facts, environment);
+    let mut best = LevelChoice {
+        access,
+        implied,
+        access_estimate,
+        hash_keys: Vec::new(),
+        merge_key: None,
+        estimate: Estimate {
+            cost: optimizer::nested_loops(before, access_estimate.table),
+            ..Estimate::default()
+        },
+    };
+    if !first {
+        let (hash_keys, merge_key) = join_keys(source, conditions, scope);
+        if !hash_keys.is_empty() || merge_key.is_some() {
+            // The source is read once, by the conditions on it alone.
+            let range = own_range(source);
+            let alone: Vec<usize> = (0..conditions.len())
+                .filter(|position| !reads_outside(conditions[*position], &range))
+                .collect();
+            let alone_conditions: Vec<&Expr> =
+                alone.iter().map(|position| conditions[*position]).collect();
+            let (access, implied, access_estimate) =
+                cheapest_access(source, &alone_conditions, facts, environment);
+            let implied: Vec<usize> = implied.iter().map(|position| alone[*position]).collect();
+            // A hash join (hashing) or a merge join at `cost`.
+            let mut consider = |hashing: bool, cost: f64| {
+                if cost < best.estimate.cost {
+                    best = LevelChoice {
+                        access: access.clone(),
+                        implied: implied.clone(),
+                        access_estimate,
+                        hash_keys: if hashing {
+                            hash_keys.clone()
+                        } else {
+                            Vec::new()
+                        },
+                        merge_key: if hashing { None } else { merge_key },
+                        estimate: Estimate {
+                            cost,
+                            ..Estimate::default()
+                        },
+                    };
+                }
+            };
+            if !hash_keys.is_empty() {
+                consider(true, optimizer::hash_join(before, access_estimate.table));
+            }
+            if merge_key.is_some() {
+                consider(false, optimizer::merge_join(before, access_estimate.table));
+            }
+        }
+    }
+    // Rows out: the pairs that pass every condition (join predicates at their join
+    // selectivity); an outer join keeps at least every row before it.
+    let own = facts_of(facts, source);
+    let selectivity: f64 = conditions
+        .iter()
+        .map(|condition| facts.selectivity(condition))
+        .product();
+    let mut rows = before.rows * own.rows * selectivity;
+    if source.outer {
+        rows = rows.max(before.rows);
+    }
+    rows *= after
+        .iter()
+        .map(|condition| facts.selectivity(condition))
+        .product::<f64>();
+    let row_bytes = if before.rows > 0.0 {
+        before.bytes / before.rows
+    } else {
+        0.0
+    } + own.row_len;
+    best.estimate.rows = rows;
+    best.estimate.bytes = rows * row_bytes;
+    best
+}
+
+/// Orders the sources of an inner join by cost: the cheapest left-deep order, found over
+/// subsets of sources (each subset's cheapest plan extended by one more source), with each
+/// level's cheapest access and join method. The WHERE conjuncts then move to the level
+/// where their columns are bound in the new order.
+pub(super) fn order_by_cost(sources: &mut Vec<Source>, costing: &Costing) {
+    let count = sources.len();
+    debug_assert!(count <= optimizer::JOIN_SEARCH_SOURCES_MAX);
+    let mut filters = Vec::new();
+    for source in sources.iter_mut() {
+        filters.append(&mut source.filters);
+    }
+    let masks: Vec<u32> = filters
+        .iter()
+        .map(|filter| {
+            sources
+                .iter()
+                .enumerate()
+                .filter(|(_, source)| filter.reads_columns_in(own_range(source)))
+                .fold(0u32, |mask, (position, _)| mask | 1 << position)
+        })
+        .collect();
+    // best[subset]: the cheapest plan of that subset's sources, and its last source.
+    let mut best: Vec<Option<(Estimate, usize)>> = vec![None; 1 << count];
+    for subset in 1u32..(1 << count) {
+        for (last, source) in sources.iter().enumerate() {
+            if subset & (1 << last) == 0 {
+                continue;
+            }
+            let rest = subset & !(1 << last);
+            let before = if rest == 0 {
+                NOTHING_YET
+            } else {
+                match best[rest as usize] {
+                    Some((estimate, _)) => estimate,
+                    None => continue,
+                }
+            };
+            let conditions: Vec<&Expr> = filters
+                .iter()
+                .zip(&masks)
+                .filter(|(_, mask)| {
+                    *mask & !subset == 0 && (*mask & (1 << last) != 0 || (rest == 0 && **mask == 0))
+                })
+                .map(|(filter, _)| filter)
+                .collect();
+            let choice = level_choice(costing, source, &conditions, &[], before);
+            if best[subset as usize].is_none_or(|(kept, _)| choice.estimate.cost < kept.cost) {
+                best[subset as usize] = Some((choice.estimate, last));
+            }
+        }
+    }
+    let mut order = Vec::with_capacity(count);
+    let mut subset = (1u32 << count) - 1;
+    while subset != 0 {
+        let (_, last) = best[subset as usize].expect("every subset has a plan");
+        order.push(last);
+        subset &= !(1 << last);
+    }
+    order.reverse();
+    let mut taken: Vec<Option<Source>> = std::mem::take(sources).into_iter().map(Some).collect();
+    *sources = order
+        .into_iter()
+        .map(|position| taken[position].take().expect("each source once"))
+        .collect();
+    for filter in filters {
+        let level = level_of(sources, &filter);
+        sources[level].filters.push(filter);
+    }
+}
+
+/// Chooses each level's access path and join method by cost, in the sources' order, and
+/// records the estimates EXPLAIN PLAN shows. Returns the estimate of the joined rows.
+pub(super) fn choose_methods_by_cost(sources: &mut [Source], costing: &Costing) -> Estimate {
+    let mut before = NOTHING_YET;
+    for source in sources.iter_mut() {
+        let choice = {
+            let (conditions, after): (Vec<&Expr>, Vec<&Expr>) = if source.outer {
+                (source.on.iter().collect(), source.filters.iter().collect())
+            } else {
+                (source.filters.iter().collect(), Vec::new())
+            };
+            level_choice(costing, source, &conditions, &after, before)
+        };
+        let outer = source.outer;
+        if let SourceKind::Table { access, .. } = &mut source.kind {
+            *access = choice.access;
+            if !outer {
+                split_implied(source, &choice.implied);
+            }
+        }
+        source.hash_keys = choice.hash_keys;
+        source.merge_key = choice.merge_key;
+        source.access_estimate = Some(choice.access_estimate);
+        source.estimate = Some(choice.estimate);
+        before = choice.estimate;
+    }
+    before
+}
+
+/// What the steps above a query block's join yield: grouping, DISTINCT, ORDER BY, in the
+/// order `query_node` adds them.
+pub(super) fn estimates_above_join(
+    plan: &QueryPlan,
+    joined: Estimate,
+    facts: &ScopeFacts,
+) -> Vec<Estimate> {
+    let mut steps = Vec::new();
+    let mut current = joined;
+    if let Some(grouped) = &plan.grouped {
+        let groups = if grouped.keys.is_empty() {
+            1.0
+        } else {
+            let distinct: Option<f64> = grouped
+                .keys
+                .iter()
+                .map(|key| match key {
+                    Expr::Column(column) => facts.column(*column).and_then(|facts| facts.distinct),
+                    _ => None,
+                })
+                .product();
+            distinct
+                .unwrap_or(current.rows / 10.0)
+                .min(current.rows)
+                .max(1.0)
+        };
+        let width = plan.columns.len() as f64 * 20.0;
+        current = Estimate {
+            cost: current.cost + current.rows * optimizer::HASH_ROW_CPU,
+            rows: groups,
+            bytes: groups * width,
+        };
+        steps.push(current);
+    }
+    if plan.distinct {
+        current.cost += current.rows * optimizer::HASH_ROW_CPU;
+        steps.push(current);
+    }
+    if !plan.order_by.is_empty() {
+        current.cost += optimizer::sort_cost(current.rows);
+        steps.push(current);
+    }
+    if !plan.rownum_filters.is_empty() {
+        steps.push(current);
+    }
+    steps
+}
+
+/// The access of an UPDATE or DELETE by cost; None when its table is planned by rule.
+pub(super) fn table_access(
+    reader: &Reader,
+    table: &Arc<TableDef>,
+    conditions: &[&Expr],
+) -> Option<(Access, AccessEstimate)> {
+    let source = Source::new(
+        SourceKind::Table {
+            table: table.clone(),
+            access: Access::Full,
+        },
+        0,
+        table.columns.len(),
+        table.name.clone(),
+        false,
+    );
+    let sources = std::slice::from_ref(&source);
+    if !costed(&reader.optimizer, sources) {
+        return None;
+    }
+    let facts = scope_facts(reader, sources);
+    let (access, _, estimate) = cheapest_access(&source, conditions, &facts, &reader.optimizer);
+    Some((access, estimate))
+}
