@@ -3145,6 +3145,9 @@ type SortedTable = Vec<(Value, u64, Vec<Value>)>;
 /// A join source's rows read once (by its access, which reads no earlier source), each
 /// with its identity, through `keep` (false: leave the row out); they count against the
 /// statement's work area, as one work area that fit in memory (there is no other kind yet).
+/// The filters the access's key range implies are checked here on the rows the index does
+/// not vouch for (their other columns may not even be decoded for those it does), so the
+/// rows kept are all vouched for when probed.
 fn build_rows(
     reader: &Reader,
     plan: &QueryPlan,
@@ -3152,7 +3155,22 @@ fn build_rows(
     row: &mut Vec<Value>,
     keep: &mut dyn FnMut(&[Value], u64) -> Result<bool>,
 ) -> Result<()> {
-    let mut add = |candidate: &mut [Value], _: bool, identity: u64, _: &mut Vec<Value>| {
+    let context = reader.context(0);
+    let mut add = |candidate: &mut [Value], vouched: bool, identity: u64, row: &mut Vec<Value>| {
+        if !vouched && !source.index_filters.is_empty() {
+            let slots = &mut row[source.offset..source.offset + source.width];
+            slots.swap_with_slice(candidate);
+            let passes = source
+                .index_filters
+                .iter()
+                .try_fold(true, |passes, filter| {
+                    Ok::<_, Error>(passes && filter.is_true(row, &context)?)
+                });
+            row[source.offset..source.offset + source.width].swap_with_slice(candidate);
+            if !passes? {
+                return Ok(true);
+            }
+        }
         if keep(candidate, identity)? {
             reader.work_area.charge(candidate)?;
         }
@@ -3272,7 +3290,7 @@ fn source_rows(
             return Ok(true); // NULL compares with nothing
         }
         for (_, identity, candidate) in &table[merge_range(&table, key.op, &value)] {
-            if !visit(&mut candidate.clone(), false, *identity, row)? {
+            if !visit(&mut candidate.clone(), true, *identity, row)? {
                 return Ok(false);
             }
         }
@@ -3288,7 +3306,7 @@ fn source_rows(
             key.push(GroupKey(row[*outer].clone()));
         }
         for (identity, candidate) in table.get(&key).into_iter().flatten() {
-            if !visit(&mut candidate.clone(), false, *identity, row)? {
+            if !visit(&mut candidate.clone(), true, *identity, row)? {
                 return Ok(false);
             }
         }
@@ -3456,6 +3474,14 @@ pub fn index_rowids(
     let upper_bound: Bound<Vec<u8>> = match upper_key {
         Some((key, true)) => key_prefix_successor(&key).map_or(Bound::Unbounded, Bound::Excluded),
         Some((key, false)) => Bound::Excluded(key),
+        // `col > v` alone: up to the NULLs, which sort last and compare with nothing.
+        None if lower.is_some() => {
+            let mut values = prefix_values.clone();
+            values.push(Value::Null);
+            let mut key = Vec::new();
+            encode_key(&values, &descending, &mut key);
+            Bound::Excluded(key)
+        }
         None if prefix.is_empty() => Bound::Unbounded,
         None => key_prefix_successor(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
     };
