@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use crate::catalog::SequenceDef;
 use crate::error::{Error, Result};
 use crate::sql::ast::{BinaryOperator, UnaryOperator};
-use crate::types::{date_format, datetime, DataType, Value};
+use crate::types::{date_format, datetime, number_format, DataType, Value};
 
 #[derive(Clone, Debug)]
 pub enum Expr {
@@ -177,8 +177,8 @@ impl Function {
             "MOD" => (F::Mod, 2, 2),
             "SYSDATE" | "CURRENT_DATE" => (F::Sysdate, 0, 0),
             "SYSTIMESTAMP" | "CURRENT_TIMESTAMP" | "LOCALTIMESTAMP" => (F::Systimestamp, 0, 1),
-            "TO_CHAR" => (F::ToChar, 1, 2),
-            "TO_NUMBER" => (F::ToNumber, 1, 1),
+            "TO_CHAR" => (F::ToChar, 1, 3),
+            "TO_NUMBER" => (F::ToNumber, 1, 3),
             "CONCAT" => (F::Concat, 2, 2),
             "GREATEST" => (F::Greatest, 1, usize::MAX),
             "LEAST" => (F::Least, 1, usize::MAX),
@@ -855,8 +855,8 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
             )))
         }
         F::Mod => values[0].modulo(&values[1]),
-        F::ToChar => to_char(&values[0], values.get(1)),
-        F::ToNumber => Value::parse_number(&text_of(&values[0])),
+        F::ToChar => to_char(&values),
+        F::ToNumber => to_number(&values),
         F::Ceil | F::Floor => Ok(match &values[0] {
             Value::Float(float) if function == F::Ceil => Value::Float(float.ceil()),
             Value::Float(float) => Value::Float(float.floor()),
@@ -1091,28 +1091,51 @@ fn round_decimal(number: Decimal, places: i64, round: bool) -> Decimal {
     }
 }
 
-/// TO_CHAR: a DATE or TIMESTAMP by its format model (`types::date_format`); other values
-/// as text. A format for a number is ORA-01481 until number format models arrive, rather
-/// than a format silently ignored.
-fn to_char(value: &Value, format: Option<&Value>) -> Result<Value> {
-    let Some(format) = format else {
-        return Ok(Value::text(text_of(value)));
+/// TO_CHAR(value [, format [, nls]]): a DATE or TIMESTAMP by its date format model
+/// (`types::date_format`), a NUMBER or BINARY_DOUBLE by its number format model
+/// (`types::number_format`, with D, G and L from the NLS argument), text given a format
+/// as the number it holds (ORA-01722 if none). Without a format, the value as text. The
+/// NLS argument of a date is not read (only the default language exists).
+fn to_char(values: &[Value]) -> Result<Value> {
+    let Some(format) = values.get(1) else {
+        return Ok(Value::text(text_of(&values[0])));
     };
-    if format.is_null() {
-        return Ok(Value::Null);
-    }
     let format = text_of(format);
-    let civil = match value {
-        Value::Date(seconds) => crate::types::datetime::civil_from_date(*seconds),
-        Value::Timestamp(microseconds) => {
-            crate::types::datetime::civil_from_timestamp(*microseconds)
+    let characters = || numeric_characters(values.get(2));
+    let civil = match &values[0] {
+        Value::Date(seconds) => datetime::civil_from_date(*seconds),
+        Value::Timestamp(microseconds) => datetime::civil_from_timestamp(*microseconds),
+        Value::Float(float) => {
+            return number_format::format_float_with_model(*float, &format, &characters()?)
+                .map(Value::text)
         }
-        Value::Number(_) | Value::Float(_) => {
-            return Err(Error::new(1481, "invalid number format model"))
+        Value::Number(_) | Value::Text(_) => {
+            let number = values[0].to_decimal()?;
+            return number_format::format_decimal_with_model(&number, &format, &characters()?)
+                .map(Value::text);
         }
         other => return Ok(Value::text(text_of(other))),
     };
-    crate::types::date_format::format_date_with_format(&civil, &format).map(Value::text)
+    date_format::format_date_with_format(&civil, &format).map(Value::text)
+}
+
+/// TO_NUMBER(text [, format [, nls]]): without a format, number text as `Value::parse_number`
+/// reads it; with one, text read against the number format model.
+fn to_number(values: &[Value]) -> Result<Value> {
+    let text = text_of(&values[0]);
+    let Some(format) = values.get(1) else {
+        return Value::parse_number(&text);
+    };
+    let characters = numeric_characters(values.get(2))?;
+    number_format::parse_number_with_model(&text, &text_of(format), &characters).map(Value::Number)
+}
+
+/// The decimal and group characters and currency of TO_CHAR's and TO_NUMBER's NLS argument.
+fn numeric_characters(nls: Option<&Value>) -> Result<number_format::NumericCharacters> {
+    match nls {
+        Some(nls) => number_format::NumericCharacters::from_nls_parameters(&text_of(nls)),
+        None => Ok(number_format::NumericCharacters::default()),
+    }
 }
 
 fn text_of(value: &Value) -> String {
