@@ -9,7 +9,7 @@
 //!   shape        elements                                   TO_CHAR(1234.5, ...)
 //!   picture      [FM] [B] [S] [$|L] 9 0 , G . D V [EEEE]     '9,999.99'  ' 1,234.50'
 //!                [$|L] [S|MI|PR]                             '9.9EEEE'   '  1.2E+03'
-//!   hexadecimal  [FM] 0... X...                              'XXXX'      ' 4D3'  (1235)
+//!   hexadecimal  [FM] 0... X...                              'XXXX'      '  4D3' (1235)
 //!   roman        [FM] RN | rn                                'RN'        '       MCCXXXV'
 //!   text minimum TM | TM9 | TME                              'TM'        '1234.5'
 //! ```
@@ -38,8 +38,9 @@
 //! two leading blanks (`'9.9EEEE'` prints `'  1.2E+02'`, as Oracle does).
 //!
 //! The other shapes: X prints a non-negative integer (rounded) in hexadecimal, lower case
-//! for `x`, as wide as its X and 0 elements, zero-filled from the first 0; a negative value
-//! or one too wide is `#` in the width plus one. RN prints 1 to 3999 in Roman numerals,
+//! for `x`, in one more character than it has X and 0 elements (a leading blank, as a
+//! positive number has), or zero-filled to exactly that many when it begins with 0; a
+//! negative value or one too wide is `#` in the width plus one. RN prints 1 to 3999 in Roman numerals,
 //! right-aligned in 15 characters (anything else is 15 `#`). TM and TM9 print the number
 //! as TO_CHAR without a format does (scientific when that is longer than 64 characters),
 //! TME always in scientific form with the fewest digits (`1.2345E+03`). A BINARY_DOUBLE
@@ -538,8 +539,8 @@ enum Model {
         lowercase: bool,
         /// X and 0 elements.
         positions: usize,
-        /// Positions zero-filled: from the first 0 to the end.
-        zero_filled: usize,
+        /// Whether the model begins with 0: every position prints, zeros in front.
+        zero_filled: bool,
     },
     Roman {
         fill_mode: bool,
@@ -728,7 +729,7 @@ impl Model {
             fill_mode,
             lowercase: *lowercase,
             positions: rest.len(),
-            zero_filled: if zeros > 0 { rest.len() } else { 0 },
+            zero_filled: zeros > 0,
         })
     }
 
@@ -746,7 +747,7 @@ impl Model {
                 positions,
                 zero_filled,
             } => print_hexadecimal(number, *lowercase, *positions, *zero_filled)
-                .map(|text| pad(text, *positions, *fill_mode))
+                .map(|text| pad(text, positions + 1, *fill_mode || *zero_filled))
                 .unwrap_or_else(|| self.overflow(characters)),
             Model::Roman {
                 fill_mode,
@@ -1070,19 +1071,20 @@ fn all_digits(text: &str) -> bool {
     text.bytes().all(|byte| byte.is_ascii_digit())
 }
 
-/// Hexadecimal digits of the rounded value, zero-filled to `zero_filled` positions; None
-/// for a negative value or one that needs more than `positions` digits.
+/// Hexadecimal digits of the rounded value, zero-filled to `positions` if `zero_filled`;
+/// None for a negative value or one that needs more than `positions` digits.
 fn print_hexadecimal(
     mut number: Digits,
     lowercase: bool,
     positions: usize,
-    zero_filled: usize,
+    zero_filled: bool,
 ) -> Option<String> {
     number.round_to_decimals(0);
     if number.negative && !number.is_zero() {
         return None;
     }
     let value = number.to_u128()?;
+    let zero_filled = if zero_filled { positions } else { 0 };
     let text = if lowercase {
         format!("{value:0zero_filled$x}")
     } else {
@@ -1392,17 +1394,26 @@ mod tests {
 
     #[test]
     fn hexadecimal() {
-        assert_eq!(print("255", "XX"), "FF");
-        assert_eq!(print("255", "xx"), "ff");
-        assert_eq!(print("10", "XXXX"), "   A");
+        assert_eq!(print("255", "XX"), " FF");
+        assert_eq!(print("255", "xx"), " ff");
+        assert_eq!(print("15", "X"), " F", "one leading blank without 0 or FM");
+        assert_eq!(print("15", "0X"), "0F");
+        assert_eq!(print("15", "FM0X"), "0F");
+        assert_eq!(print("15345", "FM0xxxx"), "03bf1");
+        assert_eq!(print("12.49", "FM0xxxx"), "0000c");
+        assert_eq!(print("12.5", "FM0xxxx"), "0000d");
+        assert_eq!(print("10", "XXXX"), "    A");
         assert_eq!(print("10", "FMXXXX"), "A");
         assert_eq!(print("10", "0XXX"), "000A");
-        assert_eq!(print("10.5", "XX"), " B");
-        assert_eq!(print("0", "XX"), " 0");
+        assert_eq!(print("10.5", "XX"), "  B");
+        assert_eq!(print("0", "XX"), "  0");
         assert_eq!(print("256", "XX"), "###");
         assert_eq!(print("-1", "XX"), "###");
         assert_eq!(
-            print("79228162514264337593543950335", "XXXXXXXXXXXXXXXXXXXXXXXX"),
+            print(
+                "79228162514264337593543950335",
+                "FMXXXXXXXXXXXXXXXXXXXXXXXX"
+            ),
             "FFFFFFFFFFFFFFFFFFFFFFFF"
         );
     }
