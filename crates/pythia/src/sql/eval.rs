@@ -1092,49 +1092,36 @@ fn round_decimal(number: Decimal, places: i64, round: bool) -> Decimal {
 }
 
 /// TO_CHAR(value [, format [, nls]]): a DATE or TIMESTAMP by its date format model
-/// (`types::date_format`), a NUMBER or BINARY_DOUBLE by its number format model
-/// (`types::number_format`, with D, G and L from the NLS argument), text given a format
-/// as the number it holds (ORA-01722 if none). Without a format, the value as text. The
-/// NLS argument of a date is not read (only the default language exists).
+/// (`types::date_format`; the NLS argument is not read, only the default language exists),
+/// a NUMBER, BINARY_DOUBLE or number text by its number format model
+/// (`types::number_format`). Without a format, the value as text.
 fn to_char(values: &[Value]) -> Result<Value> {
     let Some(format) = values.get(1) else {
         return Ok(Value::text(text_of(&values[0])));
     };
     let format = text_of(format);
-    let characters = || numeric_characters(values.get(2));
     let civil = match &values[0] {
         Value::Date(seconds) => datetime::civil_from_date(*seconds),
         Value::Timestamp(microseconds) => datetime::civil_from_timestamp(*microseconds),
-        Value::Float(float) => {
-            return number_format::format_float_with_model(*float, &format, &characters()?)
-                .map(Value::text)
-        }
-        Value::Number(_) | Value::Text(_) => {
-            let number = values[0].to_decimal()?;
-            return number_format::format_decimal_with_model(&number, &format, &characters()?)
-                .map(Value::text);
+        Value::Number(_) | Value::Float(_) | Value::Text(_) => {
+            let nls = values.get(2).map(text_of);
+            return number_format::to_char(&values[0], &format, nls.as_deref());
         }
         other => return Ok(Value::text(text_of(other))),
     };
     date_format::format_date_with_format(&civil, &format).map(Value::text)
 }
 
-/// TO_NUMBER(text [, format [, nls]]): without a format, number text as `Value::parse_number`
-/// reads it; with one, text read against the number format model.
+/// TO_NUMBER(text [, format [, nls]]): number text as `Value::parse_number` reads it, or
+/// read against a number format model (`types::number_format`).
 fn to_number(values: &[Value]) -> Result<Value> {
     let text = text_of(&values[0]);
-    let Some(format) = values.get(1) else {
-        return Value::parse_number(&text);
-    };
-    let characters = numeric_characters(values.get(2))?;
-    number_format::parse_number_with_model(&text, &text_of(format), &characters).map(Value::Number)
-}
-
-/// The decimal and group characters and currency of TO_CHAR's and TO_NUMBER's NLS argument.
-fn numeric_characters(nls: Option<&Value>) -> Result<number_format::NumericCharacters> {
-    match nls {
-        Some(nls) => number_format::NumericCharacters::from_nls_parameters(&text_of(nls)),
-        None => Ok(number_format::NumericCharacters::default()),
+    match values.get(1) {
+        None => Value::parse_number(&text),
+        Some(format) => {
+            let nls = values.get(2).map(text_of);
+            number_format::to_number(&text, &text_of(format), nls.as_deref())
+        }
     }
 }
 

@@ -66,6 +66,7 @@ use rust_decimal::Decimal;
 use super::conversion::parse_decimal;
 use super::errors;
 use super::numeric::ExactNumber;
+use super::value::Value;
 use crate::error::{Error, Result};
 
 /// Oracle's default for NLS_CURRENCY, and what `$` always prints.
@@ -99,6 +100,14 @@ impl Default for NumericCharacters {
 }
 
 impl NumericCharacters {
+    /// The NLS argument's characters, or the defaults without one.
+    fn from_optional_nls_parameters(nls: Option<&str>) -> Result<NumericCharacters> {
+        nls.map_or_else(
+            || Ok(NumericCharacters::default()),
+            Self::from_nls_parameters,
+        )
+    }
+
     /// Reads TO_CHAR's and TO_NUMBER's third argument: `NAME = 'value'` pairs separated by
     /// blanks, of NLS_NUMERIC_CHARACTERS (two different characters, decimal then group,
     /// neither a digit nor `+ - < >`), NLS_CURRENCY (one to ten characters) and
@@ -158,6 +167,24 @@ impl NumericCharacters {
         }
         Ok(characters)
     }
+}
+
+/// TO_CHAR(value, format [, nls]) of a NUMBER, a BINARY_DOUBLE or text (read as a NUMBER
+/// first, ORA-01722 if it is not one), with D, G and L from the NLS argument. FM and B on
+/// zero print nothing, which is NULL.
+pub fn to_char(value: &Value, format: &str, nls: Option<&str>) -> Result<Value> {
+    let characters = NumericCharacters::from_optional_nls_parameters(nls)?;
+    let text = match value {
+        Value::Float(float) => format_float_with_model(*float, format, &characters)?,
+        other => format_decimal_with_model(&other.to_decimal()?, format, &characters)?,
+    };
+    Ok(Value::text(text))
+}
+
+/// TO_NUMBER(text, format [, nls]); see [`parse_number_with_model`].
+pub fn to_number(text: &str, format: &str, nls: Option<&str>) -> Result<Value> {
+    let characters = NumericCharacters::from_optional_nls_parameters(nls)?;
+    parse_number_with_model(text, format, &characters).map(Value::Number)
 }
 
 /// TO_CHAR of a NUMBER by the model `format`; see the module documentation.
