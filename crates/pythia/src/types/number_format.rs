@@ -1,16 +1,16 @@
 //! Number format models: TO_CHAR(number, 'fmt') and TO_NUMBER(text, 'fmt').
 //!
-//! A model is read into elements first, as `date_format.rs` reads a date model (case does
-//! not matter, the longest keyword wins: `MI` before `M`, `TME` before `TM`), so that a
-//! model this engine does not accept fails before any value is looked at: ORA-01481. The
-//! elements then make one of four shapes:
+//! A model is read into elements first, as `date_format.rs` reads a date model (a table of
+//! keywords, longest first: `TME` and `TM9` before `TM`; case matters only for the case
+//! RN, X and their output take), so that a model this engine does not accept fails before
+//! any value is looked at: ORA-01481. The elements then make one of four shapes:
 //!
 //! ```text
 //!   shape        elements                                   TO_CHAR(1234.5, ...)
 //!   picture      [FM] [B] [S] [$|L] 9 0 , G . D V [EEEE]     '9,999.99'  ' 1,234.50'
 //!                [$|L] [S|MI|PR]                             '9.9EEEE'   '  1.2E+03'
 //!   hexadecimal  [FM] 0... X...                              'XXXX'      '  4D3' (1235)
-//!   roman        [FM] RN | rn                                'RN'        '       MCCXXXV'
+//!   roman        [FM] RN | rn                                'RN'        '        MCCXXXV'
 //!   text minimum TM | TM9 | TME                              'TM'        '1234.5'
 //! ```
 //!
@@ -40,17 +40,18 @@
 //! The other shapes: X prints a non-negative integer (rounded) in hexadecimal, lower case
 //! for `x`, in one more character than it has X and 0 elements (a leading blank, as a
 //! positive number has), or zero-filled to exactly that many when it begins with 0; a
-//! negative value or one too wide is `#` in the width plus one. RN prints 1 to 3999 in Roman numerals,
-//! right-aligned in 15 characters (anything else is 15 `#`). TM and TM9 print the number
-//! as TO_CHAR without a format does (scientific when that is longer than 64 characters),
-//! TME always in scientific form with the fewest digits (`1.2345E+03`). A BINARY_DOUBLE
-//! infinity or NaN prints as `#` in the model's width, as Oracle prints it.
+//! negative value or one too wide is `#` in the width plus one. RN prints 1 to 3999 in
+//! Roman numerals, right-aligned in 15 characters (anything else is 15 `#`). TM and TM9
+//! print the number as TO_CHAR without a format does (scientific when that is longer than
+//! 64 characters), TME always in scientific form with the fewest digits (`1.2345E+03`). A
+//! BINARY_DOUBLE infinity or NaN prints as `#` in the model's width, as Oracle prints it.
 //!
 //! Reading a model (TO_NUMBER): leading and trailing blanks are dropped; the text must show
 //! the sign as the model places it (an optional `-` or `+` in front without S, MI or PR),
 //! the currency symbol where the model has one, group separators exactly where the model
 //! has them (digits are aligned at the decimal point), no more digits than it has
-//! positions; X reads hexadecimal digits, EEEE a mantissa and exponent, TM any number
+//! positions (9 and 0 read alike; FM and B change nothing); V's digits are decimals of the
+//! value read; X reads hexadecimal digits, EEEE a mantissa and exponent, TM any number
 //! text. Anything else is ORA-01722. RN cannot be read (ORA-01481, as in Oracle).
 //!
 //! NLS: D, G and L print the session's defaults `.`, `,` and `$` unless the optional third
@@ -502,9 +503,10 @@ fn elements(format: &str) -> Result<Vec<Element>> {
 }
 
 /// Where a picture shows the sign.
-#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
 enum SignPlace {
     /// `-` before a negative number, a blank position before a positive one.
+    #[default]
     Default,
     /// S first: `+` or `-` before the number.
     Leading,
@@ -542,7 +544,7 @@ enum Slot {
 struct Picture {
     fill_mode: bool,
     blank_zero: bool,
-    sign: Option<SignPlace>,
+    sign: SignPlace,
     currency: Option<Currency>,
     /// The integer part, left to right, including the digits after V (which V turns into
     /// integer digits: the value is multiplied by 10 for each).
@@ -621,7 +623,7 @@ impl Model {
             rest = tail;
         }
         if let [Element::Sign, tail @ ..] = rest {
-            picture.sign = Some(SignPlace::Leading);
+            picture.sign = SignPlace::Leading;
             rest = tail;
         }
         match rest {
@@ -637,16 +639,16 @@ impl Model {
         }
         // Suffixes, from the end: S, MI or PR, then $ or L, then EEEE.
         match rest {
-            [head @ .., Element::Sign] if picture.sign.is_none() => {
-                picture.sign = Some(SignPlace::Trailing);
+            [head @ .., Element::Sign] if picture.sign == SignPlace::Default => {
+                picture.sign = SignPlace::Trailing;
                 rest = head;
             }
-            [head @ .., Element::TrailingMinus] if picture.sign.is_none() => {
-                picture.sign = Some(SignPlace::Minus);
+            [head @ .., Element::TrailingMinus] if picture.sign == SignPlace::Default => {
+                picture.sign = SignPlace::Minus;
                 rest = head;
             }
-            [head @ .., Element::AngleBrackets] if picture.sign.is_none() => {
-                picture.sign = Some(SignPlace::Brackets);
+            [head @ .., Element::AngleBrackets] if picture.sign == SignPlace::Default => {
+                picture.sign = SignPlace::Brackets;
                 rest = head;
             }
             _ => {}
@@ -828,9 +830,8 @@ impl Picture {
     /// The width without FM; `exponent_characters` is the room EEEE takes (`E+02` is 4).
     fn width(&self, characters: &NumericCharacters, exponent_characters: usize) -> usize {
         let sign = match self.sign {
-            None | Some(SignPlace::Default) => 1,
-            Some(SignPlace::Brackets) => 2,
-            Some(_) => 1,
+            SignPlace::Brackets => 2,
+            _ => 1,
         };
         let currency = match self.currency {
             None => 0,
@@ -845,10 +846,6 @@ impl Picture {
             self.integer.len() + point + self.decimals.len()
         };
         sign + currency + body
-    }
-
-    fn sign_place(&self) -> SignPlace {
-        self.sign.unwrap_or(SignPlace::Default)
     }
 
     fn decimal_character(&self, characters: &NumericCharacters) -> char {
@@ -973,7 +970,7 @@ impl Picture {
             Some(Currency::LocalTrailing) => format!("{digits}{}", characters.currency),
         };
         let trailing_blank = if self.fill_mode { "" } else { " " };
-        text = match (self.sign_place(), negative) {
+        text = match (self.sign, negative) {
             (SignPlace::Default, true) => format!("-{text}"),
             (SignPlace::Default, false) => text,
             (SignPlace::Leading, true) => format!("-{text}"),
@@ -995,7 +992,7 @@ impl Picture {
     /// TO_NUMBER's reading of `text` (trimmed) against the picture.
     fn parse(&self, text: &str, characters: &NumericCharacters) -> Result<Decimal> {
         let invalid = Error::invalid_number;
-        let (negative, mut rest) = match self.sign_place() {
+        let (negative, mut rest) = match self.sign {
             SignPlace::Default => match text.as_bytes().first() {
                 Some(b'-') => (true, &text[1..]),
                 Some(b'+') => (false, &text[1..]),
@@ -1226,6 +1223,16 @@ mod tests {
         parse_number_with_model(text, format, &NumericCharacters::default())
             .unwrap_err()
             .code()
+    }
+
+    /// The table at the top of the module documentation.
+    #[test]
+    fn module_documentation_examples() {
+        assert_eq!(print("1234.5", "9,999.99"), " 1,234.50");
+        assert_eq!(print("1234.5", "9.9EEEE"), "  1.2E+03");
+        assert_eq!(print("1234.5", "XXXX"), "  4D3");
+        assert_eq!(print("1234.5", "RN"), "        MCCXXXV");
+        assert_eq!(print("1234.5", "TM"), "1234.5");
     }
 
     /// The examples of the "Format Models" chapter of Oracle's SQL Language Reference.
