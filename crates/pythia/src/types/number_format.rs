@@ -1579,6 +1579,60 @@ mod tests {
         assert_eq!(read_code("1", "9A"), 1481);
     }
 
+    /// A model-based check: for seeded random values and models that TO_NUMBER can read,
+    /// TO_NUMBER(TO_CHAR(x, fmt), fmt) is x rounded half away from zero as the model rounds
+    /// it (`Decimal`'s own rounding is the model), unless TO_CHAR printed `#`.
+    #[test]
+    fn to_number_reads_back_what_to_char_printed() {
+        use rust_decimal::RoundingStrategy::MidpointAwayFromZero;
+        let characters = NumericCharacters::default();
+        // (model, decimals it rounds to, or None for three significant digits)
+        let models: [(&str, Option<u32>); 11] = [
+            ("9999.99", Some(2)),
+            ("FM9,999.00", Some(2)),
+            ("S9999.99", Some(2)),
+            ("9999.99S", Some(2)),
+            ("9999.99MI", Some(2)),
+            ("9999.99PR", Some(2)),
+            ("L9G999D99", Some(2)),
+            ("$0,000.0", Some(1)),
+            ("99V999", Some(3)),
+            ("B9999", Some(0)),
+            ("9.99EEEE", None),
+        ];
+        let mut state: u64 = 0x9E37_79B9_7F4A_7C15;
+        let mut next = move || {
+            state = state
+                .wrapping_mul(6_364_136_223_846_793_005)
+                .wrapping_add(1_442_695_040_888_963_407);
+            state >> 33
+        };
+        let mut checked = 0;
+        for _ in 0..2000 {
+            let magnitude = (next() % 100_000_000) as i64;
+            let scale = (next() % 7) as u32;
+            let sign = if next() % 2 == 0 { 1 } else { -1 };
+            let value = Decimal::new(sign * magnitude, scale);
+            for (model, decimals) in models {
+                let printed = format_decimal_with_model(&value, model, &characters).unwrap();
+                if printed.contains('#') || printed.trim().is_empty() {
+                    continue;
+                }
+                let expected = match decimals {
+                    Some(decimals) => value.round_dp_with_strategy(decimals, MidpointAwayFromZero),
+                    None => value
+                        .round_sf_with_strategy(3, MidpointAwayFromZero)
+                        .unwrap_or(value),
+                };
+                let read = parse_number_with_model(&printed, model, &characters)
+                    .unwrap_or_else(|error| panic!("{value} by {model} is {printed:?}: {error}"));
+                assert_eq!(read, expected, "{value} by {model} is {printed:?}");
+                checked += 1;
+            }
+        }
+        assert!(checked > 10_000, "only {checked} values fit their models");
+    }
+
     /// Models and values at the edges fail with an error or print, and never panic.
     #[test]
     fn odd_input_never_panics() {
