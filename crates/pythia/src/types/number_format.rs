@@ -1193,23 +1193,18 @@ mod tests {
     use super::*;
     use std::str::FromStr;
 
+    /// TO_CHAR of the NUMBER `number` (as text) by `format`, with the NLS defaults.
+    fn printed(number: &str, format: &str) -> Result<String> {
+        let number = Decimal::from_str(number).unwrap();
+        format_decimal_with_model(&number, format, &NumericCharacters::default())
+    }
+
     fn print(number: &str, format: &str) -> String {
-        format_decimal_with_model(
-            &Decimal::from_str(number).unwrap(),
-            format,
-            &NumericCharacters::default(),
-        )
-        .unwrap()
+        printed(number, format).unwrap()
     }
 
     fn print_code(number: &str, format: &str) -> u32 {
-        format_decimal_with_model(
-            &Decimal::from_str(number).unwrap(),
-            format,
-            &NumericCharacters::default(),
-        )
-        .unwrap_err()
-        .code()
+        printed(number, format).unwrap_err().code()
     }
 
     fn read(text: &str, format: &str) -> String {
