@@ -24,7 +24,7 @@ use rust_decimal::Decimal;
 use crate::catalog::SequenceDef;
 use crate::error::{Error, Result};
 use crate::sql::ast::{BinaryOperator, UnaryOperator};
-use crate::types::{date_format, datetime, DataType, Value};
+use crate::types::{date_format, datetime, number_format, DataType, Value};
 
 #[derive(Clone, Debug)]
 pub enum Expr {
@@ -177,8 +177,8 @@ impl Function {
             "MOD" => (F::Mod, 2, 2),
             "SYSDATE" | "CURRENT_DATE" => (F::Sysdate, 0, 0),
             "SYSTIMESTAMP" | "CURRENT_TIMESTAMP" | "LOCALTIMESTAMP" => (F::Systimestamp, 0, 1),
-            "TO_CHAR" => (F::ToChar, 1, 2),
-            "TO_NUMBER" => (F::ToNumber, 1, 1),
+            "TO_CHAR" => (F::ToChar, 1, 3),
+            "TO_NUMBER" => (F::ToNumber, 1, 3),
             "CONCAT" => (F::Concat, 2, 2),
             "GREATEST" => (F::Greatest, 1, usize::MAX),
             "LEAST" => (F::Least, 1, usize::MAX),
@@ -855,8 +855,8 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
             )))
         }
         F::Mod => values[0].modulo(&values[1]),
-        F::ToChar => to_char(&values[0], values.get(1)),
-        F::ToNumber => Value::parse_number(&text_of(&values[0])),
+        F::ToChar => to_char(&values),
+        F::ToNumber => to_number(&values),
         F::Ceil | F::Floor => Ok(match &values[0] {
             Value::Float(float) if function == F::Ceil => Value::Float(float.ceil()),
             Value::Float(float) => Value::Float(float.floor()),
@@ -1091,28 +1091,38 @@ fn round_decimal(number: Decimal, places: i64, round: bool) -> Decimal {
     }
 }
 
-/// TO_CHAR: a DATE or TIMESTAMP by its format model (`types::date_format`); other values
-/// as text. A format for a number is ORA-01481 until number format models arrive, rather
-/// than a format silently ignored.
-fn to_char(value: &Value, format: Option<&Value>) -> Result<Value> {
-    let Some(format) = format else {
-        return Ok(Value::text(text_of(value)));
+/// TO_CHAR(value [, format [, nls]]): a DATE or TIMESTAMP by its date format model
+/// (`types::date_format`; the NLS argument is not read, only the default language exists),
+/// a NUMBER, BINARY_DOUBLE or number text by its number format model
+/// (`types::number_format`). Without a format, the value as text.
+fn to_char(values: &[Value]) -> Result<Value> {
+    let Some(format) = values.get(1) else {
+        return Ok(Value::text(text_of(&values[0])));
     };
-    if format.is_null() {
-        return Ok(Value::Null);
-    }
     let format = text_of(format);
-    let civil = match value {
-        Value::Date(seconds) => crate::types::datetime::civil_from_date(*seconds),
-        Value::Timestamp(microseconds) => {
-            crate::types::datetime::civil_from_timestamp(*microseconds)
-        }
-        Value::Number(_) | Value::Float(_) => {
-            return Err(Error::new(1481, "invalid number format model"))
+    let civil = match &values[0] {
+        Value::Date(seconds) => datetime::civil_from_date(*seconds),
+        Value::Timestamp(microseconds) => datetime::civil_from_timestamp(*microseconds),
+        Value::Number(_) | Value::Float(_) | Value::Text(_) => {
+            let nls = values.get(2).map(text_of);
+            return number_format::to_char(&values[0], &format, nls.as_deref());
         }
         other => return Ok(Value::text(text_of(other))),
     };
-    crate::types::date_format::format_date_with_format(&civil, &format).map(Value::text)
+    date_format::format_date_with_format(&civil, &format).map(Value::text)
+}
+
+/// TO_NUMBER(text [, format [, nls]]): number text as `Value::parse_number` reads it, or
+/// read against a number format model (`types::number_format`).
+fn to_number(values: &[Value]) -> Result<Value> {
+    let text = text_of(&values[0]);
+    match values.get(1) {
+        None => Value::parse_number(&text),
+        Some(format) => {
+            let nls = values.get(2).map(text_of);
+            number_format::to_number(&text, &text_of(format), nls.as_deref())
+        }
+    }
 }
 
 fn text_of(value: &Value) -> String {

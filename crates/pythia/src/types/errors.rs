@@ -155,3 +155,14 @@ pub fn non_numeric_character() -> Error {
 pub fn date_not_valid_for_month() -> Error {
     Error::new(1839, "date not valid for month specified")
 }
+
+/// ORA-01481: invalid number format model (TO_CHAR and TO_NUMBER).
+pub fn invalid_number_format_model() -> Error {
+    Error::new(1481, "invalid number format model")
+}
+
+/// ORA-12702: invalid NLS parameter string used in SQL function (TO_CHAR's and
+/// TO_NUMBER's third argument).
+pub fn invalid_nls_parameter() -> Error {
+    Error::new(12702, "invalid NLS parameter string used in SQL function")
+}

@@ -11,6 +11,8 @@
 //!   datetime.rs    the calendar, DD-MON-RR text, parsing of date and timestamp text,
 //!                  ADD_MONTHS
 //!   date_format.rs TO_DATE's format models (YYYY-MM-DD HH24:MI:SS, DD-MON-YYYY, ...)
+//!   number_format.rs TO_CHAR's and TO_NUMBER's number format models (9,999.99, FM0.00,
+//!                  S9.9EEEE, XXXX, RN, TM, ...)
 //!   numeric.rs     exact comparison of NUMBER with BINARY_DOUBLE (private)
 //!   codec.rs       row bytes: count, then per column a length byte and a tagged payload
 //!   key.rs         index key bytes whose memcmp order is the total order
@@ -37,6 +39,7 @@ pub mod date_format;
 pub mod datetime;
 pub mod errors;
 pub mod key;
+pub mod number_format;
 mod numeric;
 mod value;
 
