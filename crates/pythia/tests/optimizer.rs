@@ -74,6 +74,12 @@ const QUERIES: &[&str] = &[
     "select a.id, b.id from a, b where a.id = b.id and a.k is not null",
     "select a.id from a where a.k = 2 and a.v between 1 and 4",
     "select c.id from c where c.k > 2 or c.v is null",
+    "select c.id from c where c.k >= 1 and c.v < 3",
+    "select b.id, c.id from b, c where c.k = b.k and c.v > b.v",
+    "select a.id, b.id from a join b on b.v between a.k and a.v",
+    "select x.id, c.id from (select id, k from a where v > 0) x, c where c.k = x.k",
+    "select a.id, b.id, c.id from a, b, c where a.k = b.k and b.k = c.k and a.v <> c.v",
+    "select a.id from a where a.v not in (select v from c where c.v is not null and c.k = 1)",
 ];
 
 /// Session settings each query runs under; the first is the reference.
@@ -117,7 +123,7 @@ fn plans_change_but_answers_do_not() {
     let session = std::cell::RefCell::new(instance.connect().unwrap());
     let methods = std::cell::RefCell::new(BTreeSet::new());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 12,
+        cases: 64,
         ..ProptestConfig::default()
     });
     runner
