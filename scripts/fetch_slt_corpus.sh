@@ -43,14 +43,14 @@ b57fde4c9d87bda2aa71c52c0fc45c0484e6fea68aae112dafc213feaecdf087  test/evidence/
 "
 
 # The files already there and intact: nothing to fetch.
-if (cd "$corpus_dir" 2>/dev/null && sed 's#  test/#  #' <<<"$digests" | grep . | sha256sum --check --quiet) 2>/dev/null; then
+if (cd "$corpus_dir" 2>/dev/null && sed 's#  test/#  #' <<<"$digests" | grep . | sha256sum --check --quiet) >/dev/null 2>&1; then
     echo "slt corpus: $corpus_dir (checked)"
     exit 0
 fi
 
 command -v mvn >/dev/null || { echo "fetch_slt_corpus: needs Maven (apt-get install maven)" >&2; exit 1; }
 mvn --batch-mode --quiet -Dstyle.color=never dependency:get -Dtransitive=false \
-    -Dartifact="$artifact_group:$artifact_name:$artifact_version"
+    -Dartifact="$artifact_group:$artifact_name:$artifact_version" | sed 's/\x1b\[[0-9;]*m//g'
 repository=${MAVEN_REPOSITORY:-$HOME/.m2/repository}
 jar="$repository/${artifact_group//.//}/$artifact_name/$artifact_version/$artifact_name-$artifact_version.jar"
 [ -f "$jar" ] || { echo "fetch_slt_corpus: $jar is missing after the download" >&2; exit 1; }
