@@ -60,3 +60,33 @@ fn a_failing_record_is_reported_and_counted() {
     assert!(stdout.contains("3 passed, 1 failed, 1 skipped"), "{stdout}");
     assert_eq!(stdout.lines().last(), Some("3 passed, 1 failed"));
 }
+
+/// SQLite's corpus ends a file early for some engines with `onlyif <label>` or
+/// `skipif <label>` before `halt`. The runner halted every engine at the first `halt`, so a
+/// file opening with `onlyif mssql` / `halt` ran nothing and passed; now a halt stops only
+/// the engines its conditions select, and its conditions do not move on to the next record.
+#[test]
+fn a_halt_stops_only_the_engines_its_conditions_select() {
+    let path = std::env::temp_dir().join(format!("pythia-slt-halt-{}.slt", std::process::id()));
+    std::fs::write(
+        &path,
+        "onlyif mssql\nhalt\n\nskipif oracle\nhalt\n\n\
+         statement ok\nCREATE TABLE t(a NUMBER)\n\n\
+         skipif mysql # a comment\nstatement ok\nINSERT INTO t VALUES(1)\n\n\
+         onlyif oracle\nhalt\n\n\
+         statement ok\nSELEC nothing\n",
+    )
+    .unwrap();
+    let (success, stdout) = slt(&[path.as_os_str()]);
+    let (sqlite_success, sqlite_stdout) = slt(&[path.as_os_str(), "--sqlite".as_ref()]);
+    let _ = std::fs::remove_file(&path);
+    assert!(success, "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("2 passed, 0 failed"),
+        "{stdout}"
+    );
+    // SQLite is not oracle: `skipif oracle` / `halt` stops it before the first record.
+    assert!(sqlite_success, "{sqlite_stdout}");
+    assert_eq!(sqlite_stdout.lines().last(), Some("0 passed, 0 failed"));
+}
