@@ -3266,6 +3266,7 @@ pub fn index_rowids(
     let (Some(lower_key), Some(upper_key)) = (bound_key(lower)?, bound_key(upper)?) else {
         return Ok(nothing);
     };
+    let lower_bounded = lower_key.is_some();
     // Keys of longer tuples extend their prefix's bytes, so "every key with this prefix" is
     // [prefix, successor(prefix)).
     let lower_bound: Bound<Vec<u8>> = match lower_key {
@@ -3280,6 +3281,12 @@ pub fn index_rowids(
     let upper_bound: Bound<Vec<u8>> = match upper_key {
         Some((key, true)) => key_prefix_successor(&key).map_or(Bound::Unbounded, Bound::Excluded),
         Some((key, false)) => Bound::Excluded(key),
+        // NULL keys sort last: `col > v` alone stops before them (`col >= v  [key(v), key(NULL))`)
+        None if lower_bounded => {
+            let mut before_nulls = prefix.clone();
+            encode_key(&[Value::Null], &[false], &mut before_nulls);
+            Bound::Excluded(before_nulls)
+        }
         None if prefix.is_empty() => Bound::Unbounded,
         None => key_prefix_successor(&prefix).map_or(Bound::Unbounded, Bound::Excluded),
     };
