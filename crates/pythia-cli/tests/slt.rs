@@ -1,15 +1,19 @@
-//! The SQL logic test suites under `tests/slt/` (repository root), run through
-//! `pythia slt` as a user runs them: every record must pass.
+//! The SQL logic test suites under `tests/slt/` (repository root), and the files of SQLite's
+//! corpus kept in `tests/slt/evidence/`, run through `pythia slt` as a user runs them: every
+//! record must pass.
 
 use std::path::PathBuf;
 use std::process::Command;
 
-fn suites() -> Vec<PathBuf> {
-    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR")).join("../../tests/slt");
+/// The files of `folder` (below the repository root) whose names end in `.extension`, sorted.
+fn files_in(folder: &str, extension: &str) -> Vec<PathBuf> {
+    let dir = PathBuf::from(env!("CARGO_MANIFEST_DIR"))
+        .join("../..")
+        .join(folder);
     let mut files: Vec<PathBuf> = std::fs::read_dir(&dir)
         .unwrap_or_else(|error| panic!("{}: {error}", dir.display()))
         .map(|entry| entry.unwrap().path())
-        .filter(|path| path.extension().is_some_and(|extension| extension == "slt"))
+        .filter(|path| path.extension().is_some_and(|found| found == extension))
         .collect();
     files.sort();
     files
@@ -29,7 +33,7 @@ fn slt(arguments: &[&std::ffi::OsStr]) -> (bool, String) {
 
 #[test]
 fn every_suite_passes() {
-    let files = suites();
+    let files = files_in("tests/slt", "slt");
     assert!(files.len() >= 5, "suites found: {files:?}");
     let arguments: Vec<&std::ffi::OsStr> = files.iter().map(|path| path.as_os_str()).collect();
     let (success, stdout) = slt(&arguments);
@@ -37,6 +41,21 @@ fn every_suite_passes() {
     assert!(success && last.ends_with(" 0 failed"), "{stdout}");
     let passed: u64 = last.split(' ').next().unwrap().parse().unwrap();
     assert!(passed >= 100, "{last}");
+}
+
+/// Three files of SQLite's corpus, kept as they are in `tests/slt/evidence/`.
+#[test]
+fn the_vendored_corpus_files_pass() {
+    let files = files_in("tests/slt/evidence", "test");
+    assert_eq!(files.len(), 3, "{files:?}");
+    let arguments: Vec<&std::ffi::OsStr> = files.iter().map(|path| path.as_os_str()).collect();
+    let (success, stdout) = slt(&arguments);
+    assert!(success, "{stdout}");
+    assert_eq!(
+        stdout.lines().last(),
+        Some("55 passed, 0 failed"),
+        "{stdout}"
+    );
 }
 
 /// A wrong expectation is reported with its location, counted, and makes the exit status
