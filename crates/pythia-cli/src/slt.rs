@@ -13,6 +13,10 @@
 //! | `T` | the text; `(empty)` for an empty string, control characters as `@` |
 //! | any | `NULL` for a null |
 //!
+//! A result may also be given as `N values hashing to <md5>`, as the corpus gives every result
+//! of more than 8 values; and the corpus's conditional halts (`onlyif mssql` then `halt`) are
+//! settled per engine before the crate parses the file (`settle_conditions`).
+//!
 //! Engines: Pythia (labels `pythia` and `oracle`: records guarded by `onlyif oracle` run,
 //! those under `skipif oracle` do not) and, for comparison, SQLite (bundled, in memory;
 //! label `sqlite`). Each file gets its own database, created in a temporary directory and
