@@ -50,7 +50,7 @@ fi
 
 command -v mvn >/dev/null || { echo "fetch_slt_corpus: needs Maven (apt-get install maven)" >&2; exit 1; }
 mvn --batch-mode --quiet -Dstyle.color=never dependency:get -Dtransitive=false \
-    -Dartifact="$artifact_group:$artifact_name:$artifact_version" | sed 's/\x1b\[[0-9;]*m//g'
+    -Dartifact="$artifact_group:$artifact_name:$artifact_version" 2>&1 | sed 's/\x1b\[[0-9;]*m//g'
 repository=${MAVEN_REPOSITORY:-$HOME/.m2/repository}
 jar="$repository/${artifact_group//.//}/$artifact_name/$artifact_version/$artifact_name-$artifact_version.jar"
 [ -f "$jar" ] || { echo "fetch_slt_corpus: $jar is missing after the download" >&2; exit 1; }
