@@ -123,7 +123,7 @@ fn plans_change_but_answers_do_not() {
     let session = std::cell::RefCell::new(instance.connect().unwrap());
     let methods = std::cell::RefCell::new(BTreeSet::new());
     let mut runner = proptest::test_runner::TestRunner::new(ProptestConfig {
-        cases: 64,
+        cases: 32,
         ..ProptestConfig::default()
     });
     runner
