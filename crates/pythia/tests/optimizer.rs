@@ -51,7 +51,7 @@ fn sorted_rows(session: &mut Session, sql: &str) -> Vec<String> {
 fn joins(session: &mut Session, sql: &str) -> BTreeSet<String> {
     run(session, &format!("explain plan for {sql}"));
     session
-        .execute("select operation from plan_table where plan_id = (select max(plan_id) from plan_table) and operation like '%JOIN%' or operation = 'NESTED LOOPS'")
+        .execute("select rtrim(operation || ' ' || options) from plan_table where plan_id = (select max(plan_id) from plan_table) and (operation like '%JOIN%' or operation = 'NESTED LOOPS')")
         .unwrap()
         .rows
         .iter()
@@ -80,6 +80,8 @@ const QUERIES: &[&str] = &[
     "select x.id, c.id from (select id, k from a where v > 0) x, c where c.k = x.k",
     "select a.id, b.id, c.id from a, b, c where a.k = b.k and b.k = c.k and a.v <> c.v",
     "select a.id from a where a.v not in (select v from c where c.v is not null and c.k = 1)",
+    "select a.id, b.id from a, b where a.k = 1 and b.v = 2",
+    "select a.id, b.id from a left join b on b.v = 3",
 ];
 
 /// Session settings each query runs under; the first is the reference.
@@ -161,7 +163,14 @@ fn plans_change_but_answers_do_not() {
         )
         .unwrap();
     let methods = methods.into_inner();
-    for method in ["NESTED LOOPS", "HASH JOIN", "MERGE JOIN"] {
+    for method in [
+        "NESTED LOOPS",
+        "HASH JOIN",
+        "MERGE JOIN",
+        "MERGE JOIN CARTESIAN",
+        "HASH JOIN OUTER",
+        "MERGE JOIN OUTER",
+    ] {
         assert!(
             methods.contains(method),
             "no plan used {method}: {methods:?}"

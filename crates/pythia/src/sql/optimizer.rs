@@ -579,6 +579,12 @@ pub fn index_access(
     (index_step, table_step)
 }
 
+/// A cartesian join (MERGE JOIN CARTESIAN): the inner source read once into a buffer
+/// (`build`), and every buffered row tried for each outer row.
+pub fn cartesian_join(outer: Estimate, build: Estimate) -> f64 {
+    outer.cost + build.cost + outer.rows.max(1.0) * build.rows * ROW_CPU
+}
+
 /// CPU cost of sorting `rows`.
 pub fn sort_cost(rows: f64) -> f64 {
     let rows = rows.max(1.0);

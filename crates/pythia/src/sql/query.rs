@@ -675,18 +675,34 @@ struct Source {
     /// The second source of a FULL join (also `outer`): its rows that match no row of the
     /// first are added, the first's columns NULL.
     full: bool,
-    /// A HASH JOIN: (this source's column, an earlier source's column) pairs whose equality
-    /// the join requires. The source's rows are read once into a hash table on these
-    /// columns, and each row built so far probes it, instead of a full scan per row.
-    hash_keys: Vec<(usize, usize)>,
-    /// A MERGE JOIN: the source's rows are read once and sorted on `inner`, and each row
-    /// built so far finds the rows whose key compares with its `outer` column by binary
-    /// search (the comparison itself stays among the conditions).
-    merge_key: Option<MergeKey>,
+    /// How the source is joined to the rows before it.
+    join: Join,
     /// Cost-based plans: what the plan up to and including this level costs and yields.
     estimate: Option<Estimate>,
     /// Cost-based plans: what one execution of this source's access costs and yields.
     access_estimate: Option<costing::AccessEstimate>,
+}
+
+/// How a source is joined to the rows built before it. Every method keeps the join's
+/// conditions among the level's conditions: a hash, a sort or a buffer only decides which
+/// of the source's rows are tried for each row built so far.
+#[derive(Clone, Debug, Default)]
+enum Join {
+    /// NESTED LOOPS: the source's access runs for each row built so far (with its values,
+    /// when an index is probed by them).
+    #[default]
+    NestedLoops,
+    /// HASH JOIN: (this source's column, an earlier source's column) pairs whose equality
+    /// the join requires. The source's rows are read once into a hash table on these
+    /// columns, and each row built so far probes it.
+    Hash(Vec<(usize, usize)>),
+    /// MERGE JOIN: the source's rows are read once and sorted on the key's `inner` column,
+    /// and each row built so far finds the rows whose key compares with its `outer` column
+    /// by binary search.
+    Merge(MergeKey),
+    /// MERGE JOIN CARTESIAN: the source's rows (which depend on no earlier source) are read
+    /// once into a buffer (BUFFER SORT), and each row built so far tries all of them.
+    Cartesian,
 }
 
 /// The key of a MERGE JOIN: `inner op outer`, `inner` a column of the source, `outer` one of
@@ -712,8 +728,7 @@ impl Source {
             needed: None,
             needed_vouched: None,
             full: false,
-            hash_keys: Vec::new(),
-            merge_key: None,
+            join: Join::NestedLoops,
             estimate: None,
             access_estimate: None,
         }
@@ -1470,7 +1485,10 @@ fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
         } else {
             source.filters.iter().collect()
         };
-        source.hash_keys = costing::join_keys(source, &conditions, scope).0;
+        let keys = costing::join_keys(source, &conditions, scope).0;
+        if !keys.is_empty() {
+            source.join = Join::Hash(keys);
+        }
     }
 }
 
@@ -3187,6 +3205,7 @@ fn hash_table(
     reader: &Reader,
     plan: &QueryPlan,
     source: &Source,
+    keys: &[(usize, usize)],
     row: &mut Vec<Value>,
     tables: &JoinTables,
 ) -> Result<Rc<HashTable>> {
@@ -3195,8 +3214,8 @@ fn hash_table(
     }
     let mut table: HashTable = HashMap::new();
     build_rows(reader, plan, source, row, &mut |candidate, identity| {
-        let mut key = Vec::with_capacity(source.hash_keys.len());
-        for (inner, _) in &source.hash_keys {
+        let mut key = Vec::with_capacity(keys.len());
+        for (inner, _) in keys {
             let value = &candidate[inner - source.offset];
             if value.is_null() {
                 return Ok(false);
@@ -3217,13 +3236,14 @@ fn hash_table(
     Ok(table)
 }
 
-/// The sorted rows of a MERGE JOIN source (SORT JOIN); rows with a NULL key are left out,
-/// since NULL compares with nothing.
+/// The rows of a MERGE JOIN source sorted on its key (SORT JOIN; rows with a NULL key are
+/// left out, since NULL compares with nothing), or with no key those of a MERGE JOIN
+/// CARTESIAN's source as read (BUFFER SORT, which in Oracle sorts nothing either).
 fn sorted_table(
     reader: &Reader,
     plan: &QueryPlan,
     source: &Source,
-    key: MergeKey,
+    key: Option<MergeKey>,
     row: &mut Vec<Value>,
     tables: &JoinTables,
 ) -> Result<Rc<SortedTable>> {
@@ -3232,14 +3252,19 @@ fn sorted_table(
     }
     let mut table: SortedTable = Vec::new();
     build_rows(reader, plan, source, row, &mut |candidate, identity| {
-        let value = &candidate[key.inner - source.offset];
-        if value.is_null() {
+        let value = match key {
+            Some(key) => candidate[key.inner - source.offset].clone(),
+            None => Value::Null,
+        };
+        if key.is_some() && value.is_null() {
             return Ok(false);
         }
-        table.push((value.clone(), identity, candidate.to_vec()));
+        table.push((value, identity, candidate.to_vec()));
         Ok(true)
     })?;
-    table.sort_by(|a, b| a.0.total_cmp(&b.0));
+    if key.is_some() {
+        table.sort_by(|a, b| a.0.total_cmp(&b.0));
+    }
     instrumentation::add(Statistic::SortsMemory, 1);
     instrumentation::add(Statistic::SortsRows, table.len() as u64);
     let table = Rc::new(table);
@@ -3283,36 +3308,45 @@ fn source_rows(
     if full_scan {
         return read_source(reader, plan, source, row, true, visit);
     }
-    if let Some(key) = source.merge_key {
-        let table = sorted_table(reader, plan, source, key, row, tables)?;
-        let value = row[key.outer].clone();
-        if value.is_null() {
-            return Ok(true); // NULL compares with nothing
-        }
-        for (_, identity, candidate) in &table[merge_range(&table, key.op, &value)] {
-            if !visit(&mut candidate.clone(), true, *identity, row)? {
-                return Ok(false);
+    let (table, range) = match &source.join {
+        Join::NestedLoops => return read_source(reader, plan, source, row, false, visit),
+        Join::Hash(keys) => {
+            let table = hash_table(reader, plan, source, keys, row, tables)?;
+            let mut key = Vec::with_capacity(keys.len());
+            for (_, outer) in keys {
+                if row[*outer].is_null() {
+                    return Ok(true); // NULL equals nothing
+                }
+                key.push(GroupKey(row[*outer].clone()));
             }
+            for (identity, candidate) in table.get(&key).into_iter().flatten() {
+                if !visit(&mut candidate.clone(), true, *identity, row)? {
+                    return Ok(false);
+                }
+            }
+            return Ok(true);
         }
-        return Ok(true);
+        Join::Merge(key) => {
+            let table = sorted_table(reader, plan, source, Some(*key), row, tables)?;
+            let value = row[key.outer].clone();
+            if value.is_null() {
+                return Ok(true); // NULL compares with nothing
+            }
+            let range = merge_range(&table, key.op, &value);
+            (table, range)
+        }
+        Join::Cartesian => {
+            let table = sorted_table(reader, plan, source, None, row, tables)?;
+            let range = 0..table.len();
+            (table, range)
+        }
+    };
+    for (_, identity, candidate) in &table[range] {
+        if !visit(&mut candidate.clone(), true, *identity, row)? {
+            return Ok(false);
+        }
     }
-    if !source.hash_keys.is_empty() {
-        let table = hash_table(reader, plan, source, row, tables)?;
-        let mut key = Vec::with_capacity(source.hash_keys.len());
-        for (_, outer) in &source.hash_keys {
-            if row[*outer].is_null() {
-                return Ok(true); // NULL equals nothing
-            }
-            key.push(GroupKey(row[*outer].clone()));
-        }
-        for (identity, candidate) in table.get(&key).into_iter().flatten() {
-            if !visit(&mut candidate.clone(), true, *identity, row)? {
-                return Ok(false);
-            }
-        }
-        return Ok(true);
-    }
-    read_source(reader, plan, source, row, false, visit)
+    Ok(true)
 }
 
 /// A source's rows by its access path (`full_scan`: a table read whole whatever its
@@ -3737,26 +3771,33 @@ fn query_node(plan: &QueryPlan) -> PlanNode {
         } else {
             None
         };
-        let (join, inner) = if source.merge_key.is_some() {
-            let sort = PlanNode::new("SORT", Some("JOIN"))
+        let join = |operation| PlanNode::new(operation, options).estimated(source.estimate);
+        // A merge join's second input (or a cartesian one's) is read once and kept: its
+        // access's estimate plus a sort.
+        let sorted = |operation, options| {
+            PlanNode::new(operation, Some(options))
                 .estimated(source.access_estimate.map(|estimate| Estimate {
                     cost: estimate.table.cost + optimizer::sort_cost(estimate.table.rows),
                     ..estimate.table
                 }))
-                .over(source_node(source));
-            ("MERGE JOIN", sort)
-        } else if source.hash_keys.is_empty() {
-            ("NESTED LOOPS", source_node(source))
-        } else {
-            ("HASH JOIN", source_node(source))
+                .over(source_node(source))
         };
-        let join = PlanNode::new(join, options).estimated(source.estimate);
-        node = if source.hash_keys.is_empty() {
-            join.over(node).over(inner)
-        } else {
+        node = match &source.join {
+            Join::NestedLoops => join("NESTED LOOPS").over(node).over(source_node(source)),
             // Oracle lists a hash join's build input (the source hashed) first, then the
             // input that probes it (the rows joined so far).
-            join.over(inner).over(node)
+            Join::Hash(_) => join("HASH JOIN").over(source_node(source)).over(node),
+            Join::Merge(_) => join("MERGE JOIN").over(node).over(sorted("SORT", "JOIN")),
+            Join::Cartesian => {
+                let mut cartesian = PlanNode::new("MERGE JOIN", Some("CARTESIAN"))
+                    .estimated(source.estimate)
+                    .over(node)
+                    .over(sorted("BUFFER", "SORT"));
+                if options.is_some() {
+                    cartesian.options = Some("OUTER CARTESIAN");
+                }
+                cartesian
+            }
         };
     }
     if let Some(grouped) = &plan.grouped {

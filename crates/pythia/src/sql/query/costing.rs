@@ -19,15 +19,13 @@ pub(super) struct AccessEstimate {
     pub index: Option<Estimate>,
 }
 
-/// A level's plan (its join method is told by its keys: hash keys for a HASH JOIN, a
-/// merge key for a MERGE JOIN, neither for NESTED LOOPS), and what it is estimated to cost (cumulative) and yield.
+/// A level's plan, and what it is estimated to cost (cumulative) and yield.
 struct LevelChoice {
     access: Access,
     /// Positions in the level's conditions that the access's key range implies.
     implied: Vec<usize>,
     access_estimate: AccessEstimate,
-    hash_keys: Vec<(usize, usize)>,
-    merge_key: Option<MergeKey>,
+    join: Join,
     estimate: Estimate,
 }
 
@@ -314,51 +312,45 @@ fn level_choice(
         access,
         implied,
         access_estimate,
-        hash_keys: Vec::new(),
-        merge_key: None,
+        join: Join::NestedLoops,
         estimate: Estimate {
             cost: optimizer::nested_loops(before, access_estimate.table),
             ..Estimate::default()
         },
     };
     if !first {
+        // The source read once, by its own conditions alone, for a hash, a merge or a
+        // cartesian join.
+        let range = own_range(source);
+        let alone: Vec<usize> = (0..conditions.len())
+            .filter(|position| !reads_outside(conditions[*position], &range))
+            .collect();
+        let alone_conditions: Vec<&Expr> =
+            alone.iter().map(|position| conditions[*position]).collect();
+        let (access, implied, access_estimate) =
+            cheapest_access(source, &alone_conditions, facts, environment);
+        let implied: Vec<usize> = implied.iter().map(|position| alone[*position]).collect();
+        let build = access_estimate.table;
         let (hash_keys, merge_key) = join_keys(source, conditions, scope);
-        if !hash_keys.is_empty() || merge_key.is_some() {
-            // The source is read once, by the conditions on it alone.
-            let range = own_range(source);
-            let alone: Vec<usize> = (0..conditions.len())
-                .filter(|position| !reads_outside(conditions[*position], &range))
-                .collect();
-            let alone_conditions: Vec<&Expr> =
-                alone.iter().map(|position| conditions[*position]).collect();
-            let (access, implied, access_estimate) =
-                cheapest_access(source, &alone_conditions, facts, environment);
-            let implied: Vec<usize> = implied.iter().map(|position| alone[*position]).collect();
-            // A hash join (hashing) or a merge join at `cost`.
-            let mut consider = |hashing: bool, cost: f64| {
-                if cost < best.estimate.cost {
-                    best = LevelChoice {
-                        access: access.clone(),
-                        implied: implied.clone(),
-                        access_estimate,
-                        hash_keys: if hashing {
-                            hash_keys.clone()
-                        } else {
-                            Vec::new()
-                        },
-                        merge_key: if hashing { None } else { merge_key },
-                        estimate: Estimate {
-                            cost,
-                            ..Estimate::default()
-                        },
-                    };
-                }
-            };
-            if !hash_keys.is_empty() {
-                consider(true, optimizer::hash_join(before, access_estimate.table));
-            }
-            if merge_key.is_some() {
-                consider(false, optimizer::merge_join(before, access_estimate.table));
+        let mut methods = vec![(Join::Cartesian, optimizer::cartesian_join(before, build))];
+        if !hash_keys.is_empty() {
+            methods.push((Join::Hash(hash_keys), optimizer::hash_join(before, build)));
+        }
+        if let Some(key) = merge_key {
+            methods.push((Join::Merge(key), optimizer::merge_join(before, build)));
+        }
+        for (join, cost) in methods {
+            if cost < best.estimate.cost {
+                best = LevelChoice {
+                    access: access.clone(),
+                    implied: implied.clone(),
+                    access_estimate,
+                    join,
+                    estimate: Estimate {
+                        cost,
+                        ..Estimate::default()
+                    },
+                };
             }
         }
     }
@@ -477,8 +469,7 @@ pub(super) fn choose_methods_by_cost(sources: &mut [Source], costing: &Costing) 
                 split_implied(source, &choice.implied);
             }
         }
-        source.hash_keys = choice.hash_keys;
-        source.merge_key = choice.merge_key;
+        source.join = choice.join;
         source.access_estimate = Some(choice.access_estimate);
         source.estimate = Some(choice.estimate);
         before = choice.estimate;
