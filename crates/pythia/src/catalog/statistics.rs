@@ -9,6 +9,7 @@
 
 use std::collections::BTreeMap;
 
+use crate::error::{Error, Result};
 use crate::types::Value;
 
 /// Statistics of one table (dba_tables, dba_tab_statistics).
@@ -68,4 +69,169 @@ pub struct IndexStatistics {
     /// when they are scattered.
     pub clustering_factor: u64,
     pub last_analyzed: i64,
+}
+
+/// The third column of a STATS row of DICT$: what the row describes.
+const ROW_TABLE: &str = "TABLE";
+const ROW_COLUMN: &str = "COLUMN";
+const ROW_INDEX: &str = "INDEX";
+
+/// The DICT$ rows that keep `statistics` of table `table_id` (see the catalog module doc for
+/// the layout): one TABLE row, one COLUMN row per column, one INDEX row per index, each
+/// index named by its object number (`index_id`), so that the rows need no rewrite when a
+/// name changes. An index `index_id` does not know is left out.
+pub(super) fn dictionary_rows(
+    table_id: u32,
+    statistics: &TableStatistics,
+    index_id: &dyn Fn(&str) -> Option<u32>,
+) -> Vec<Vec<Value>> {
+    let head = |kind: &str, what: Value| {
+        vec![
+            Value::text("STATS"),
+            Value::integer(table_id as i64),
+            Value::text(kind),
+            what,
+        ]
+    };
+    let mut rows = Vec::with_capacity(1 + statistics.columns.len() + statistics.indexes.len());
+    let mut row = head(ROW_TABLE, Value::Null);
+    row.extend([
+        count(statistics.num_rows),
+        count(statistics.blocks),
+        count(statistics.avg_row_len),
+        count(statistics.sample_size),
+        Value::integer(statistics.last_analyzed),
+    ]);
+    rows.push(row);
+    for (name, column) in &statistics.columns {
+        let mut row = head(ROW_COLUMN, Value::text(name));
+        row.extend([
+            count(column.num_distinct),
+            count(column.num_nulls),
+            column.low_value.clone(),
+            column.high_value.clone(),
+            count(column.avg_col_len),
+        ]);
+        rows.push(row);
+    }
+    for (name, index) in &statistics.indexes {
+        let Some(id) = index_id(name) else {
+            continue;
+        };
+        let mut row = head(ROW_INDEX, Value::integer(id as i64));
+        row.extend([
+            count(index.blevel as u64),
+            count(index.leaf_blocks),
+            count(index.distinct_keys),
+            count(index.num_rows),
+            count(index.clustering_factor),
+            Value::integer(index.last_analyzed),
+        ]);
+        rows.push(row);
+    }
+    rows
+}
+
+fn count(value: u64) -> Value {
+    Value::Number(rust_decimal::Decimal::from(value))
+}
+
+/// STATS rows of one table read back at open, in whatever order DICT$ holds them.
+#[derive(Debug, Default)]
+pub(super) struct StatisticsRows {
+    table: Option<TableStatistics>,
+    columns: BTreeMap<String, ColumnStatistics>,
+    /// By index object number.
+    indexes: BTreeMap<u32, IndexStatistics>,
+}
+
+impl StatisticsRows {
+    /// Takes one STATS row (`values[0]` is 'STATS', `values[1]` the table's object number).
+    pub(super) fn add(&mut self, values: &[Value]) -> Result<()> {
+        let number = |index: usize| -> Result<u64> {
+            values
+                .get(index)
+                .and_then(Value::as_decimal)
+                .and_then(|number| u64::try_from(number).ok())
+                .ok_or_else(|| {
+                    Error::internal(format!(
+                        "dictionary STATS row: column {index} is not a count"
+                    ))
+                })
+        };
+        let value = |index: usize| values.get(index).cloned().unwrap_or(Value::Null);
+        match values.get(2).and_then(Value::as_str) {
+            Some(ROW_TABLE) => {
+                self.table = Some(TableStatistics {
+                    num_rows: number(4)?,
+                    blocks: number(5)?,
+                    avg_row_len: number(6)?,
+                    sample_size: number(7)?,
+                    last_analyzed: number(8)? as i64,
+                    columns: BTreeMap::new(),
+                    indexes: BTreeMap::new(),
+                })
+            }
+            Some(ROW_COLUMN) => {
+                let name = value(3)
+                    .as_str()
+                    .map(str::to_string)
+                    .ok_or_else(|| Error::internal("dictionary STATS row: no column name"))?;
+                self.columns.insert(
+                    name,
+                    ColumnStatistics {
+                        num_distinct: number(4)?,
+                        num_nulls: number(5)?,
+                        low_value: value(6),
+                        high_value: value(7),
+                        avg_col_len: number(8)?,
+                    },
+                );
+            }
+            Some(ROW_INDEX) => {
+                self.indexes.insert(
+                    number(3)? as u32,
+                    IndexStatistics {
+                        blevel: number(4)? as u32,
+                        leaf_blocks: number(5)?,
+                        distinct_keys: number(6)?,
+                        num_rows: number(7)?,
+                        clustering_factor: number(8)?,
+                        last_analyzed: number(9)? as i64,
+                    },
+                );
+            }
+            _ => return Err(Error::internal("dictionary STATS row of an unknown kind")),
+        }
+        Ok(())
+    }
+
+    /// The statistics the rows describe (None without a TABLE row), with the indexes named
+    /// by `index_name` (an index it does not know, since dropped, is left out).
+    pub(super) fn finish(
+        self,
+        index_name: &dyn Fn(u32) -> Option<String>,
+    ) -> Option<TableStatistics> {
+        let mut table = self.table?;
+        table.columns = self.columns;
+        table.indexes = self
+            .indexes
+            .into_iter()
+            .filter_map(|(id, index)| Some((index_name(id)?, index)))
+            .collect();
+        Some(table)
+    }
+}
+
+impl TableStatistics {
+    /// The statistics after a column is renamed (`to` Some) or dropped (`to` None).
+    pub fn with_column_renamed(&self, from: &str, to: Option<&str>) -> TableStatistics {
+        let mut changed = self.clone();
+        if let Some(column) = changed.columns.remove(from) {
+            if let Some(to) = to {
+                changed.columns.insert(to.to_string(), column);
+            }
+        }
+        changed
+    }
 }
