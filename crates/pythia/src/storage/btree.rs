@@ -1894,9 +1894,9 @@ mod tests {
         assert_eq!(ordered.clustering_factor(&env.cache, &block_of).unwrap(), 0);
         for number in 0..200u64 {
             let key = numbered_key(number);
-            env.insert(&ordered, &key, (number / 10) << 16 | number % 10)
+            env.insert(&ordered, &key, ((number / 10) << 16) | (number % 10))
                 .unwrap();
-            env.insert(&scattered, &key, (number % 20) << 16 | number / 20)
+            env.insert(&scattered, &key, ((number % 20) << 16) | (number / 20))
                 .unwrap();
         }
         assert_eq!(
@@ -1916,7 +1916,7 @@ mod tests {
                     &env.log,
                     env.scn(),
                     &numbered_key(number),
-                    3 << 16 | number % 10,
+                    (3 << 16) | (number % 10),
                     7,
                 )
                 .unwrap();
