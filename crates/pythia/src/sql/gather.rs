@@ -175,6 +175,73 @@ pub fn table_statistics(
             }
         }
     };
+    let mut measured = measure(reader, table, fraction)?;
+    if measured.sample_size == 0 && measured.num_rows > 0 {
+        // A sample of a small table can come out empty: measure it all instead.
+        measured = measure(reader, table, 1.0)?;
+    }
+    let Measured {
+        num_rows,
+        sample_size,
+        row_bytes,
+        columns,
+    } = measured;
+    let scale = if sample_size == 0 {
+        1.0
+    } else {
+        num_rows as f64 / sample_size as f64
+    };
+    let average = |bytes: u64| bytes.div_ceil(sample_size.max(1));
+    let mut statistics = TableStatistics {
+        num_rows,
+        blocks,
+        avg_row_len: average(row_bytes),
+        sample_size,
+        last_analyzed,
+        columns: BTreeMap::new(),
+        indexes: BTreeMap::new(),
+    };
+    for (column, measure) in table.columns.iter().zip(columns) {
+        let num_nulls = ((measure.nulls as f64 * scale).round() as u64).min(num_rows);
+        let (distinct, once) = measure.distinct.estimate();
+        let values_sampled = sample_size - measure.nulls;
+        let num_distinct = if sample_size == num_rows {
+            distinct
+        } else {
+            scaled_distinct(values_sampled, distinct, once, num_rows - num_nulls)
+        };
+        statistics.columns.insert(
+            column.name.clone(),
+            ColumnStatistics {
+                num_distinct,
+                num_nulls,
+                low_value: measure.low,
+                high_value: measure.high,
+                avg_col_len: average(measure.bytes),
+            },
+        );
+    }
+    if indexes {
+        for index in &table.indexes {
+            statistics.indexes.insert(
+                index.name.clone(),
+                index_statistics(reader, index, last_analyzed)?,
+            );
+        }
+    }
+    Ok(statistics)
+}
+
+/// What one scan measured: every row counted, the sampled ones measured.
+struct Measured {
+    num_rows: u64,
+    sample_size: u64,
+    row_bytes: u64,
+    columns: Vec<ColumnMeasure>,
+}
+
+/// Scans `table` once, measuring the rows in a sample of `fraction` of them.
+fn measure(reader: &Reader, table: &TableDef, fraction: f64) -> Result<Measured> {
     let capacity = synopsis_entries(table.columns.len());
     let mut columns: Vec<ColumnMeasure> = table
         .columns
@@ -220,50 +287,12 @@ pub fn table_statistics(
         }
         Ok(true)
     })?;
-    let scale = if sample_size == 0 {
-        1.0
-    } else {
-        num_rows as f64 / sample_size as f64
-    };
-    let average = |bytes: u64| bytes.div_ceil(sample_size.max(1));
-    let mut statistics = TableStatistics {
+    Ok(Measured {
         num_rows,
-        blocks,
-        avg_row_len: average(row_bytes),
         sample_size,
-        last_analyzed,
-        columns: BTreeMap::new(),
-        indexes: BTreeMap::new(),
-    };
-    for (column, measure) in table.columns.iter().zip(columns) {
-        let num_nulls = ((measure.nulls as f64 * scale).round() as u64).min(num_rows);
-        let (distinct, once) = measure.distinct.estimate();
-        let values_sampled = sample_size - measure.nulls;
-        let num_distinct = if sample_size == num_rows {
-            distinct
-        } else {
-            scaled_distinct(values_sampled, distinct, once, num_rows - num_nulls)
-        };
-        statistics.columns.insert(
-            column.name.clone(),
-            ColumnStatistics {
-                num_distinct,
-                num_nulls,
-                low_value: measure.low,
-                high_value: measure.high,
-                avg_col_len: average(measure.bytes),
-            },
-        );
-    }
-    if indexes {
-        for index in &table.indexes {
-            statistics.indexes.insert(
-                index.name.clone(),
-                index_statistics(reader, index, last_analyzed)?,
-            );
-        }
-    }
-    Ok(statistics)
+        row_bytes,
+        columns,
+    })
 }
 
 /// The Duj1 estimate of the distinct values among `values_total` values, from a sample of
