@@ -1104,3 +1104,124 @@ fn comments_survive_a_restart() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// Optimizer statistics are STATS rows of DICT$. Gathering publishes a new dictionary
+/// version (plans made before are made again); after a restart the statistics are back as
+/// gathered, a renamed column's under its new name, and what DROP INDEX and DELETE
+/// STATISTICS removed stays removed.
+#[test]
+fn statistics_survive_a_restart() {
+    use pythia::catalog::statistics::IndexStatistics;
+
+    let dir = temp_dir("statistics");
+    let table_query = "select num_rows, blocks, avg_row_len, sample_size, \
+         to_char(last_analyzed, 'YYYY-MM-DD HH24:MI:SS') from user_tables where table_name = 'T'";
+    let column_query = "select column_name, num_distinct, num_nulls, low_value, high_value, \
+         avg_col_len from user_tab_col_statistics order by table_name, column_name";
+    let index_query = "select index_name, blevel, leaf_blocks, distinct_keys, clustering_factor, \
+         num_rows from user_indexes order by index_name";
+    let (tables, columns, indexes, index_statistics);
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(
+            &mut session,
+            "create table t (id number primary key, grp number, name varchar2(10), gone number)",
+        );
+        for id in 1..=50 {
+            let name = if id % 10 == 0 {
+                "null".to_string()
+            } else {
+                format!("'n{}'", id % 4)
+            };
+            run(
+                &mut session,
+                &format!("insert into t values ({id}, {}, {name}, {id})", id % 5),
+            );
+        }
+        run(&mut session, "commit");
+        run(&mut session, "create index t_grp on t(grp)");
+        run(&mut session, "create index t_name on t(name)");
+        run(&mut session, "create table u (a number)");
+        run(&mut session, "insert into u values (1)");
+        run(&mut session, "commit");
+
+        let version = instance.catalog().current();
+        run(&mut session, "analyze table t compute statistics");
+        assert!(!std::sync::Arc::ptr_eq(
+            &version,
+            &instance.catalog().current()
+        ));
+        run(
+            &mut session,
+            "begin dbms_stats.gather_table_stats('SYSTEM', 'U'); end;",
+        );
+        run(&mut session, "alter table t rename column grp to bucket");
+        run(&mut session, "alter table t drop column gone");
+        run(&mut session, "drop index t_name");
+        run(&mut session, "analyze table u delete statistics");
+
+        let dictionary = instance.catalog().current();
+        let gathered = dictionary.table("T").unwrap().statistics.clone().unwrap();
+        assert_eq!(gathered.num_rows, 50);
+        assert_eq!(gathered.sample_size, 50);
+        let bucket = &gathered.columns["BUCKET"];
+        assert_eq!(
+            (bucket.num_distinct, bucket.num_nulls),
+            (5, 0),
+            "{gathered:?}"
+        );
+        assert_eq!(bucket.low_value, Value::integer(0));
+        assert_eq!(bucket.high_value, Value::integer(4));
+        let name = &gathered.columns["NAME"];
+        assert_eq!((name.num_distinct, name.num_nulls), (4, 5));
+        assert!(!gathered.columns.contains_key("GRP"));
+        assert!(!gathered.columns.contains_key("GONE"));
+        assert_eq!(
+            gathered.indexes.keys().collect::<Vec<_>>().len(),
+            2,
+            "the key's index and T_GRP: {gathered:?}"
+        );
+        let grp: &IndexStatistics = &gathered.indexes["T_GRP"];
+        assert_eq!((grp.distinct_keys, grp.num_rows, grp.blevel), (5, 50, 0));
+        assert!(dictionary.table("U").unwrap().statistics.is_none());
+        index_statistics = gathered.indexes.clone();
+
+        tables = rows(&mut session, table_query);
+        columns = rows(&mut session, column_query);
+        indexes = rows(&mut session, index_query);
+        assert_eq!(tables[0][0], "50");
+        assert_eq!(columns.len(), 3, "{columns:?}");
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    assert_eq!(rows(&mut session, table_query), tables);
+    assert_eq!(rows(&mut session, column_query), columns);
+    assert_eq!(rows(&mut session, index_query), indexes);
+    let dictionary = instance.catalog().current();
+    let gathered = dictionary.table("T").unwrap().statistics.clone().unwrap();
+    assert_eq!(gathered.indexes, index_statistics);
+    assert_eq!(gathered.columns["BUCKET"].num_distinct, 5);
+    assert!(dictionary.table("U").unwrap().statistics.is_none());
+    // Still maintained after the restart: DROP TABLE removes the STATS rows with it.
+    run(&mut session, "drop table t");
+    run(&mut session, "create table t (id number)");
+    assert_eq!(
+        rows(&mut session, table_query),
+        vec![vec![String::new(); 5]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+    drop(instance);
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    assert!(instance
+        .catalog()
+        .current()
+        .table("T")
+        .unwrap()
+        .statistics
+        .is_none());
+    instance.shutdown().unwrap();
+}

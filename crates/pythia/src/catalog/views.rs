@@ -8,9 +8,9 @@
 //! Optimizer statistics columns (NUM_ROWS, BLOCKS, AVG_ROW_LEN, NUM_DISTINCT, BLEVEL,
 //! CLUSTERING_FACTOR, LAST_ANALYZED, ...) show what ANALYZE or DBMS_STATS gathered last
 //! (`TableDef::statistics`), NULL for an object never analyzed, as in Oracle: they are not
-//! measured when the view is read. LOW_VALUE and HIGH_VALUE are shown as text (the value
-//! as TO_CHAR would show it, dates as `YYYY-MM-DD HH24:MI:SS`), not as Oracle's RAW of the
-//! internal format, which has no use without UTL_RAW.
+//! measured when the view is read. LOW_VALUE and HIGH_VALUE are VARCHAR2: the value's text
+//! as a query shows it (a DATE as `DD-MON-RR`, a BINARY_DOUBLE in scientific notation, a
+//! CHAR padded), not Oracle's RAW of the internal format, which needs UTL_RAW to read.
 
 use rust_decimal::Decimal;
 
