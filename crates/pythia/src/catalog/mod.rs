@@ -9,10 +9,35 @@
 //!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
 //!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
 //!      ['COMMENT',  table obj#, column name or NULL, comment]
+//!      ['STATS',    table obj#, 'TABLE' | 'COLUMN' | 'INDEX', ...]   optimizer statistics
 //!
 //!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
 //!                                                           writes DICT$, then swaps it in
 //! ```
+//!
+//! Each DICT$ row is a row of the row codec (see "Row format"), its first column the kind.
+//! Column by column, with the codec's type (NUMBER, TEXT, DATE, ...) of each:
+//!
+//! | kind | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 |
+//! |---|---|---|---|---|---|---|---|---|---|
+//! | `TABLE` | obj# NUMBER | name TEXT | segment header block NUMBER | CREATE TABLE text TEXT | created NUMBER (seconds since the epoch) | | | | |
+//! | `INDEX` | obj# | name | table obj# | unique NUMBER 0/1 | column positions TEXT `"0,2"` | segment header block | constraint name TEXT or NULL | constraint kind TEXT `P` / `U` or NULL (absent in old rows) | |
+//! | `SEQUENCE` | obj# | name | increment NUMBER | min | max | cache | cycle 0/1 | high-water value | |
+//! | `VIEW` | obj# | name | NULL | CREATE VIEW text | created | | | | |
+//! | `COMMENT` | table obj# | column name TEXT, NULL for the table | comment TEXT | | | | | | |
+//! | `STATS` `TABLE` | table obj# | `'TABLE'` | NULL | num_rows NUMBER | blocks | avg_row_len | sample_size | last_analyzed (seconds since the epoch) | |
+//! | `STATS` `COLUMN` | table obj# | `'COLUMN'` | column name TEXT | num_distinct NUMBER | num_nulls | low value, of the column's own type (NUMBER, TEXT, DATE, TIMESTAMP, BINARY_DOUBLE, BOOLEAN), NULL when every value is NULL | high value, likewise | avg_col_len NUMBER | |
+//! | `STATS` `INDEX` | table obj# | `'INDEX'` | index obj# NUMBER | blevel | leaf_blocks | distinct_keys | num_rows | clustering_factor | last_analyzed |
+//!
+//! A table's STATS rows (one TABLE row, a COLUMN row per analyzed column, an INDEX row per
+//! analyzed index) are written together by [`Catalog::set_statistics`] in the gathering's
+//! transaction, replacing the ones before, and read back at open into
+//! `TableDef::statistics`. They name their table and indexes by object number, so renames
+//! of either leave them alone; a column by name, so RENAME COLUMN rewrites them (DROP
+//! COLUMN and DROP INDEX too, without the dropped one's rows). DROP TABLE deletes them,
+//! TRUNCATE keeps them (as Oracle). A database made before statistics has no STATS rows
+//! and reads as before; an INDEX row of an index no longer there is ignored at open and
+//! deleted at the next rewrite.
 //!
 //! DICT$ rows are written through the transaction layer like any table's rows, so they have
 //! redo and undo: a DDL statement is one transaction, committed before it returns (Oracle's
