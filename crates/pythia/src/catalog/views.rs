@@ -15,7 +15,7 @@
 use rust_decimal::Decimal;
 
 use crate::buffer::BufferCache;
-use crate::catalog::statistics::ColumnStatistics;
+use crate::catalog::statistics::{ColumnStatistics, TableStatistics};
 use crate::catalog::{Dictionary, OWNER};
 use crate::error::Result;
 use crate::sql::query::RowSet;
@@ -56,6 +56,47 @@ pub const DICTIONARY_VIEWS: &[&str] = &[
 /// A count of the statistics, or NULL when there are none.
 fn gathered(value: Option<u64>) -> Value {
     value.map_or(Value::Null, |value| Value::Number(Decimal::from(value)))
+}
+
+/// A view of one row per table (dba_tables, dba_tab_statistics): OWNER, TABLE_NAME, a
+/// third column of one value for every table, NUM_ROWS, BLOCKS, AVG_ROW_LEN, SAMPLE_SIZE,
+/// LAST_ANALYZED (NULLs when never analyzed), then `tail`'s columns and values.
+fn table_statistics_view(
+    dictionary: &Dictionary,
+    third: (&str, &str),
+    tail: &[(&str, Option<DataType>, Value)],
+) -> RowSet {
+    let mut columns = vec![
+        ("OWNER", text()),
+        ("TABLE_NAME", text()),
+        (third.0, text()),
+        ("NUM_ROWS", number()),
+        ("BLOCKS", number()),
+        ("AVG_ROW_LEN", number()),
+        ("SAMPLE_SIZE", number()),
+        ("LAST_ANALYZED", Some(DataType::Date)),
+    ];
+    columns.extend(tail.iter().map(|(name, data_type, _)| (*name, *data_type)));
+    let rows = dictionary
+        .tables
+        .values()
+        .map(|table| {
+            let statistics: Option<&TableStatistics> = table.statistics.as_deref();
+            let mut row = vec![
+                Value::text(OWNER),
+                Value::text(&table.name),
+                Value::text(third.1),
+                gathered(statistics.map(|gathered| gathered.num_rows)),
+                gathered(statistics.map(|gathered| gathered.blocks)),
+                gathered(statistics.map(|gathered| gathered.avg_row_len)),
+                gathered(statistics.map(|gathered| gathered.sample_size)),
+                analyzed(statistics.map(|gathered| gathered.last_analyzed)),
+            ];
+            row.extend(tail.iter().map(|(_, _, value)| value.clone()));
+            row
+        })
+        .collect();
+    rowset(&columns, rows)
 }
 
 /// LAST_ANALYZED: a DATE, or NULL when never analyzed.
@@ -265,70 +306,19 @@ pub fn dictionary_view(
                 })
                 .collect(),
         ),
-        "DBA_TABLES" => rowset(
+        "DBA_TABLES" => table_statistics_view(
+            dictionary,
+            ("TABLESPACE_NAME", "SYSTEM"),
             &[
-                ("OWNER", text()),
-                ("TABLE_NAME", text()),
-                ("TABLESPACE_NAME", text()),
-                ("NUM_ROWS", number()),
-                ("BLOCKS", number()),
-                ("AVG_ROW_LEN", number()),
-                ("CACHE", text()),
-                ("BUFFER_POOL", text()),
-                ("SAMPLE_SIZE", number()),
-                ("LAST_ANALYZED", Some(DataType::Date)),
+                ("CACHE", text(), Value::text("N")),
+                ("BUFFER_POOL", text(), Value::text("DEFAULT")),
             ],
-            dictionary
-                .tables
-                .values()
-                .map(|table| {
-                    let statistics = table.statistics.as_deref();
-                    vec![
-                        Value::text(OWNER),
-                        Value::text(&table.name),
-                        Value::text("SYSTEM"),
-                        gathered(statistics.map(|gathered| gathered.num_rows)),
-                        gathered(statistics.map(|gathered| gathered.blocks)),
-                        gathered(statistics.map(|gathered| gathered.avg_row_len)),
-                        Value::text("N"),
-                        Value::text("DEFAULT"),
-                        gathered(statistics.map(|gathered| gathered.sample_size)),
-                        analyzed(statistics.map(|gathered| gathered.last_analyzed)),
-                    ]
-                })
-                .collect(),
         ),
-        "DBA_TAB_STATISTICS" => rowset(
-            &[
-                ("OWNER", text()),
-                ("TABLE_NAME", text()),
-                ("OBJECT_TYPE", text()),
-                ("NUM_ROWS", number()),
-                ("BLOCKS", number()),
-                ("AVG_ROW_LEN", number()),
-                ("SAMPLE_SIZE", number()),
-                ("LAST_ANALYZED", Some(DataType::Date)),
-                ("STALE_STATS", text()),
-            ],
-            dictionary
-                .tables
-                .values()
-                .map(|table| {
-                    let statistics = table.statistics.as_deref();
-                    vec![
-                        Value::text(OWNER),
-                        Value::text(&table.name),
-                        Value::text("TABLE"),
-                        gathered(statistics.map(|gathered| gathered.num_rows)),
-                        gathered(statistics.map(|gathered| gathered.blocks)),
-                        gathered(statistics.map(|gathered| gathered.avg_row_len)),
-                        gathered(statistics.map(|gathered| gathered.sample_size)),
-                        analyzed(statistics.map(|gathered| gathered.last_analyzed)),
-                        // Staleness needs DML monitoring (dba_tab_modifications): not kept.
-                        Value::Null,
-                    ]
-                })
-                .collect(),
+        // STALE_STATS needs DML monitoring (dba_tab_modifications): not kept.
+        "DBA_TAB_STATISTICS" => table_statistics_view(
+            dictionary,
+            ("OBJECT_TYPE", "TABLE"),
+            &[("STALE_STATS", text(), Value::Null)],
         ),
         "DBA_TAB_COL_STATISTICS" => {
             let mut rows = Vec::new();
