@@ -1225,3 +1225,65 @@ fn statistics_survive_a_restart() {
         .is_none());
     instance.shutdown().unwrap();
 }
+
+/// A DBMS_STATS call is a statement like any other: its arguments may be binds (by number
+/// or by name), it counts as an execution, and its reading of the table is a full scan with
+/// buffer gets, as a query's would be.
+#[test]
+fn statistics_calls_take_binds_and_count_as_work() {
+    let dir = temp_dir("statistics-work");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "create table t (a number)");
+    for a in 1..=20 {
+        run(&mut session, &format!("insert into t values ({})", a % 3));
+    }
+    run(&mut session, "commit");
+    let statistic = |session: &mut Session, name: &str| -> i64 {
+        rows(
+            session,
+            &format!(
+                "select m.value from v$mystat m, v$statname n \
+                 where m.statistic# = n.statistic# and n.name = '{name}'"
+            ),
+        )[0][0]
+            .parse()
+            .unwrap()
+    };
+    let scans = statistic(&mut session, "table scans (short tables)");
+    let gets = statistic(&mut session, "consistent gets");
+    let executions = statistic(&mut session, "execute count");
+    session
+        .execute_with(
+            "begin dbms_stats.gather_table_stats(:owner, tabname => :name); end;",
+            &[Value::text("system"), Value::text("t")],
+        )
+        .unwrap();
+    // The call, then the query reading the count: two executions (v$ views scan no table).
+    assert_eq!(statistic(&mut session, "execute count"), executions + 2);
+    assert_eq!(
+        statistic(&mut session, "table scans (short tables)"),
+        scans + 1
+    );
+    assert!(statistic(&mut session, "consistent gets") > gets);
+    assert_eq!(
+        rows(
+            &mut session,
+            "select num_rows, num_distinct from user_tables t, user_tab_col_statistics c \
+             where t.table_name = c.table_name and c.column_name = 'A'"
+        ),
+        vec![vec!["20".to_string(), "3".to_string()]]
+    );
+    session
+        .execute_with(
+            "call dbms_stats.delete_table_stats(:1, :2)",
+            &[Value::text("SYSTEM"), Value::text("T")],
+        )
+        .unwrap();
+    assert_eq!(
+        rows(&mut session, "select num_rows from user_tables"),
+        vec![vec![String::new()]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}
