@@ -6,6 +6,10 @@
 //! versioned with the dictionary: gathering them makes a new dictionary version, which
 //! plans kept by sessions notice (a plan is reused only against the version it was made
 //! with), as Oracle invalidates the cursors of an analyzed table.
+//!
+//! Stored as STATS rows of DICT$ (the layout is in the catalog module's documentation):
+//! `dictionary_rows` makes them, `StatisticsRows` reads them back at open. Gathering is
+//! `sql::gather`; publishing `Catalog::set_statistics`.
 
 use std::collections::BTreeMap;
 
@@ -36,10 +40,12 @@ pub struct TableStatistics {
 pub struct ColumnStatistics {
     pub num_distinct: u64,
     pub num_nulls: u64,
-    /// The lowest and highest non-null values (NULL when every value is NULL).
+    /// The lowest and highest non-null values by `Value::total_cmp` (NULL when every
+    /// value is NULL).
     pub low_value: Value,
     pub high_value: Value,
-    /// Average stored length of the column's values, in bytes.
+    /// Average stored length of the column's values, in bytes (a NULL counts 0), over the
+    /// rows measured.
     pub avg_col_len: u64,
 }
 

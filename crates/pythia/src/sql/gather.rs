@@ -36,7 +36,8 @@
 //!    ANALYZE ESTIMATE does): `n·d / (n − f1 + f1·n / N)`, with n sampled values, d distinct
 //!    among them, f1 of them seen once, N values in the table. `SAMPLE n ROWS` first counts
 //!    the rows (a scan that decodes no column), then samples `n / rows`; a sample of the
-//!    whole table or more is a COMPUTE.
+//!    whole table or more is a COMPUTE, and so is a sample that came out empty while the
+//!    table has rows (a small table: one more scan).
 //! 4. Indexes are always read whole (their statistics are exact); `clustering_factor` walks
 //!    the live entries in key order.
 //!
