@@ -21,7 +21,7 @@
 //!    layer's reader, so the figures are those of one consistent snapshot, and the block
 //!    gets, physical reads and 'table scan' statistics are counted as for any full scan.
 //! 2. Memory is bounded whatever the table's size: the only state that grows with the data
-//!    is one [`Synopsis`] per column, which holds at most `synopsis_entries(columns)` hash
+//!    is one `Synopsis` per column, which holds at most `synopsis_entries(columns)` hash
 //!    values (16384 per column, fewer for tables of more than 64 columns, at most
 //!    [`SYNOPSIS_ENTRIES_TOTAL_MAX`] for the whole table). Distinct values are counted
 //!    exactly below that many, and estimated beyond (Oracle's approximate NDV: adaptive
