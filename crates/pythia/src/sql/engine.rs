@@ -1398,6 +1398,30 @@ impl Session {
                 let found = table(&name)?;
                 catalog.set_statistics(&found.name, found.object_id, |_| Ok(None))
             }
+            StatisticsCall::DeleteIndex { index: name } => {
+                let dictionary = catalog.current();
+                let index = dictionary
+                    .indexes
+                    .get(&name)
+                    .ok_or_else(|| procedures::not_found("INDEX", catalog::OWNER, &name))?;
+                let found = dictionary.table(&index.table_name)?;
+                catalog.set_statistics(&found.name, found.object_id, |current| {
+                    Ok(current.statistics.as_deref().map(|gathered| {
+                        let mut kept = gathered.clone();
+                        kept.indexes.remove(&name);
+                        kept
+                    }))
+                })
+            }
+            StatisticsCall::DeleteSchema => {
+                for each in catalog.current().tables.values() {
+                    match catalog.set_statistics(&each.name, each.object_id, |_| Ok(None)) {
+                        Err(error) if error.code() == 942 => continue,
+                        other => other?,
+                    }
+                }
+                Ok(())
+            }
         }
     }
 

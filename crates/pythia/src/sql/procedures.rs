@@ -1,5 +1,6 @@
 //! The procedures a CALL statement or an anonymous block of calls (`BEGIN p(...); END;`)
-//! may name: the DBMS_STATS package so far.
+//! may name: the DBMS_STATS package so far (GATHER_TABLE_STATS, GATHER_SCHEMA_STATS,
+//! GATHER_INDEX_STATS, DELETE_TABLE_STATS, DELETE_INDEX_STATS, DELETE_SCHEMA_STATS).
 //!
 //! ```text
 //!   ProcedureCall { name, positional args, named args }
@@ -108,6 +109,34 @@ const PROCEDURES: &[Procedure] = &[
         ],
         required: 2,
     },
+    Procedure {
+        name: "DELETE_INDEX_STATS",
+        parameters: &[
+            "OWNNAME",
+            "INDNAME",
+            "PARTNAME",
+            "STATTAB",
+            "STATID",
+            "CASCADE_PARTS",
+            "STATOWN",
+            "NO_INVALIDATE",
+            "STATTYPE",
+            "FORCE",
+        ],
+        required: 2,
+    },
+    Procedure {
+        name: "DELETE_SCHEMA_STATS",
+        parameters: &[
+            "OWNNAME",
+            "STATTAB",
+            "STATID",
+            "STATOWN",
+            "NO_INVALIDATE",
+            "FORCE",
+        ],
+        required: 1,
+    },
 ];
 
 /// The package's constants an argument may name (`DBMS_STATS.AUTO_SAMPLE_SIZE` is 0 in
@@ -140,6 +169,10 @@ pub enum StatisticsCall {
     DeleteTable {
         table: String,
     },
+    DeleteIndex {
+        index: String,
+    },
+    DeleteSchema,
 }
 
 /// ORA-06550 with a PLS- error, as Oracle reports a block that does not compile.
@@ -231,12 +264,15 @@ pub fn statistics_call(
             sample: sample_size(argument("ESTIMATE_PERCENT"))?,
             cascade: flag(argument("CASCADE"), "CASCADE")?.unwrap_or(true),
         },
-        "GATHER_SCHEMA_STATS" => {
+        "GATHER_SCHEMA_STATS" | "DELETE_SCHEMA_STATS" => {
             if owner != OWNER {
                 return Err(Error::new(
                     20000,
                     format!("Schema \"{owner}\" does not exist or insufficient privileges"),
                 ));
+            }
+            if procedure.name == "DELETE_SCHEMA_STATS" {
+                return Ok(StatisticsCall::DeleteSchema);
             }
             StatisticsCall::GatherSchema {
                 sample: sample_size(argument("ESTIMATE_PERCENT"))?,
@@ -249,6 +285,9 @@ pub fn statistics_call(
         },
         "DELETE_TABLE_STATS" => StatisticsCall::DeleteTable {
             table: object("TABNAME", "TABLE")?,
+        },
+        "DELETE_INDEX_STATS" => StatisticsCall::DeleteIndex {
+            index: object("INDNAME", "INDEX")?,
         },
         other => return Err(Error::internal(format!("procedure {other} has no body"))),
     })
