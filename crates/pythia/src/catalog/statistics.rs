@@ -241,3 +241,95 @@ impl TableStatistics {
         changed
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// The STATS rows read back to the statistics they were made from, whatever order DICT$
+    /// returns them in; an index whose number is no longer known is left out.
+    #[test]
+    fn dictionary_rows_read_back_to_the_same_statistics() {
+        let column = |num_distinct, low: Value, high: Value| ColumnStatistics {
+            num_distinct,
+            num_nulls: 3,
+            low_value: low,
+            high_value: high,
+            avg_col_len: 5,
+        };
+        let index = |distinct_keys| IndexStatistics {
+            blevel: 1,
+            leaf_blocks: 7,
+            distinct_keys,
+            num_rows: 100,
+            clustering_factor: 12,
+            last_analyzed: 1_700_000_000,
+        };
+        let original = TableStatistics {
+            num_rows: 100,
+            blocks: 12,
+            avg_row_len: 31,
+            sample_size: 100,
+            last_analyzed: 1_700_000_000,
+            columns: BTreeMap::from([
+                (
+                    "A".to_string(),
+                    column(97, Value::integer(-4), Value::integer(99)),
+                ),
+                (
+                    "B".to_string(),
+                    column(2, Value::text("x"), Value::text("y z")),
+                ),
+                (
+                    "C".to_string(),
+                    column(1, Value::Date(86_400), Value::Date(86_400)),
+                ),
+                ("D".to_string(), column(0, Value::Null, Value::Null)),
+            ]),
+            indexes: BTreeMap::from([
+                ("I_A".to_string(), index(97)),
+                ("I_B".to_string(), index(2)),
+            ]),
+        };
+        let ids = |name: &str| match name {
+            "I_A" => Some(201),
+            "I_B" => Some(202),
+            _ => None,
+        };
+        let mut rows = dictionary_rows(150, &original, &ids);
+        assert_eq!(rows.len(), 1 + 4 + 2);
+        for row in &rows {
+            assert_eq!(row[0], Value::text("STATS"));
+            assert_eq!(row[1], Value::integer(150));
+        }
+        rows.reverse();
+        let mut read = StatisticsRows::default();
+        for row in &rows {
+            read.add(row).unwrap();
+        }
+        let names = |id: u32| match id {
+            201 => Some("I_A".to_string()),
+            202 => Some("I_B".to_string()),
+            _ => None,
+        };
+        assert_eq!(read.finish(&names), Some(original.clone()));
+
+        let mut read = StatisticsRows::default();
+        for row in &rows {
+            read.add(row).unwrap();
+        }
+        let only_a = |id: u32| (id == 201).then(|| "I_A".to_string());
+        let without_b = read.finish(&only_a).unwrap();
+        assert_eq!(without_b.indexes.keys().collect::<Vec<_>>(), ["I_A"]);
+
+        // No TABLE row: no statistics.
+        let mut read = StatisticsRows::default();
+        read.add(&rows[0]).unwrap();
+        assert_eq!(read.finish(&names), None);
+        // A malformed row is ORA-00600, not a panic.
+        let error = StatisticsRows::default()
+            .add(&[Value::text("STATS"), Value::integer(150), Value::text("??")])
+            .unwrap_err();
+        assert_eq!(error.code(), 600);
+    }
+}
