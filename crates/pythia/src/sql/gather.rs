@@ -29,11 +29,12 @@
 //!    (`pga_aggregate_limit`) is therefore not charged: the bound is fixed and small.
 //! 3. Sampling (ESTIMATE, `estimate_percent`) is by row: a row is in the sample when a hash
 //!    of its rowid falls in the sampled fraction, so the same table gives the same sample
-//!    (repeatable figures). Every block is still read, since the reader has no block-sample
-//!    scan; what the sample saves is the measuring. `num_rows` is exact (every row is
-//!    counted), `num_nulls` is scaled from the sample, lengths are the sample's averages,
-//!    and `num_distinct` is scaled by the Duj1 estimator of Haas and Stokes (as Oracle's
-//!    ANALYZE ESTIMATE does): `n·d / (n − f1 + f1·n / N)`, with n sampled values, d distinct
+//!    (repeatable figures). Every block is still read, as in Oracle's row sampling (SAMPLE
+//!    without BLOCK); what the sample saves is the measuring, not the I/O (BLOCK_SAMPLE =>
+//!    TRUE is accepted and samples rows all the same: the reader has no block-sample scan).
+//!    `num_rows` is exact (every row is counted), `num_nulls` is scaled from the sample,
+//!    lengths are the sample's averages, and `num_distinct` is scaled by the Duj1 estimator
+//!    of Haas and Stokes: `n·d / (n − f1 + f1·n / N)`, with n sampled values, d distinct
 //!    among them, f1 of them seen once, N values in the table. `SAMPLE n ROWS` first counts
 //!    the rows (a scan that decodes no column), then samples `n / rows`; a sample of the
 //!    whole table or more is a COMPUTE, and so is a sample that came out empty while the
