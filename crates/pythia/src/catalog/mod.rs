@@ -35,7 +35,7 @@
 //! `TableDef::statistics`. They name their table and indexes by object number, so renames
 //! of either leave them alone; a column by name, so RENAME COLUMN rewrites them (DROP
 //! COLUMN and DROP INDEX too, without the dropped one's rows). DROP TABLE deletes them,
-//! TRUNCATE keeps them (as Oracle). A database made before statistics has no STATS rows
+//! TRUNCATE keeps them (as Oracle); CREATE INDEX on an analyzed table adds the new index's. A database made before statistics has no STATS rows
 //! and reads as before; an INDEX row of an index no longer there is ignored at open and
 //! deleted at the next rewrite.
 //!
@@ -732,7 +732,22 @@ impl Catalog {
             crate::sql::dml::build_index(&self.storage, context.transaction(), &table, &index)?;
             dictionary.indexes.insert(name.to_string(), index.clone());
             let mut changed = clone_table(&table);
-            changed.indexes.push(index);
+            changed.indexes.push(index.clone());
+            // Oracle computes an index's statistics when it creates it. Here they hang off
+            // the table's, so only an analyzed table gets them (its figures are kept).
+            if let Some(gathered) = &table.statistics {
+                let mut with_index = (**gathered).clone();
+                with_index.indexes.insert(
+                    index.name.clone(),
+                    crate::sql::gather::index_statistics(
+                        &self.storage.cache,
+                        &index,
+                        now_seconds(),
+                    )?,
+                );
+                changed.statistics = Some(Arc::new(with_index));
+                changed.write_statistics(context)?;
+            }
             dictionary
                 .tables
                 .insert(changed.name.clone(), Arc::new(changed));

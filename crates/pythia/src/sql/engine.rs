@@ -1320,7 +1320,7 @@ impl Session {
                 };
                 Ok((
                     table_statistics,
-                    gather::index_statistics(reader, &index, now)?,
+                    gather::index_statistics(&reader.storage.cache, &index, now)?,
                 ))
             })?;
         self.instance

@@ -49,6 +49,7 @@ use std::collections::hash_map::{DefaultHasher, Entry};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hasher;
 
+use crate::buffer::BufferCache;
 use crate::catalog::statistics::{ColumnStatistics, IndexStatistics, TableStatistics};
 use crate::catalog::{IndexDef, TableDef};
 use crate::error::Result;
@@ -227,7 +228,7 @@ pub fn table_statistics(
         for index in &table.indexes {
             statistics.indexes.insert(
                 index.name.clone(),
-                index_statistics(reader, index, last_analyzed)?,
+                index_statistics(&reader.storage.cache, index, last_analyzed)?,
             );
         }
     }
@@ -336,13 +337,13 @@ fn count_rows(reader: &Reader, table: &TableDef) -> Result<u64> {
     Ok(rows)
 }
 
-/// Statistics of one index, read whole.
+/// Statistics of one index, read whole through the buffer cache (shared gets, one block at
+/// a time). CREATE INDEX calls it too, on the index it just built.
 pub fn index_statistics(
-    reader: &Reader,
+    cache: &BufferCache,
     index: &IndexDef,
     last_analyzed: i64,
 ) -> Result<IndexStatistics> {
-    let cache = &reader.storage.cache;
     let tree = index.tree.statistics(cache)?;
     let table_block = |rowid: u64| RowId::from_u64(rowid).block as u64;
     Ok(IndexStatistics {
