@@ -1115,6 +1115,28 @@ impl<'a> Parser<'a> {
             };
             action = AnalyzeAction::Estimate(Some(sample));
         }
+        // `FOR TABLE`, `FOR ALL [INDEXED] COLUMNS [SIZE n]`, `FOR ALL [LOCAL] INDEXES`,
+        // `FOR COLUMNS a, b`: accepted and not kept (everything is gathered).
+        if action != AnalyzeAction::Delete {
+            while self.eat_word("FOR") {
+                let known = if self.eat_word("TABLE") {
+                    true
+                } else if self.eat_word("ALL") {
+                    if !self.eat_word("INDEXED") {
+                        self.eat_word("LOCAL");
+                    }
+                    self.eat_word("COLUMNS") || self.eat_word("INDEXES")
+                } else {
+                    self.eat_word("COLUMNS")
+                };
+                if !known {
+                    return Err(self.error(Syntax::InvalidAnalyzeCommand));
+                }
+                while !self.at_end() && !self.is(&TokenKind::Semicolon) && !self.is_word("FOR") {
+                    self.index += 1;
+                }
+            }
+        }
         Ok(Statement::Analyze { table, action })
     }
 
@@ -5219,6 +5241,18 @@ mod tests {
             "SAMPLE",
         );
         assert_error("ANALYZE TABLE t ESTIMATE STATISTICS SAMPLE 5", 905, "");
+        assert_eq!(
+            parse_ok("ANALYZE TABLE t COMPUTE STATISTICS FOR TABLE FOR ALL INDEXES FOR ALL INDEXED COLUMNS SIZE 254"),
+            Statement::Analyze {
+                table: ObjectName::new("T"),
+                action: AnalyzeAction::Compute
+            }
+        );
+        assert_error(
+            "ANALYZE TABLE t COMPUTE STATISTICS FOR EVERYTHING",
+            1490,
+            "EVERYTHING",
+        );
         let call = |name: &str, args: Vec<Expr>, named: Vec<(&str, Expr)>| ProcedureCall {
             name: name.into(),
             args,
