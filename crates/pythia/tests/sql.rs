@@ -1357,3 +1357,46 @@ fn statistics_survive_a_power_loss_whole() {
     }
     assert_eq!(outcomes.len(), 2, "both outcomes met: {outcomes:?}");
 }
+
+/// Gathering reads the table as a query does, as of its start: rows another session has
+/// inserted and not committed are not counted, nor its uncommitted deletes applied; and
+/// that session's transaction goes on undisturbed (gathering takes no lock).
+#[test]
+fn gathering_counts_only_committed_rows() {
+    let dir = temp_dir("statistics-consistent");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut writer = instance.connect().unwrap();
+    let mut analyst = instance.connect().unwrap();
+    run(&mut writer, "create table t (a number)");
+    for a in 0..10 {
+        run(&mut writer, &format!("insert into t values ({a})"));
+    }
+    run(&mut writer, "commit");
+    run(&mut writer, "insert into t values (100)");
+    run(&mut writer, "insert into t values (101)");
+    run(&mut writer, "delete from t where a < 3");
+    run(&mut analyst, "analyze table t compute statistics");
+    assert_eq!(
+        rows(
+            &mut analyst,
+            "select t.num_rows, c.num_distinct, c.low_value, c.high_value \
+             from user_tables t, user_tab_col_statistics c where t.table_name = c.table_name"
+        ),
+        vec![vec![
+            "10".to_string(),
+            "10".to_string(),
+            "0".to_string(),
+            "9".to_string()
+        ]]
+    );
+    assert!(writer.in_transaction());
+    run(&mut writer, "commit");
+    run(&mut analyst, "analyze table t compute statistics");
+    assert_eq!(
+        rows(&mut analyst, "select num_rows from user_tables"),
+        vec![vec!["9".to_string()]]
+    );
+    drop(writer);
+    drop(analyst);
+    instance.shutdown().unwrap();
+}
