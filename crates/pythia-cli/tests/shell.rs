@@ -547,3 +547,27 @@ fn strings_and_comments_keep_their_semicolons() {
     );
     assert_eq!(run.stdout, "\nX\n---\na;b\n\n1 row selected.\n\n");
 }
+
+/// EXEC sends `BEGIN call; END;`, which runs when the block is made only of procedure
+/// calls: DBMS_STATS through EXEC, and through a block ended by `/`.
+#[test]
+fn exec_runs_a_dbms_stats_call() {
+    let dir = TempDir::new("exec-dbms-stats");
+    let run = shell(
+        &dir,
+        &[],
+        "create table t (a number);\ninsert into t values (1);\n\
+         exec dbms_stats.gather_table_stats('SYSTEM', 'T', cascade => true)\n\
+         begin\n  dbms_stats.gather_schema_stats(ownname => 'SYSTEM');\nend;\n/\n\
+         select num_rows from user_tables;\n",
+    );
+    assert!(
+        run.stdout.ends_with(
+            "\nPL/SQL procedure successfully completed.\n\n\
+             \nPL/SQL procedure successfully completed.\n\n\
+             \n  NUM_ROWS\n----------\n         1\n\n1 row selected.\n\n"
+        ),
+        "{}",
+        run.stdout
+    );
+}

@@ -9,10 +9,35 @@
 //!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
 //!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
 //!      ['COMMENT',  table obj#, column name or NULL, comment]
+//!      ['STATS',    table obj#, 'TABLE' | 'COLUMN' | 'INDEX', ...]   optimizer statistics
 //!
 //!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
 //!                                                           writes DICT$, then swaps it in
 //! ```
+//!
+//! Each DICT$ row is a row of the row codec (see "Row format"), its first column the kind.
+//! Column by column, with the codec's type (NUMBER, TEXT, DATE, ...) of each:
+//!
+//! | kind | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 |
+//! |---|---|---|---|---|---|---|---|---|---|
+//! | `TABLE` | obj# NUMBER | name TEXT | segment header block NUMBER | CREATE TABLE text TEXT | created NUMBER (seconds since the epoch) | | | | |
+//! | `INDEX` | obj# | name | table obj# | unique NUMBER 0/1 | column positions TEXT `"0,2"` | segment header block | constraint name TEXT or NULL | constraint kind TEXT `P` / `U` or NULL (absent in old rows) | |
+//! | `SEQUENCE` | obj# | name | increment NUMBER | min | max | cache | cycle 0/1 | high-water value | |
+//! | `VIEW` | obj# | name | NULL | CREATE VIEW text | created | | | | |
+//! | `COMMENT` | table obj# | column name TEXT, NULL for the table | comment TEXT | | | | | | |
+//! | `STATS` `TABLE` | table obj# | `'TABLE'` | NULL | num_rows NUMBER | blocks | avg_row_len | sample_size | last_analyzed (seconds since the epoch) | |
+//! | `STATS` `COLUMN` | table obj# | `'COLUMN'` | column name TEXT | num_distinct NUMBER | num_nulls | low value, of the column's own type (NUMBER, TEXT, DATE, TIMESTAMP, BINARY_DOUBLE, BOOLEAN), NULL when every value is NULL | high value, likewise | avg_col_len NUMBER | |
+//! | `STATS` `INDEX` | table obj# | `'INDEX'` | index obj# NUMBER | blevel | leaf_blocks | distinct_keys | num_rows | clustering_factor | last_analyzed |
+//!
+//! A table's STATS rows (one TABLE row, a COLUMN row per analyzed column, an INDEX row per
+//! analyzed index) are written together by [`Catalog::set_statistics`] in the gathering's
+//! transaction, replacing the ones before, and read back at open into
+//! `TableDef::statistics`. They name their table and indexes by object number, so renames
+//! of either leave them alone; a column by name, so RENAME COLUMN rewrites them (DROP
+//! COLUMN and DROP INDEX too, without the dropped one's rows). DROP TABLE deletes them,
+//! TRUNCATE keeps them (as Oracle); CREATE INDEX on an analyzed table adds the new index's. A database made before statistics has no STATS rows
+//! and reads as before; an INDEX row of an index no longer there is ignored at open and
+//! deleted at the next rewrite.
 //!
 //! DICT$ rows are written through the transaction layer like any table's rows, so they have
 //! redo and undo: a DDL statement is one transaction, committed before it returns (Oracle's
@@ -103,6 +128,8 @@ pub struct TableDef {
     pub created: i64,
     ddl: String,
     dictionary_row: RowId,
+    /// The STATS rows of DICT$ that keep `statistics`, rewritten together.
+    statistics_rows: Vec<RowId>,
 }
 
 /// A CHECK constraint: its name (given, or SYS_C...) and its condition over the table's
@@ -241,6 +268,28 @@ impl TableDef {
     /// The column's position, by its (upper-case) name.
     pub fn column(&self, name: &str) -> Option<usize> {
         self.columns.iter().position(|column| column.name == name)
+    }
+
+    /// Replaces the table's STATS rows in DICT$ with rows for `self.statistics` (none when
+    /// it is None). Index statistics are kept by index object number.
+    fn write_statistics(&mut self, context: &mut DdlContext) -> Result<()> {
+        for row in self.statistics_rows.drain(..) {
+            context.delete(row)?;
+        }
+        let Some(gathered) = &self.statistics else {
+            return Ok(());
+        };
+        let indexes = &self.indexes;
+        let index_id = |name: &str| {
+            indexes
+                .iter()
+                .find(|index| index.name == name)
+                .map(|index| index.object_id)
+        };
+        for row in statistics::dictionary_rows(self.object_id, gathered, &index_id) {
+            self.statistics_rows.push(context.insert(&row)?);
+        }
+        Ok(())
     }
 }
 
@@ -413,6 +462,8 @@ impl Catalog {
         let mut highest = FIRST_USER_OBJECT - 1;
         let mut index_rows = Vec::new();
         let mut comment_rows = Vec::new();
+        let mut statistics_rows: BTreeMap<u32, (Vec<RowId>, statistics::StatisticsRows)> =
+            BTreeMap::new();
         for (rowid, values) in scan_dictionary(&storage, header)? {
             let object_id = integer(&values, 1)? as u32;
             highest = highest.max(object_id);
@@ -425,6 +476,11 @@ impl Catalog {
                 }
                 "INDEX" => index_rows.push((rowid, values)),
                 "COMMENT" => comment_rows.push((rowid, values)),
+                "STATS" => {
+                    let (rows, read) = statistics_rows.entry(object_id).or_default();
+                    rows.push(rowid);
+                    read.add(&values)?;
+                }
                 "SEQUENCE" => {
                     let sequence = sequence_from_row(rowid, &values)?;
                     dictionary
@@ -470,6 +526,24 @@ impl Catalog {
                 }
             }
             table.comments.rows.push(rowid);
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+        }
+        for (table_id, (rows, read)) in statistics_rows {
+            let Some(table) = dictionary.table_by_id(table_id) else {
+                continue;
+            };
+            let mut table = clone_table(&table);
+            let indexes = &table.indexes;
+            let index_name = |id: u32| {
+                indexes
+                    .iter()
+                    .find(|index| index.object_id == id)
+                    .map(|index| index.name.clone())
+            };
+            table.statistics = read.finish(&index_name).map(Arc::new);
+            table.statistics_rows = rows;
             dictionary
                 .tables
                 .insert(table.name.clone(), Arc::new(table));
@@ -587,6 +661,7 @@ impl Catalog {
                 created,
                 ddl: ddl.to_string(),
                 dictionary_row,
+                statistics_rows: Vec::new(),
             };
             for row in rows {
                 let row = crate::sql::dml::check_row(&table, row)?;
@@ -657,7 +732,22 @@ impl Catalog {
             crate::sql::dml::build_index(&self.storage, context.transaction(), &table, &index)?;
             dictionary.indexes.insert(name.to_string(), index.clone());
             let mut changed = clone_table(&table);
-            changed.indexes.push(index);
+            changed.indexes.push(index.clone());
+            // Oracle computes an index's statistics when it creates it. Here they hang off
+            // the table's, so only an analyzed table gets them (its figures are kept).
+            if let Some(gathered) = &table.statistics {
+                let mut with_index = (**gathered).clone();
+                with_index.indexes.insert(
+                    index.name.clone(),
+                    crate::sql::gather::index_statistics(
+                        &self.storage.cache,
+                        &index,
+                        now_seconds(),
+                    )?,
+                );
+                changed.statistics = Some(Arc::new(with_index));
+                changed.write_statistics(context)?;
+            }
             dictionary
                 .tables
                 .insert(changed.name.clone(), Arc::new(changed));
@@ -866,6 +956,25 @@ impl Catalog {
                     }
                 }
             }
+            if let Some(gathered) = &old.statistics {
+                // A renamed column keeps its statistics, a dropped one (and the indexes that
+                // went with it) loses them; a type change keeps them, as in Oracle.
+                let mut kept = match alteration.dropped_column {
+                    Some(position) => {
+                        gathered.with_column_renamed(&old.columns[position].name, None)
+                    }
+                    None => (**gathered).clone(),
+                };
+                for (from, to) in &renamed_columns {
+                    kept = kept.with_column_renamed(from, Some(to));
+                }
+                kept.indexes
+                    .retain(|name, _| table.indexes.iter().any(|index| index.name == *name));
+                if kept != **gathered {
+                    table.statistics = Some(Arc::new(kept));
+                    table.write_statistics(context)?;
+                }
+            }
             context.update(table.dictionary_row, &table.dictionary_values())?;
             dictionary.tables.remove(&old.name);
             dictionary
@@ -903,6 +1012,45 @@ impl Catalog {
         })
     }
 
+    /// Publishes new optimizer statistics of table `name` (ANALYZE, DBMS_STATS): `work` sees
+    /// the table's current definition and returns its statistics (None: delete them). The
+    /// STATS rows of DICT$ are rewritten in the DDL's transaction and a new dictionary
+    /// version is swapped in, so plans made against the old one are made again. ORA-00942
+    /// when the table is gone or is no longer object `object_id` (dropped and made again
+    /// while its statistics were gathered). Statistics of columns and indexes the table no
+    /// longer has are left out.
+    pub fn set_statistics(
+        &self,
+        name: &str,
+        object_id: u32,
+        work: impl FnOnce(&TableDef) -> Result<Option<statistics::TableStatistics>>,
+    ) -> Result<()> {
+        self.change(|dictionary, context| {
+            let old = dictionary.table(name)?.clone();
+            if old.object_id != object_id {
+                return Err(Error::table_not_found());
+            }
+            let mut table = clone_table(&old);
+            table.statistics = work(&old)?.map(|mut gathered| {
+                gathered
+                    .columns
+                    .retain(|column, _| old.column(column).is_some());
+                gathered
+                    .indexes
+                    .retain(|index, _| old.indexes.iter().any(|other| other.name == *index));
+                Arc::new(gathered)
+            });
+            if table.statistics.is_none() && old.statistics.is_none() {
+                return Ok(());
+            }
+            table.write_statistics(context)?;
+            dictionary
+                .tables
+                .insert(table.name.clone(), Arc::new(table));
+            Ok(())
+        })
+    }
+
     pub fn drop_table(&self, name: &str) -> Result<()> {
         self.change(|dictionary, context| {
             let table = dictionary.table(name)?.clone();
@@ -912,7 +1060,7 @@ impl Catalog {
                 let header = index.tree.header();
                 context.after_commit(move |catalog| catalog.drop_segment(header));
             }
-            for row in &table.comments.rows {
+            for row in table.comments.rows.iter().chain(&table.statistics_rows) {
                 context.delete(*row)?;
             }
             context.delete(table.dictionary_row)?;
@@ -952,6 +1100,14 @@ impl Catalog {
                 changed
                     .indexes
                     .retain(|other| other.object_id != index.object_id);
+                if let Some(gathered) = &table.statistics {
+                    if gathered.indexes.contains_key(&index.name) {
+                        let mut kept = (**gathered).clone();
+                        kept.indexes.remove(&index.name);
+                        changed.statistics = Some(Arc::new(kept));
+                        changed.write_statistics(context)?;
+                    }
+                }
                 dictionary
                     .tables
                     .insert(changed.name.clone(), Arc::new(changed));
@@ -1473,6 +1629,7 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
         created: integer(values, 5)? as i64,
         ddl,
         dictionary_row: rowid,
+        statistics_rows: Vec::new(),
     })
 }
 
@@ -1718,6 +1875,7 @@ pub fn clone_table(table: &TableDef) -> TableDef {
         created: table.created,
         ddl: table.ddl.clone(),
         dictionary_row: table.dictionary_row,
+        statistics_rows: table.statistics_rows.clone(),
     }
 }
 

@@ -1,12 +1,21 @@
 //! The dictionary views (`dba_tables`, `user_tables`, `dba_indexes`, `dba_segments`,
 //! `dba_sequences`, `dba_tab_columns`, `dba_objects`, `dba_views`, `dba_constraints`,
-//! their `user_` twins) and DUAL, built
-//! from one version of the dictionary. Every object belongs to SYSTEM for now, so the
-//! `user_` views are the `dba_` views without the OWNER column.
+//! `dba_tab_statistics`, `dba_tab_col_statistics`, their `user_` and `all_` twins) and
+//! DUAL, built from one version of the dictionary. Every object belongs to SYSTEM for now,
+//! so the `user_` views are the `dba_` views without the OWNER column, and the `all_`
+//! views are the `dba_` views.
+//!
+//! Optimizer statistics columns (NUM_ROWS, BLOCKS, AVG_ROW_LEN, NUM_DISTINCT, BLEVEL,
+//! CLUSTERING_FACTOR, LAST_ANALYZED, ...) show what ANALYZE or DBMS_STATS gathered last
+//! (`TableDef::statistics`), NULL for an object never analyzed, as in Oracle: they are not
+//! measured when the view is read. LOW_VALUE and HIGH_VALUE are VARCHAR2: the value's text
+//! as a query shows it (a DATE as `DD-MON-RR`, a BINARY_DOUBLE in scientific notation, a
+//! CHAR padded), not Oracle's RAW of the internal format, which needs UTL_RAW to read.
 
 use rust_decimal::Decimal;
 
 use crate::buffer::BufferCache;
+use crate::catalog::statistics::{ColumnStatistics, TableStatistics};
 use crate::catalog::{Dictionary, OWNER};
 use crate::error::Result;
 use crate::sql::query::RowSet;
@@ -38,7 +47,77 @@ pub const DICTIONARY_VIEWS: &[&str] = &[
     "USER_TAB_COMMENTS",
     "DBA_COL_COMMENTS",
     "USER_COL_COMMENTS",
+    "DBA_TAB_STATISTICS",
+    "USER_TAB_STATISTICS",
+    "DBA_TAB_COL_STATISTICS",
+    "USER_TAB_COL_STATISTICS",
 ];
+
+/// A count of the statistics, or NULL when there are none.
+fn gathered(value: Option<u64>) -> Value {
+    value.map_or(Value::Null, |value| Value::Number(Decimal::from(value)))
+}
+
+/// A view of one row per table (dba_tables, dba_tab_statistics): OWNER, TABLE_NAME, a
+/// third column of one value for every table, NUM_ROWS, BLOCKS, AVG_ROW_LEN, SAMPLE_SIZE,
+/// LAST_ANALYZED (NULLs when never analyzed), then `tail`'s columns and values.
+fn table_statistics_view(
+    dictionary: &Dictionary,
+    third: (&str, &str),
+    tail: &[(&str, Option<DataType>, Value)],
+) -> RowSet {
+    let mut columns = vec![
+        ("OWNER", text()),
+        ("TABLE_NAME", text()),
+        (third.0, text()),
+        ("NUM_ROWS", number()),
+        ("BLOCKS", number()),
+        ("AVG_ROW_LEN", number()),
+        ("SAMPLE_SIZE", number()),
+        ("LAST_ANALYZED", Some(DataType::Date)),
+    ];
+    columns.extend(tail.iter().map(|(name, data_type, _)| (*name, *data_type)));
+    let rows = dictionary
+        .tables
+        .values()
+        .map(|table| {
+            let statistics: Option<&TableStatistics> = table.statistics.as_deref();
+            let mut row = vec![
+                Value::text(OWNER),
+                Value::text(&table.name),
+                Value::text(third.1),
+                gathered(statistics.map(|gathered| gathered.num_rows)),
+                gathered(statistics.map(|gathered| gathered.blocks)),
+                gathered(statistics.map(|gathered| gathered.avg_row_len)),
+                gathered(statistics.map(|gathered| gathered.sample_size)),
+                analyzed(statistics.map(|gathered| gathered.last_analyzed)),
+            ];
+            row.extend(tail.iter().map(|(_, _, value)| value.clone()));
+            row
+        })
+        .collect();
+    rowset(&columns, rows)
+}
+
+/// LAST_ANALYZED: a DATE, or NULL when never analyzed.
+fn analyzed(seconds: Option<i64>) -> Value {
+    seconds.map_or(Value::Null, Value::Date)
+}
+
+/// DENSITY as a NUMBER (1 / NUM_DISTINCT), rounded to 10 significant places.
+fn density(column: &ColumnStatistics) -> Value {
+    Decimal::from_f64_retain(column.density()).map_or(Value::Null, |density| {
+        Value::Number(density.round_sf(10).unwrap_or(density).normalize())
+    })
+}
+
+/// LOW_VALUE / HIGH_VALUE as shown (see the module documentation).
+fn shown_value(value: &Value) -> Value {
+    match value {
+        Value::Null => Value::Null,
+        other => Value::text(other.to_string()),
+    }
+}
 
 fn text() -> Option<DataType> {
     Some(DataType::varchar2(128))
@@ -157,9 +236,11 @@ pub fn dictionary_view(
     dictionary: &Dictionary,
     cache: &BufferCache,
 ) -> Result<Option<RowSet>> {
-    let (base, user) = match name.strip_prefix("USER_") {
-        Some(rest) => (format!("DBA_{rest}"), true),
-        None => (name.to_string(), false),
+    let (base, user) = match (name.strip_prefix("USER_"), name.strip_prefix("ALL_")) {
+        (Some(rest), _) => (format!("DBA_{rest}"), true),
+        // Every object is SYSTEM's and visible to every session: ALL_ is DBA_.
+        (_, Some(rest)) => (format!("DBA_{rest}"), false),
+        _ => (name.to_string(), false),
     };
     let mut view = match base.as_str() {
         "DUAL" => rowset(
@@ -225,32 +306,66 @@ pub fn dictionary_view(
                 })
                 .collect(),
         ),
-        "DBA_TABLES" => rowset(
+        "DBA_TABLES" => table_statistics_view(
+            dictionary,
+            ("TABLESPACE_NAME", "SYSTEM"),
             &[
-                ("OWNER", text()),
-                ("TABLE_NAME", text()),
-                ("TABLESPACE_NAME", text()),
-                ("NUM_ROWS", number()),
-                ("BLOCKS", number()),
-                ("CACHE", text()),
-                ("BUFFER_POOL", text()),
+                ("CACHE", text(), Value::text("N")),
+                ("BUFFER_POOL", text(), Value::text("DEFAULT")),
             ],
-            dictionary
-                .tables
-                .values()
-                .map(|table| {
-                    Ok(vec![
+        ),
+        // STALE_STATS needs DML monitoring (dba_tab_modifications): not kept.
+        "DBA_TAB_STATISTICS" => table_statistics_view(
+            dictionary,
+            ("OBJECT_TYPE", "TABLE"),
+            &[("STALE_STATS", text(), Value::Null)],
+        ),
+        "DBA_TAB_COL_STATISTICS" => {
+            let mut rows = Vec::new();
+            for table in dictionary.tables.values() {
+                let Some(statistics) = table.statistics.as_deref() else {
+                    continue;
+                };
+                for column in &table.columns {
+                    let Some(measured) = statistics.columns.get(&column.name) else {
+                        continue;
+                    };
+                    rows.push(vec![
                         Value::text(OWNER),
                         Value::text(&table.name),
-                        Value::text("SYSTEM"),
-                        Value::Null,
-                        Value::integer(segment::used_blocks(cache, table.segment)?.len() as i64),
-                        Value::text("N"),
-                        Value::text("DEFAULT"),
-                    ])
-                })
-                .collect::<Result<_>>()?,
-        ),
+                        Value::text(&column.name),
+                        gathered(Some(measured.num_distinct)),
+                        shown_value(&measured.low_value),
+                        shown_value(&measured.high_value),
+                        density(measured),
+                        gathered(Some(measured.num_nulls)),
+                        gathered(Some(1)),
+                        analyzed(Some(statistics.last_analyzed)),
+                        gathered(Some(statistics.sample_size)),
+                        gathered(Some(measured.avg_col_len)),
+                        Value::text("NONE"),
+                    ]);
+                }
+            }
+            rowset(
+                &[
+                    ("OWNER", text()),
+                    ("TABLE_NAME", text()),
+                    ("COLUMN_NAME", text()),
+                    ("NUM_DISTINCT", number()),
+                    ("LOW_VALUE", Some(DataType::varchar2(4000))),
+                    ("HIGH_VALUE", Some(DataType::varchar2(4000))),
+                    ("DENSITY", number()),
+                    ("NUM_NULLS", number()),
+                    ("NUM_BUCKETS", number()),
+                    ("LAST_ANALYZED", Some(DataType::Date)),
+                    ("SAMPLE_SIZE", number()),
+                    ("AVG_COL_LEN", number()),
+                    ("HISTOGRAM", text()),
+                ],
+                rows,
+            )
+        }
         "DBA_INDEXES" => rowset(
             &[
                 ("OWNER", text()),
@@ -263,14 +378,22 @@ pub fn dictionary_view(
                 ("BLEVEL", number()),
                 ("LEAF_BLOCKS", number()),
                 ("DISTINCT_KEYS", number()),
+                ("CLUSTERING_FACTOR", number()),
+                ("NUM_ROWS", number()),
+                ("SAMPLE_SIZE", number()),
+                ("LAST_ANALYZED", Some(DataType::Date)),
                 ("BUFFER_POOL", text()),
             ],
             dictionary
                 .indexes
                 .values()
                 .map(|index| {
-                    let statistics = index.tree.statistics(cache)?;
-                    Ok(vec![
+                    let statistics = dictionary
+                        .tables
+                        .get(&index.table_name)
+                        .and_then(|table| table.statistics.as_deref())
+                        .and_then(|gathered| gathered.indexes.get(&index.name));
+                    vec![
                         Value::text(OWNER),
                         Value::text(&index.name),
                         Value::text("NORMAL"),
@@ -278,13 +401,18 @@ pub fn dictionary_view(
                         Value::text(&index.table_name),
                         Value::text(if index.unique { "UNIQUE" } else { "NONUNIQUE" }),
                         Value::text("SYSTEM"),
-                        Value::integer(statistics.blevel as i64),
-                        Value::integer(statistics.leaf_blocks as i64),
-                        Value::integer(statistics.distinct_keys as i64),
+                        gathered(statistics.map(|gathered| gathered.blevel as u64)),
+                        gathered(statistics.map(|gathered| gathered.leaf_blocks)),
+                        gathered(statistics.map(|gathered| gathered.distinct_keys)),
+                        gathered(statistics.map(|gathered| gathered.clustering_factor)),
+                        gathered(statistics.map(|gathered| gathered.num_rows)),
+                        // Indexes are always read whole: every entry is the sample.
+                        gathered(statistics.map(|gathered| gathered.num_rows)),
+                        analyzed(statistics.map(|gathered| gathered.last_analyzed)),
                         Value::text("DEFAULT"),
-                    ])
+                    ]
                 })
-                .collect::<Result<_>>()?,
+                .collect(),
         ),
         "DBA_IND_COLUMNS" => {
             let mut rows = Vec::new();
@@ -392,6 +520,10 @@ pub fn dictionary_view(
             let mut rows = Vec::new();
             for table in dictionary.tables.values() {
                 for (position, column) in table.columns.iter().enumerate() {
+                    let measured = table
+                        .statistics
+                        .as_deref()
+                        .and_then(|gathered| gathered.columns.get(&column.name));
                     let (length, precision, scale) = match column.data_type {
                         DataType::Number { precision, scale } => {
                             (22, precision.map(i64::from), scale.map(i64::from))
@@ -414,6 +546,14 @@ pub fn dictionary_view(
                         scale.map_or(Value::Null, Value::integer),
                         Value::text(if column.nullable { "Y" } else { "N" }),
                         Value::integer(position as i64 + 1),
+                        gathered(measured.map(|measured| measured.num_distinct)),
+                        measured.map_or(Value::Null, density),
+                        gathered(measured.map(|measured| measured.num_nulls)),
+                        analyzed(
+                            measured
+                                .and(table.statistics.as_deref())
+                                .map(|gathered| gathered.last_analyzed),
+                        ),
                     ]);
                 }
             }
@@ -428,6 +568,10 @@ pub fn dictionary_view(
                     ("DATA_SCALE", number()),
                     ("NULLABLE", Some(DataType::varchar2(1))),
                     ("COLUMN_ID", number()),
+                    ("NUM_DISTINCT", number()),
+                    ("DENSITY", number()),
+                    ("NUM_NULLS", number()),
+                    ("LAST_ANALYZED", Some(DataType::Date)),
                 ],
                 rows,
             )

@@ -201,16 +201,16 @@ pub enum Statement {
         statement_id: Option<String>,
         statement: Box<Statement>,
     },
-    /// `ANALYZE TABLE name COMPUTE STATISTICS` (compute) or `... ESTIMATE STATISTICS [SAMPLE ...]`.
+    /// `ANALYZE TABLE name {COMPUTE | ESTIMATE | DELETE} STATISTICS [SAMPLE n ROWS|PERCENT]`.
     Analyze {
         table: ObjectName,
-        compute: bool,
+        action: AnalyzeAction,
     },
-    /// `CALL name(arguments)`; `name` may be qualified (`PACKAGE.PROCEDURE`), parts joined by `.`.
-    Call {
-        name: String,
-        args: Vec<Expr>,
-    },
+    /// `CALL name(arguments)`.
+    Call(ProcedureCall),
+    /// An anonymous block made only of procedure calls: `BEGIN p(...); q; END;` (what
+    /// SQL*Plus's `EXEC p(...)` sends). Any other PL/SQL is ORA-00900.
+    Block(Vec<ProcedureCall>),
     /// PostgreSQL `SET [SESSION|LOCAL] name {TO|=} value[, value ...]`; `SET TIME ZONE x` has the
     /// name `TIMEZONE`. A list of several values is one [`ParameterValue::List`].
     Set {
@@ -222,6 +222,34 @@ pub enum Statement {
     Show(String),
     /// PostgreSQL `VACUUM ...`; everything after the keyword is ignored.
     Vacuum,
+}
+
+/// What ANALYZE TABLE does.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum AnalyzeAction {
+    /// `COMPUTE STATISTICS`: read every row.
+    Compute,
+    /// `ESTIMATE STATISTICS [SAMPLE n ROWS | n PERCENT]`; None: no SAMPLE clause.
+    Estimate(Option<Sample>),
+    /// `DELETE STATISTICS`.
+    Delete,
+}
+
+/// `SAMPLE n ROWS` or `SAMPLE n PERCENT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Sample {
+    Rows(u32),
+    Percent(u32),
+}
+
+/// A procedure call: `name(positional, ..., parameter => value, ...)`. `name` may be
+/// qualified (`PACKAGE.PROCEDURE`), its parts joined by `.`; named arguments (PL/SQL's
+/// `=>` notation) follow the positional ones, their names uppercased like identifiers.
+#[derive(Debug, Clone, PartialEq)]
+pub struct ProcedureCall {
+    pub name: String,
+    pub args: Vec<Expr>,
+    pub named: Vec<(String, Expr)>,
 }
 
 /// Where an INSERT's rows come from.
@@ -1005,7 +1033,8 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         },
         Statement::CreateView { query, .. } => visit(Node::Query(query)),
         Statement::Explain { statement, .. } => visit(Node::Statement(statement)),
-        Statement::Call { args, .. } => args.iter().for_each(|arg| visit(Node::Expr(arg))),
+        Statement::Call(call) => call_children(call, visit),
+        Statement::Block(calls) => calls.iter().for_each(|call| call_children(call, visit)),
         Statement::DropTable { .. }
         | Statement::Truncate { .. }
         | Statement::CreateIndex { .. }
@@ -1028,6 +1057,13 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         | Statement::Show(_)
         | Statement::Vacuum => {}
     }
+}
+
+fn call_children<'a>(call: &'a ProcedureCall, visit: &mut dyn FnMut(Node<'a>)) {
+    call.args
+        .iter()
+        .chain(call.named.iter().map(|(_, value)| value))
+        .for_each(|arg| visit(Node::Expr(arg)));
 }
 
 fn column_children<'a>(column: &'a ColumnDef, visit: &mut dyn FnMut(Node<'a>)) {

@@ -33,7 +33,9 @@ use crate::instrumentation::{
 use crate::session::{Column, DescribeColumn, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::eval::SequenceAccess;
+use crate::sql::gather::{self, SampleSize};
 use crate::sql::optimizer::OptimizerEnvironment;
+use crate::sql::procedures::{self, StatisticsCall};
 use crate::sql::query::{self, BindValues, QueryPlan, Reader, RowSet};
 use crate::sql::{dml, parser};
 use crate::storage::heap::RowId;
@@ -360,7 +362,7 @@ impl Session {
             } => self.explain(statement_id.as_deref(), statement, binds),
             other => {
                 self.commit(true)?; // DDL commits what is open, as in Oracle
-                self.ddl(other, text)
+                self.ddl(other, text, binds)
             }
         }
     }
@@ -1126,9 +1128,50 @@ impl Session {
         Ok(count)
     }
 
-    fn ddl(&mut self, statement: &Statement, text: &str) -> Result<StatementResult> {
+    fn ddl(
+        &mut self,
+        statement: &Statement,
+        text: &str,
+        binds: &[Value],
+    ) -> Result<StatementResult> {
         let catalog = self.instance.catalog();
         match statement {
+            Statement::Analyze { table, action } => {
+                let table = self.table(table)?;
+                let sample = match action {
+                    ast::AnalyzeAction::Delete => {
+                        catalog.set_statistics(&table.name, table.object_id, |_| Ok(None))?;
+                        return Ok(StatementResult::done("Table analyzed."));
+                    }
+                    ast::AnalyzeAction::Compute => SampleSize::All,
+                    ast::AnalyzeAction::Estimate(sample) => match *sample {
+                        None => SampleSize::Rows(gather::ESTIMATE_ROWS_DEFAULT),
+                        Some(ast::Sample::Rows(0) | ast::Sample::Percent(0)) => {
+                            return Err(Error::new(
+                                1490,
+                                "invalid ANALYZE command: the sample must be at least 1",
+                            ))
+                        }
+                        Some(ast::Sample::Rows(rows)) => SampleSize::Rows(rows as u64),
+                        Some(ast::Sample::Percent(percent)) if percent >= 100 => SampleSize::All,
+                        Some(ast::Sample::Percent(percent)) => SampleSize::Percent(percent as f64),
+                    },
+                };
+                self.gather(&table, sample, true)?;
+                Ok(StatementResult::done("Table analyzed."))
+            }
+            Statement::Call(call) => {
+                self.procedure_call(call, binds)?;
+                Ok(StatementResult::done("Call completed."))
+            }
+            Statement::Block(calls) => {
+                for call in calls {
+                    self.procedure_call(call, binds)?;
+                }
+                Ok(StatementResult::done(
+                    "PL/SQL procedure successfully completed.",
+                ))
+            }
             Statement::CreateTable {
                 name,
                 if_not_exists,
@@ -1259,6 +1302,151 @@ impl Session {
                 Ok(StatementResult::done("View dropped."))
             }
             _ => Err(unsupported("this statement")),
+        }
+    }
+
+    /// Gathers statistics of `table` (and of its indexes with `cascade`; without, the
+    /// indexes keep the statistics they had) under a snapshot of now, then publishes them
+    /// in a DDL transaction of the catalog: a new dictionary version.
+    fn gather(&self, table: &TableDef, sample: SampleSize, cascade: bool) -> Result<()> {
+        let now = catalog::now_seconds();
+        let gathered = self.with_reader(&BindValues::default(), |reader| {
+            gather::table_statistics(reader, table, sample, cascade, now)
+        })?;
+        self.instance
+            .catalog()
+            .set_statistics(&table.name, table.object_id, |current| {
+                let mut gathered = gathered;
+                if let (false, Some(old)) = (cascade, &current.statistics) {
+                    gathered.indexes = old.indexes.clone();
+                }
+                Ok(Some(gathered))
+            })
+    }
+
+    /// DBMS_STATS.GATHER_INDEX_STATS: the index's statistics, merged into its table's. A
+    /// table never analyzed has its own statistics gathered too (they hold the index's).
+    fn gather_index(&self, name: &str, sample: SampleSize) -> Result<()> {
+        let dictionary = self.instance.catalog().current();
+        let index = dictionary
+            .indexes
+            .get(name)
+            .ok_or_else(|| procedures::not_found("INDEX", catalog::OWNER, name))?
+            .clone();
+        let table = dictionary.table(&index.table_name)?.clone();
+        let now = catalog::now_seconds();
+        let (table_statistics, index_statistics) =
+            self.with_reader(&BindValues::default(), |reader| {
+                let table_statistics = match table.statistics {
+                    Some(_) => None,
+                    None => Some(gather::table_statistics(
+                        reader, &table, sample, false, now,
+                    )?),
+                };
+                Ok((
+                    table_statistics,
+                    gather::index_statistics(&reader.storage.cache, &index, now)?,
+                ))
+            })?;
+        self.instance
+            .catalog()
+            .set_statistics(&table.name, table.object_id, |current| {
+                let mut statistics = match (table_statistics, &current.statistics) {
+                    (Some(gathered), _) => gathered,
+                    (None, Some(old)) => (**old).clone(),
+                    // Deleted meanwhile: nothing to hang the index's figures on.
+                    (None, None) => return Ok(None),
+                };
+                statistics
+                    .indexes
+                    .insert(index.name.clone(), index_statistics);
+                Ok(Some(statistics))
+            })
+    }
+
+    /// Runs one procedure call of a CALL statement or a block: the arguments are evaluated
+    /// (constants, binds, expressions of them), bound to the procedure's parameters, and
+    /// the procedure runs. Each gathering commits on its own, as DBMS_STATS does.
+    fn procedure_call(&mut self, call: &ast::ProcedureCall, binds: &[Value]) -> Result<()> {
+        procedures::check_procedure(&call.name)?;
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let reader_binds = bind_values.clone();
+        let (positional, named) = self.with_reader(&reader_binds, |reader| {
+            let mut evaluate = |expr: &ast::Expr| -> Result<Value> {
+                if let Some(constant) = procedures::constant_argument(expr) {
+                    return constant;
+                }
+                query::compile_row_free(reader, &mut bind_values, expr)?
+                    .evaluate(&[], &reader.row_context())
+            };
+            let positional = call
+                .args
+                .iter()
+                .map(&mut evaluate)
+                .collect::<Result<Vec<_>>>()?;
+            let named = call
+                .named
+                .iter()
+                .map(|(name, expr)| Ok((name.clone(), evaluate(expr)?)))
+                .collect::<Result<Vec<_>>>()?;
+            Ok((positional, named))
+        })?;
+        let catalog = self.instance.catalog();
+        let table = |name: &str| {
+            catalog
+                .current()
+                .tables
+                .get(name)
+                .cloned()
+                .ok_or_else(|| procedures::not_found("TABLE", catalog::OWNER, name))
+        };
+        match procedures::statistics_call(&call.name, positional, named)? {
+            StatisticsCall::GatherTable {
+                table: name,
+                sample,
+                cascade,
+            } => self.gather(&*table(&name)?, sample, cascade),
+            StatisticsCall::GatherSchema { sample, cascade } => {
+                let tables: Vec<Arc<TableDef>> =
+                    catalog.current().tables.values().cloned().collect();
+                for each in tables {
+                    match self.gather(&each, sample, cascade) {
+                        // Dropped since the list was taken: nothing to gather.
+                        Err(error) if error.code() == 942 => continue,
+                        other => other?,
+                    }
+                }
+                Ok(())
+            }
+            StatisticsCall::GatherIndex { index, sample } => self.gather_index(&index, sample),
+            StatisticsCall::DeleteTable { table: name } => {
+                let found = table(&name)?;
+                catalog.set_statistics(&found.name, found.object_id, |_| Ok(None))
+            }
+            StatisticsCall::DeleteIndex { index: name } => {
+                let dictionary = catalog.current();
+                let index = dictionary
+                    .indexes
+                    .get(&name)
+                    .ok_or_else(|| procedures::not_found("INDEX", catalog::OWNER, &name))?;
+                let found = dictionary.table(&index.table_name)?;
+                catalog.set_statistics(&found.name, found.object_id, |current| {
+                    Ok(current.statistics.as_deref().map(|gathered| {
+                        let mut kept = gathered.clone();
+                        kept.indexes.remove(&name);
+                        kept
+                    }))
+                })
+            }
+            StatisticsCall::DeleteSchema => {
+                for each in catalog.current().tables.values() {
+                    match catalog.set_statistics(&each.name, each.object_id, |_| Ok(None)) {
+                        Err(error) if error.code() == 942 => continue,
+                        other => other?,
+                    }
+                }
+                Ok(())
+            }
         }
     }
 

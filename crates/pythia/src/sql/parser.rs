@@ -967,7 +967,8 @@ impl<'a> Parser<'a> {
     }
 
     /// PostgreSQL `BEGIN [WORK|TRANSACTION] [modes]` or `START TRANSACTION [modes]`. Oracle's
-    /// `BEGIN ... END;` is an anonymous PL/SQL block.
+    /// `BEGIN ... END;` is an anonymous PL/SQL block: one made only of procedure calls is a
+    /// [`Statement::Block`], any other is ORA-00900.
     fn parse_begin(&mut self) -> Result<Statement> {
         if self.eat_word("START") {
             self.expect_word("TRANSACTION", Syntax::InvalidSqlStatement)?;
@@ -978,7 +979,7 @@ impl<'a> Parser<'a> {
                     Some("WORK" | "TRANSACTION" | "ISOLATION")
                 );
             if !is_transaction {
-                return Err(self.plsql_error());
+                return self.parse_call_block();
             }
             self.index += 1;
             if !self.eat_word("WORK") {
@@ -1093,44 +1094,164 @@ impl<'a> Parser<'a> {
         self.index += 1;
         self.expect_word("TABLE", Syntax::InvalidAnalyzeCommand)?;
         let table = self.parse_object_name(Syntax::InvalidTableName)?;
-        let compute = if self.eat_word("COMPUTE") {
-            true
+        let mut action = if self.eat_word("COMPUTE") {
+            AnalyzeAction::Compute
         } else if self.eat_word("ESTIMATE") {
-            false
+            AnalyzeAction::Estimate(None)
+        } else if self.eat_word("DELETE") {
+            AnalyzeAction::Delete
         } else {
             return Err(self.error(Syntax::InvalidAnalyzeCommand));
         };
         self.expect_word("STATISTICS", Syntax::MissingKeyword)?;
-        if !compute && self.eat_word("SAMPLE") {
-            self.parse_unsigned_integer()?;
-            if !(self.eat_word("ROWS") || self.eat_word("PERCENT")) {
+        if action == AnalyzeAction::Estimate(None) && self.eat_word("SAMPLE") {
+            let size = self.parse_unsigned_integer()?;
+            let sample = if self.eat_word("ROWS") {
+                Sample::Rows(size)
+            } else if self.eat_word("PERCENT") {
+                Sample::Percent(size)
+            } else {
                 return Err(self.error(Syntax::MissingKeyword));
+            };
+            action = AnalyzeAction::Estimate(Some(sample));
+        }
+        // `FOR TABLE`, `FOR ALL [INDEXED] COLUMNS [SIZE n]`, `FOR ALL [LOCAL] INDEXES`,
+        // `FOR COLUMNS a, b`: accepted and not kept (everything is gathered).
+        if action != AnalyzeAction::Delete {
+            while self.eat_word("FOR") {
+                let known = if self.eat_word("TABLE") {
+                    true
+                } else if self.eat_word("ALL") {
+                    if !self.eat_word("INDEXED") {
+                        self.eat_word("LOCAL");
+                    }
+                    self.eat_word("COLUMNS") || self.eat_word("INDEXES")
+                } else {
+                    self.eat_word("COLUMNS")
+                };
+                if !known {
+                    return Err(self.error(Syntax::InvalidAnalyzeCommand));
+                }
+                while !self.at_end() && !self.is(&TokenKind::Semicolon) && !self.is_word("FOR") {
+                    self.index += 1;
+                }
             }
         }
-        Ok(Statement::Analyze { table, compute })
+        Ok(Statement::Analyze { table, action })
     }
 
+    /// `CALL name([arguments])`: the parentheses are required.
     fn parse_call(&mut self) -> Result<Statement> {
         self.index += 1;
+        let name = self.parse_procedure_name()?;
+        if !self.is(&TokenKind::LeftParen) {
+            return Err(self.error(Syntax::MissingLeftParenthesis));
+        }
+        Ok(Statement::Call(self.parse_call_arguments(name)?))
+    }
+
+    /// `name` or `package.name` (at most three parts), joined by `.`.
+    fn parse_procedure_name(&mut self) -> Result<String> {
         let mut parts = vec![self.parse_identifier(Syntax::InvalidIdentifier)?];
         while parts.len() < 3 && self.eat(&TokenKind::Period) {
             parts.push(self.parse_identifier(Syntax::InvalidIdentifier)?);
         }
-        self.expect(&TokenKind::LeftParen, Syntax::MissingLeftParenthesis)?;
-        let mut args = Vec::new();
-        if !self.eat(&TokenKind::RightParen) {
-            loop {
-                args.push(self.parse_expression()?);
-                if !self.eat(&TokenKind::Comma) {
-                    break;
-                }
-            }
-            self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        Ok(parts.join("."))
+    }
+
+    /// `[(argument, ..., name => argument, ...)]` after a procedure's name: positional
+    /// arguments first, then named ones (PLS-00312 for a positional one after a named one).
+    fn parse_call_arguments(&mut self, name: String) -> Result<ProcedureCall> {
+        let mut call = ProcedureCall {
+            name,
+            args: Vec::new(),
+            named: Vec::new(),
+        };
+        if !self.eat(&TokenKind::LeftParen) || self.eat(&TokenKind::RightParen) {
+            return Ok(call);
         }
-        Ok(Statement::Call {
-            name: parts.join("."),
-            args,
-        })
+        loop {
+            let named = matches!(
+                (self.peek_nth(1), self.peek_nth(2)),
+                (Some(TokenKind::Equal), Some(TokenKind::Greater))
+            ) && self.identifier_nth(0).is_some();
+            if named {
+                let parameter = self.parse_identifier(Syntax::InvalidIdentifier)?;
+                self.index += 2;
+                call.named.push((parameter, self.parse_expression()?));
+            } else if !call.named.is_empty() {
+                return Err(Error::syntax(
+                    6550,
+                    "PLS-00312: a positional parameter association may not follow a named association",
+                    self.position(),
+                ));
+            } else {
+                call.args.push(self.parse_expression()?);
+            }
+            if !self.eat(&TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        Ok(call)
+    }
+
+    /// `BEGIN call; [call; ...] END [;]`, each call `name[(arguments)]`. A block holding
+    /// anything else (assignments, NULL, control flow, SQL) is ORA-00900: PL/SQL is not
+    /// supported beyond calls.
+    fn parse_call_block(&mut self) -> Result<Statement> {
+        let start = self.position();
+        self.index += 1; // BEGIN
+        let mut calls = Vec::new();
+        while !self.is_word("END") {
+            let looks_like_call = self.identifier_nth(0).is_some()
+                && !matches!(
+                    self.peek_word(),
+                    Some(
+                        "NULL"
+                            | "IF"
+                            | "LOOP"
+                            | "WHILE"
+                            | "FOR"
+                            | "RETURN"
+                            | "EXIT"
+                            | "RAISE"
+                            | "GOTO"
+                            | "DECLARE"
+                            | "EXECUTE"
+                            | "OPEN"
+                            | "CLOSE"
+                            | "FETCH"
+                            | "CASE"
+                            | "PIPE"
+                            | "FORALL"
+                            | "CONTINUE"
+                    )
+                )
+                && matches!(
+                    self.peek_nth(1),
+                    Some(TokenKind::LeftParen | TokenKind::Period | TokenKind::Semicolon)
+                );
+            if !looks_like_call {
+                return Err(Error::syntax(
+                    900,
+                    "invalid SQL statement: PL/SQL blocks are not supported yet",
+                    start,
+                ));
+            }
+            let name = self.parse_procedure_name()?;
+            calls.push(self.parse_call_arguments(name)?);
+            self.expect(&TokenKind::Semicolon, Syntax::CommandNotProperlyEnded)?;
+        }
+        self.index += 1; // END
+        if calls.is_empty() {
+            return Err(Error::syntax(
+                6550,
+                "PLS-00103: Encountered the symbol \"END\" when expecting a statement",
+                start,
+            ));
+        }
+        Ok(Statement::Block(calls))
     }
 
     /// PostgreSQL `SET [SESSION|LOCAL] name {TO|=} value[, ...]` and `SET TIME ZONE value`.
@@ -5082,32 +5203,126 @@ mod tests {
             parse_ok("ANALYZE TABLE scott.t COMPUTE STATISTICS"),
             Statement::Analyze {
                 table: ObjectName::qualified("SCOTT", "T"),
-                compute: true
+                action: AnalyzeAction::Compute
             }
         );
         assert_eq!(
             parse_ok("ANALYZE TABLE t ESTIMATE STATISTICS SAMPLE 10 PERCENT"),
             Statement::Analyze {
                 table: ObjectName::new("T"),
-                compute: false
+                action: AnalyzeAction::Estimate(Some(Sample::Percent(10)))
+            }
+        );
+        assert_eq!(
+            parse_ok("analyze table t estimate statistics sample 500 rows"),
+            Statement::Analyze {
+                table: ObjectName::new("T"),
+                action: AnalyzeAction::Estimate(Some(Sample::Rows(500)))
+            }
+        );
+        assert_eq!(
+            parse_ok("ANALYZE TABLE t ESTIMATE STATISTICS"),
+            Statement::Analyze {
+                table: ObjectName::new("T"),
+                action: AnalyzeAction::Estimate(None)
+            }
+        );
+        assert_eq!(
+            parse_ok("ANALYZE TABLE t DELETE STATISTICS"),
+            Statement::Analyze {
+                table: ObjectName::new("T"),
+                action: AnalyzeAction::Delete
             }
         );
         assert_error("ANALYZE INDEX i COMPUTE STATISTICS", 1490, "INDEX");
+        assert_error(
+            "ANALYZE TABLE t COMPUTE STATISTICS SAMPLE 5 ROWS",
+            933,
+            "SAMPLE",
+        );
+        assert_error("ANALYZE TABLE t ESTIMATE STATISTICS SAMPLE 5", 905, "");
+        assert_eq!(
+            parse_ok("ANALYZE TABLE t COMPUTE STATISTICS FOR TABLE FOR ALL INDEXES FOR ALL INDEXED COLUMNS SIZE 254"),
+            Statement::Analyze {
+                table: ObjectName::new("T"),
+                action: AnalyzeAction::Compute
+            }
+        );
+        assert_error(
+            "ANALYZE TABLE t COMPUTE STATISTICS FOR EVERYTHING",
+            1490,
+            "EVERYTHING",
+        );
+        let call = |name: &str, args: Vec<Expr>, named: Vec<(&str, Expr)>| ProcedureCall {
+            name: name.into(),
+            args,
+            named: named
+                .into_iter()
+                .map(|(name, value)| (name.to_string(), value))
+                .collect(),
+        };
         assert_eq!(
             parse_ok("CALL p()"),
-            Statement::Call {
-                name: "P".into(),
-                args: vec![]
-            }
+            Statement::Call(call("P", vec![], vec![]))
         );
         assert_eq!(
             parse_ok("CALL pkg.proc(1, 'x')"),
-            Statement::Call {
-                name: "PKG.PROC".into(),
-                args: vec![number("1"), string("x")]
-            }
+            Statement::Call(call("PKG.PROC", vec![number("1"), string("x")], vec![]))
+        );
+        assert_eq!(
+            parse_ok(
+                "call dbms_stats.gather_table_stats('SYSTEM', tabname => 'T', cascade => TRUE)"
+            ),
+            Statement::Call(call(
+                "DBMS_STATS.GATHER_TABLE_STATS",
+                vec![string("SYSTEM")],
+                vec![
+                    ("TABNAME", string("T")),
+                    ("CASCADE", Expr::Literal(Literal::Boolean(true)))
+                ]
+            ))
         );
         assert_error("CALL p", 906, "");
+        assert_error("CALL p(a => 1, 2)", 6550, "2");
+    }
+
+    /// An anonymous block of procedure calls is one statement (SQL*Plus's EXEC sends
+    /// `BEGIN p; END;`); BEGIN alone stays PostgreSQL's transaction start, and any other
+    /// PL/SQL is ORA-00900.
+    #[test]
+    fn blocks_of_procedure_calls() {
+        let call = |name: &str, args: Vec<Expr>| ProcedureCall {
+            name: name.into(),
+            args,
+            named: Vec::new(),
+        };
+        assert_eq!(
+            parse_ok("BEGIN dbms_stats.gather_schema_stats('SYSTEM'); END;"),
+            Statement::Block(vec![call(
+                "DBMS_STATS.GATHER_SCHEMA_STATS",
+                vec![string("SYSTEM")]
+            )])
+        );
+        assert_eq!(
+            parse_ok("begin p; q(1); end"),
+            Statement::Block(vec![call("P", vec![]), call("Q", vec![number("1")])])
+        );
+        assert_eq!(
+            parse_many("BEGIN p; END; SELECT 1 FROM dual")
+                .unwrap()
+                .len(),
+            2
+        );
+        for sql in [
+            "BEGIN NULL; END;",
+            "BEGIN x := 1; END;",
+            "BEGIN IF a THEN p; END IF; END;",
+        ] {
+            let error = parse(sql).unwrap_err();
+            assert_eq!((error.code(), error.position()), (900, Some(0)), "{sql}");
+        }
+        assert_eq!(parse("BEGIN END;").unwrap_err().code(), 6550);
+        assert_error("BEGIN p(1) END;", 933, "END");
     }
 
     #[test]
