@@ -1400,3 +1400,40 @@ fn gathering_counts_only_committed_rows() {
     drop(analyst);
     instance.shutdown().unwrap();
 }
+
+#[test]
+fn a_descending_index_column_survives_a_reopen() {
+    let dir = temp_dir("descending");
+    {
+        let instance = Instance::open(&dir, SMALL).unwrap();
+        let mut session = instance.connect().unwrap();
+        run(&mut session, "alter session set optimizer_mode = rule");
+        run(&mut session, "create table t (a number, b number)");
+        run(&mut session, "create index t_ab on t (a desc, b)");
+        for a in 0..20 {
+            session
+                .execute_with(
+                    "insert into t values (:1, :2)",
+                    &[Value::integer(a % 4), Value::integer(a)],
+                )
+                .unwrap();
+        }
+        run(&mut session, "commit");
+    }
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "alter session set optimizer_mode = rule");
+    assert_eq!(
+        rows(&mut session, "select descend from dba_ind_columns where index_name = 'T_AB' order by column_position"),
+        vec![vec!["DESC"], vec!["ASC"]]
+    );
+    // Found through the index by its descending keys, and maintained by new rows.
+    run(&mut session, "insert into t values (3, 100)");
+    assert_eq!(
+        rows(&mut session, "select count(*), sum(b) from t where a = 3"),
+        vec![vec!["6", "155"]]
+    );
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -4,8 +4,9 @@
 //!   file header (block 0) --bootstrap pointer--> DICT$ segment (object 1, a heap table)
 //!                                                 one row per object, through transactions:
 //!      ['TABLE',    obj#, name, segment block, CREATE TABLE text, created]
-//!      ['INDEX',    obj#, name, table obj#, unique, column positions "0,2", segment block,
-//!                   constraint name or NULL, constraint kind 'P' / 'U' or NULL]
+//!      ['INDEX',    obj#, name, table obj#, unique, column positions "0,2D" (a D suffix:
+//!                   descending), segment block, constraint name or NULL,
+//!                   constraint kind 'P' / 'U' or NULL]
 //!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
 //!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
 //!      ['COMMENT',  table obj#, column name or NULL, comment]
@@ -301,6 +302,8 @@ pub struct IndexDef {
     pub table_name: String,
     /// Positions of the indexed columns in the table.
     pub columns: Vec<usize>,
+    /// For each column, whether it is kept in descending order (`CREATE INDEX ... (c DESC)`).
+    pub descending: Vec<bool>,
     pub unique: bool,
     /// The PRIMARY KEY or UNIQUE constraint the index enforces, if any.
     pub constraint: Option<String>,
@@ -313,7 +316,14 @@ pub struct IndexDef {
 impl IndexDef {
     /// The index's DICT$ row.
     fn dictionary_values(&self) -> Vec<Value> {
-        let positions: Vec<String> = self.columns.iter().map(usize::to_string).collect();
+        let positions: Vec<String> = self
+            .columns
+            .iter()
+            .zip(&self.descending)
+            .map(|(position, descending)| {
+                format!("{position}{}", if *descending { "D" } else { "" })
+            })
+            .collect();
         vec![
             Value::text("INDEX"),
             Value::integer(self.object_id as i64),
@@ -674,11 +684,14 @@ impl Catalog {
 
     /// Creates an index (and fills it from the table's committed rows). `constraint` names
     /// the PRIMARY KEY or UNIQUE constraint it enforces.
+    /// CREATE INDEX: `descending` says which columns are kept in descending order (empty:
+    /// none).
     pub fn create_index(
         &self,
         name: &str,
         table_name: &str,
         columns: &[String],
+        descending: &[bool],
         unique: bool,
         constraint: Option<(&str, bool)>,
     ) -> Result<()> {
@@ -720,6 +733,9 @@ impl Catalog {
                 name: name.to_string(),
                 table_id: table.object_id,
                 table_name: table.name.clone(),
+                descending: (0..positions.len())
+                    .map(|column| descending.get(column).copied().unwrap_or(false))
+                    .collect(),
                 columns: positions,
                 unique,
                 constraint: constraint.map(|(name, _)| name.to_string()),
@@ -889,6 +905,7 @@ impl Catalog {
                     table_id: index.table_id,
                     table_name: table.name.clone(),
                     columns,
+                    descending: index.descending.clone(),
                     unique: index.unique,
                     constraint: index.constraint.clone(),
                     primary: index.primary,
@@ -1139,6 +1156,7 @@ impl Catalog {
                     table_id: old.table_id,
                     table_name: old.table_name.clone(),
                     columns: old.columns.clone(),
+                    descending: old.descending.clone(),
                     unique: old.unique,
                     constraint: old.constraint.clone(),
                     primary: old.primary,
@@ -1775,14 +1793,21 @@ fn index_from_row(
     table: &TableDef,
 ) -> Result<IndexDef> {
     let unique = integer(values, 4)? != 0;
-    let columns = text(values, 5)?
+    let (columns, descending): (Vec<usize>, Vec<bool>) = text(values, 5)?
         .split(',')
         .map(|position| {
+            let (position, descending) = match position.strip_suffix('D') {
+                Some(position) => (position, true),
+                None => (position, false),
+            };
             position
                 .parse::<usize>()
+                .map(|position| (position, descending))
                 .map_err(|_| Error::internal("dictionary row: bad index column list"))
         })
-        .collect::<Result<Vec<_>>>()?;
+        .collect::<Result<Vec<_>>>()?
+        .into_iter()
+        .unzip();
     let header = BlockId::new(SYSTEM_FILE, integer(values, 6)? as u32);
     let primary = match values.get(8) {
         Some(kind) => kind.as_str() == Some("P"),
@@ -1802,6 +1827,7 @@ fn index_from_row(
         table_id: table.object_id,
         table_name: table.name.clone(),
         columns,
+        descending,
         unique,
         constraint: values
             .get(7)

@@ -428,7 +428,11 @@ pub fn dictionary_view(
                         Value::text(&index.table_name),
                         Value::text(&table.columns[column].name),
                         Value::integer(position as i64 + 1),
-                        Value::text("ASC"),
+                        Value::text(if index.descending[position] {
+                            "DESC"
+                        } else {
+                            "ASC"
+                        }),
                     ]);
                 }
             }

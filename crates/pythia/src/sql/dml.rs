@@ -78,7 +78,7 @@ pub fn index_key(index: &IndexDef, row: &[Value]) -> (Vec<u8>, bool) {
         .collect();
     let has_null = values.iter().any(Value::is_null);
     let mut key = Vec::new();
-    encode_key(&values, &vec![false; values.len()], &mut key);
+    encode_key(&values, &index.descending, &mut key);
     (key, has_null)
 }
 
@@ -467,7 +467,7 @@ fn key_exists(
         .find(|index| index.unique && index.columns == positions)
     {
         let mut key = Vec::new();
-        encode_key(&converted, &vec![false; converted.len()], &mut key);
+        encode_key(&converted, &index.descending, &mut key);
         for entry in index.tree.lookup(&reader.storage.cache, &key)? {
             if let Some(row) = reader.fetch(parent, RowId::from_u64(entry.rowid))? {
                 if matches(&row)? {

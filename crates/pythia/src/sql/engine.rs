@@ -1258,11 +1258,15 @@ impl Session {
                 columns,
                 ..
             } => {
-                if columns.iter().any(|(_, descending)| *descending) {
-                    return Err(unsupported("descending index columns"));
-                }
-                let names: Vec<String> = columns.iter().map(|(name, _)| name.clone()).collect();
-                catalog.create_index(&name.name, &table.name, &names, *unique, None)?;
+                let (names, descending): (Vec<String>, Vec<bool>) = columns.iter().cloned().unzip();
+                catalog.create_index(
+                    &name.name,
+                    &table.name,
+                    &names,
+                    &descending,
+                    *unique,
+                    None,
+                )?;
                 Ok(StatementResult::done("Index created."))
             }
             Statement::DropIndex { name } => {
@@ -1574,6 +1578,7 @@ impl Session {
                 &constraint,
                 name,
                 &key_columns,
+                &[],
                 true,
                 Some((&constraint, primary)),
             ) {
@@ -2118,7 +2123,8 @@ impl Session {
     ) -> Result<()> {
         let instance = self.instance.clone();
         let catalog = instance.catalog();
-        let created = catalog.create_index(name, &table.name, columns, true, Some((name, primary)));
+        let created =
+            catalog.create_index(name, &table.name, columns, &[], true, Some((name, primary)));
         match created {
             Err(error) if error.code() == 1452 && primary => Err(Error::new(
                 2437,

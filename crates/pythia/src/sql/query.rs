@@ -1760,7 +1760,13 @@ fn access_candidates(
                 None => break,
             }
         }
-        let next = index.columns.get(prefix.len()).copied();
+        // A range on the next column, if it is kept ascending (a descending column's range
+        // would run backwards through the keys: only its equalities are used).
+        let next = index
+            .columns
+            .get(prefix.len())
+            .copied()
+            .filter(|_| !index.descending[prefix.len()]);
         let range_lower = next.and_then(|column| lower.get(&column).cloned());
         let range_upper = next.and_then(|column| upper.get(&column).cloned());
         if prefix.is_empty() && range_lower.is_none() && range_upper.is_none() {
@@ -3467,11 +3473,11 @@ pub fn index_rowids(
             None => return Ok(nothing), // NULL or impossible: matches nothing
         }
     }
-    let descending = vec![false; prefix_values.len() + 1];
+    let descending = &index.descending[..(prefix_values.len() + 1).min(index.descending.len())];
     let mut prefix = Vec::new();
     encode_key(
         &prefix_values,
-        &descending[..prefix_values.len()],
+        &index.descending[..prefix_values.len()],
         &mut prefix,
     );
     // Outer None: the bound can match nothing (NULL); inner None: no bound.
@@ -3488,7 +3494,7 @@ pub fn index_rowids(
         let mut values = prefix_values.clone();
         values.push(value);
         let mut key = Vec::new();
-        encode_key(&values, &descending, &mut key);
+        encode_key(&values, descending, &mut key);
         Ok(Some(Some((key, *inclusive))))
     };
     let (Some(lower_key), Some(upper_key)) = (bound_key(lower)?, bound_key(upper)?) else {
@@ -3513,7 +3519,7 @@ pub fn index_rowids(
             let mut values = prefix_values.clone();
             values.push(Value::Null);
             let mut key = Vec::new();
-            encode_key(&values, &descending, &mut key);
+            encode_key(&values, descending, &mut key);
             Bound::Excluded(key)
         }
         None if prefix.is_empty() => Bound::Unbounded,
