@@ -954,55 +954,7 @@ fn plan_subquery(
             }
         }
     }
-    let costed = costing::costed(&reader.optimizer, &sources);
-    let any_outer = sources.iter().any(|source| source.outer);
-    let facts = costed.then(|| costing::scope_facts(reader, &sources));
-    let costing = facts.as_ref().map(|facts| costing::Costing {
-        scope: &planner.scope,
-        facts,
-        environment: &reader.optimizer,
-    });
-    let searched = !any_outer && (2..=optimizer::JOIN_SEARCH_SOURCES_MAX).contains(&sources.len());
-    if old_style_outer {
-        order_outer_joined_last(&mut sources)?;
-    } else if let Some(costing) = costing.as_ref().filter(|_| searched) {
-        costing::order_by_cost(&mut sources, costing);
-    } else if sources.len() > 2 && !any_outer {
-        order_connected(&mut sources);
-    }
-    if sources.get(1).is_some_and(|second| second.full) {
-        // WHERE applies after a FULL join: the first source's conjuncts wait for the
-        // second level, so that a row of the second is not taken for unmatched because its
-        // partner failed a WHERE conjunct.
-        let first = std::mem::take(&mut sources[0].filters);
-        sources[1].filters.extend(first);
-    }
-    let joined = match &costing {
-        Some(costing) => Some(costing::choose_methods_by_cost(&mut sources, costing)),
-        None => {
-            // Access paths by rule, from the conjuncts at or before each table's level
-            // (inner joins) or its ON conditions (outer joins).
-            for source in &mut sources {
-                let candidates: Vec<&Expr> = if source.outer {
-                    source.on.iter().collect()
-                } else {
-                    source.filters.iter().collect()
-                };
-                if let SourceKind::Table { table, .. } = &source.kind {
-                    let (chosen, implied) = choose_access(table, source.offset, &candidates);
-                    let outer = source.outer;
-                    if let SourceKind::Table { access, .. } = &mut source.kind {
-                        *access = chosen;
-                    }
-                    if !outer {
-                        split_implied(source, &implied);
-                    }
-                }
-            }
-            choose_hash_joins(&mut sources, &planner.scope);
-            None
-        }
-    };
+    let (joined, facts) = arrange_sources(reader, &planner.scope, &mut sources, old_style_outer)?;
     let width = planner.scope.columns.len();
     // Grouping.
     let has_aggregates = select.projection.iter().any(
@@ -1174,18 +1126,86 @@ fn plan_subquery(
         plan.above_estimates = costing::estimates_above_join(&plan, joined, facts);
         plan.estimate = Some(plan.above_estimates.last().copied().unwrap_or(joined));
     }
-    plan.reusable = !planner.read_rows
-        && plan.sources.iter().all(|source| match &source.kind {
-            SourceKind::Table { .. } => true,
-            SourceKind::Rows(_) => false,
-            SourceKind::Planned(planned) => planned.reusable(),
-        });
-    plan.rows_touch_no_block = plan.sources.len() == 1 && !plan.touches_blocks();
-    plan.mark_needed_columns();
+    plan.finish(planner.read_rows);
     Ok((plan, planner.outer_columns))
 }
 
+/// Orders a FROM list's sources and chooses each one's access path and join method: by
+/// cost when the session's optimizer mode costs this statement (then with the estimate of
+/// the joined rows and the facts it was made from), by rule otherwise.
+fn arrange_sources(
+    reader: &Reader,
+    scope: &Scope,
+    sources: &mut Vec<Source>,
+    old_style_outer: bool,
+) -> Result<(Option<Estimate>, Option<optimizer::ScopeFacts>)> {
+    let costed = costing::costed(&reader.optimizer, sources);
+    let any_outer = sources.iter().any(|source| source.outer);
+    let facts = costed.then(|| costing::scope_facts(reader, sources));
+    let costing = facts.as_ref().map(|facts| costing::Costing {
+        scope,
+        facts,
+        environment: &reader.optimizer,
+    });
+    let searched = !any_outer && (2..=optimizer::JOIN_SEARCH_SOURCES_MAX).contains(&sources.len());
+    if old_style_outer {
+        order_outer_joined_last(sources)?;
+    } else if let Some(costing) = costing.as_ref().filter(|_| searched) {
+        costing::order_by_cost(sources, costing);
+    } else if sources.len() > 2 && !any_outer {
+        order_connected(sources);
+    }
+    if sources.get(1).is_some_and(|second| second.full) {
+        // WHERE applies after a FULL join: the first source's conjuncts wait for the
+        // second level, so that a row of the second is not taken for unmatched because its
+        // partner failed a WHERE conjunct.
+        let first = std::mem::take(&mut sources[0].filters);
+        sources[1].filters.extend(first);
+    }
+    let joined = match &costing {
+        Some(costing) => Some(costing::choose_methods_by_cost(sources, costing)),
+        None => {
+            // Access paths by rule, from the conjuncts at or before each table's level
+            // (inner joins) or its ON conditions (outer joins).
+            for source in sources.iter_mut() {
+                let candidates: Vec<&Expr> = if source.outer {
+                    source.on.iter().collect()
+                } else {
+                    source.filters.iter().collect()
+                };
+                if let SourceKind::Table { table, .. } = &source.kind {
+                    let (chosen, implied) = choose_access(table, source.offset, &candidates);
+                    let outer = source.outer;
+                    if let SourceKind::Table { access, .. } = &mut source.kind {
+                        *access = chosen;
+                    }
+                    if !outer {
+                        split_implied(source, &implied);
+                    }
+                }
+            }
+            choose_hash_joins(sources, scope);
+            None
+        }
+    };
+    Ok((joined, facts))
+}
+
 impl QueryPlan {
+    /// Settles what is derived from the rest of the plan: whether it can run again
+    /// (`read_rows`: something was read while planning), whether rows are checked under the
+    /// block latch, and which columns each source decodes.
+    fn finish(&mut self, read_rows: bool) {
+        self.reusable = !read_rows
+            && self.sources.iter().all(|source| match &source.kind {
+                SourceKind::Table { .. } => true,
+                SourceKind::Rows(_) => false,
+                SourceKind::Planned(planned) => planned.reusable(),
+            });
+        self.rows_touch_no_block = self.sources.len() == 1 && !self.touches_blocks();
+        self.mark_needed_columns();
+    }
+
     /// Gives the result's columns the names of a column list (a view's, a WITH query's);
     /// an empty list keeps them; a list of another length is `mismatch`'s error.
     fn rename_columns(&mut self, names: &[String], mismatch: impl FnOnce() -> Error) -> Result<()> {
@@ -1945,24 +1965,28 @@ impl Planner<'_, '_> {
             } => {
                 let right_join = *kind == ast::JoinKind::Right;
                 let full_join = *kind == ast::JoinKind::Full;
-                if (right_join || full_join)
-                    && (outer || matches!(**left, ast::TableReference::Join { .. }))
-                {
-                    return Err(unsupported(
-                        "a RIGHT or FULL join whose left side is itself a join or outer-joined",
-                    ));
-                }
-                if full_join
-                    && (!sources.is_empty() || matches!(**right, ast::TableReference::Join { .. }))
-                {
-                    return Err(unsupported(
-                        "a FULL join that is not the first join of its FROM list",
-                    ));
-                }
-                self.add_reference(left, outer, sources)?;
                 let is_outer = !matches!(kind, ast::JoinKind::Inner | ast::JoinKind::Cross);
+                let is_join =
+                    |side: &ast::TableReference| matches!(side, ast::TableReference::Join { .. });
+                // A FULL join runs on the first two sources of a FROM list: after other
+                // sources it is joined to them as one unit.
+                if full_join && !sources.is_empty() {
+                    return self.add_join_group(reference, outer, sources);
+                }
+                // The side of a RIGHT or FULL join that becomes optional or is swapped, and
+                // the optional side of an outer join, must each be one source: a join there
+                // is planned as a unit, so that its rows match (or are padded) whole.
+                if (right_join || full_join) && is_join(left) {
+                    self.add_join_group(left, outer, sources)?;
+                } else {
+                    self.add_reference(left, outer, sources)?;
+                }
                 let before = self.scope.columns.len();
-                self.add_reference(right, is_outer && !right_join, sources)?;
+                if is_outer && is_join(right) {
+                    self.add_join_group(right, !right_join, sources)?;
+                } else {
+                    self.add_reference(right, is_outer && !right_join, sources)?;
+                }
                 if right_join {
                     // A RIGHT JOIN B is B LEFT JOIN A: B drives, A is optional; the columns
                     // keep their order (A's first), only the join order changes.
@@ -2508,46 +2532,56 @@ impl Planner<'_, '_> {
     ) -> Result<Vec<Expr>> {
         let mut conditions = Vec::new();
         for name in names {
-            let left = self.scope.columns[..before]
-                .iter()
-                .position(|column| &column.name == name && !column.merged)
-                .or_else(|| {
-                    // A column merged by an earlier USING: its left column stands for it.
-                    self.scope.columns[..before]
-                        .iter()
-                        .position(|column| &column.name == name)
+            // Each side's value: a column an earlier USING (on that side) merged stands
+            // for its merged value (COALESCE of both for a FULL join); else its own column.
+            let merged_value = |scope: &Scope, left_side: bool| {
+                scope.merged.iter().find_map(|(merged, value, data_type)| {
+                    let on_left = !value.reads_columns_in(before..usize::MAX);
+                    (merged == name && on_left == left_side).then(|| (value.clone(), *data_type))
                 })
-                .ok_or_else(|| Error::invalid_identifier(name))?;
-            let right = self.scope.columns[before..]
-                .iter()
-                .position(|column| &column.name == name)
-                .ok_or_else(|| Error::invalid_identifier(name))?
-                + before;
+            };
+            let column = |scope: &Scope, range: std::ops::Range<usize>| {
+                let columns = &scope.columns[range.clone()];
+                columns
+                    .iter()
+                    .position(|column| &column.name == name && !column.merged)
+                    .map(|position| position + range.start)
+            };
+            let width = self.scope.columns.len();
+            let (left_value, data_type) = match merged_value(&self.scope, true) {
+                Some(found) => found,
+                None => {
+                    let left = column(&self.scope, 0..before)
+                        .ok_or_else(|| Error::invalid_identifier(name))?;
+                    self.scope.columns[left].merged = true;
+                    (Expr::Column(left), self.scope.columns[left].data_type)
+                }
+            };
+            let right_value = match merged_value(&self.scope, false) {
+                Some((value, _)) => value,
+                None => {
+                    let right = column(&self.scope, before..width)
+                        .ok_or_else(|| Error::invalid_identifier(name))?;
+                    self.scope.columns[right].merged = true;
+                    Expr::Column(right)
+                }
+            };
             conditions.push(Expr::Binary(
-                Box::new(Expr::Column(left)),
+                Box::new(left_value.clone()),
                 BinaryOperator::Equal,
-                Box::new(Expr::Column(right)),
+                Box::new(right_value.clone()),
             ));
             let value = match kind {
-                ast::JoinKind::Right => Expr::Column(right),
-                ast::JoinKind::Full => Expr::Function(
-                    Function::Coalesce,
-                    vec![Expr::Column(left), Expr::Column(right)],
-                ),
-                _ => Expr::Column(left),
+                ast::JoinKind::Right => right_value,
+                ast::JoinKind::Full => {
+                    Expr::Function(Function::Coalesce, vec![left_value, right_value])
+                }
+                _ => left_value,
             };
-            let data_type = self.scope.columns[left].data_type;
-            self.scope.columns[left].merged = true;
-            self.scope.columns[right].merged = true;
-            match self
-                .scope
-                .merged
-                .iter_mut()
-                .find(|(merged, _, _)| merged == name)
-            {
-                Some(entry) => entry.1 = value,
-                None => self.scope.merged.push((name.clone(), value, data_type)),
-            }
+            // The merged column now has this join's value; an entry for either side's
+            // earlier merge is replaced.
+            self.scope.merged.retain(|(merged, _, _)| merged != name);
+            self.scope.merged.push((name.clone(), value, data_type));
         }
         Ok(conditions)
     }
@@ -2602,6 +2636,89 @@ impl Planner<'_, '_> {
             .collect();
         let kind = SourceKind::Planned(Arc::new(planned));
         self.add_source(kind, qualifier.clone(), qualifier, &columns, outer, sources);
+    }
+
+    /// Adds a join tree as one source (a "join group"): planned apart, as the query
+    /// `SELECT * FROM reference` would be, its rows a planned source whose columns keep the
+    /// qualifiers and USING merges they have in it. Its conditions cannot read columns
+    /// outside it (ORA-00904), as Oracle's ON conditions cannot read later tables.
+    fn add_join_group(
+        &mut self,
+        reference: &ast::TableReference,
+        outer: bool,
+        sources: &mut Vec<Source>,
+    ) -> Result<()> {
+        let mut group = Planner {
+            reader: self.reader,
+            binds: &mut *self.binds,
+            scope: Scope::default(),
+            grouping: None,
+            read_rows: false,
+            outer: &[],
+            outer_columns: Vec::new(),
+            ctes: self.ctes,
+            outer_join_marks_allowed: false,
+        };
+        let mut members = Vec::new();
+        group.add_reference(reference, false, &mut members)?;
+        let (joined, _) = arrange_sources(self.reader, &group.scope, &mut members, false)?;
+        let (scope, read_rows) = (group.scope, group.read_rows);
+        let width = scope.columns.len();
+        // Every column, then the value of each merged one.
+        let mut projection: Vec<Expr> = (0..width).map(Expr::Column).collect();
+        let mut columns: Vec<Column> = scope
+            .columns
+            .iter()
+            .map(|column| Column {
+                name: column.name.clone(),
+                data_type: column.data_type,
+            })
+            .collect();
+        for (name, value, data_type) in &scope.merged {
+            projection.push(value.clone());
+            columns.push(Column {
+                name: name.clone(),
+                data_type: *data_type,
+            });
+        }
+        let mut plan = QueryPlan {
+            sources: members,
+            width,
+            rownum_filters: Vec::new(),
+            grouped: None,
+            projection,
+            order_by: Vec::new(),
+            distinct: false,
+            offset: None,
+            fetch: None,
+            columns,
+            reusable: false,
+            rows_touch_no_block: false,
+            costed: joined.is_some(),
+            estimate: joined,
+            above_estimates: Vec::new(),
+        };
+        plan.finish(read_rows);
+        self.read_rows |= read_rows;
+        let offset = self.scope.columns.len();
+        self.add_planned_source(
+            PlannedRows::Query(Box::new(plan)),
+            String::new(),
+            outer,
+            sources,
+        );
+        for (position, column) in scope.columns.into_iter().enumerate() {
+            self.scope.columns[offset + position] = column;
+        }
+        for (k, (name, _, data_type)) in scope.merged.into_iter().enumerate() {
+            let position = offset + width + k;
+            // Reached through `Scope::merged` only, not by a qualified name.
+            self.scope.columns[position].merged = true;
+            self.scope
+                .merged
+                .push((name, Expr::Column(position), data_type));
+        }
+        Ok(())
     }
 
     /// Adds a source of `kind` to the FROM list: its columns to the scope, qualified by
