@@ -82,6 +82,8 @@ const QUERIES: &[&str] = &[
     "select a.id from a where a.v not in (select v from c where c.v is not null and c.k = 1)",
     "select a.id, b.id from a, b where a.k = 1 and b.v = 2",
     "select a.id, b.id from a left join b on b.v = 3",
+    "select a.id, b.id, c.id from a left join (b join c on b.k = c.k) on a.v = b.v",
+    "select a.id, b.id, c.id from a join b on a.k = b.k full join c on c.v = b.v",
 ];
 
 /// Session settings each query runs under; the first is the reference.
