@@ -84,6 +84,8 @@ const QUERIES: &[&str] = &[
     "select a.id, b.id from a left join b on b.v = 3",
     "select a.id, b.id, c.id from a left join (b join c on b.k = c.k) on a.v = b.v",
     "select a.id, b.id, c.id from a join b on a.k = b.k full join c on c.v = b.v",
+    "select c.id from c where c.k in (1, 3, 5, 3, null)",
+    "select c.id, b.id from c, b where c.k = 1 and c.v in (0, 2) and b.k in (c.v, 4)",
 ];
 
 /// Session settings each query runs under; the first is the reference.

@@ -540,20 +540,22 @@ pub fn index_statistics(table: &TableDef, index: &IndexDef) -> IndexStatistics {
 /// An index access: the index steps and the table access by rowid. `key_selectivity` is
 /// the fraction of the index's entries the key range covers, `selectivity` that of the
 /// table's rows that pass every conjunct the access evaluates; `unique` an equality on all
-/// the columns of a unique index.
+/// the columns of a unique index; `probes` the descents from the root (the values of an IN
+/// list, 1 otherwise).
 pub fn index_access(
     index: &IndexStatistics,
     table: &SourceFacts,
     key_selectivity: f64,
     selectivity: f64,
     unique: bool,
+    probes: f64,
     environment: &OptimizerEnvironment,
 ) -> (Estimate, Estimate) {
     let adjust = f64::from(environment.index_cost_adj) / 100.0;
-    let blevel = f64::from(index.blevel);
+    let blevel = f64::from(index.blevel) * probes;
     let entries = table.rows * key_selectivity;
     let (index_io, table_io, entries) = if unique {
-        (blevel, 1.0, entries.min(1.0))
+        (blevel, probes, entries.min(probes))
     } else {
         (
             blevel + (index.leaf_blocks as f64 * key_selectivity).ceil(),
@@ -714,8 +716,8 @@ mod tests {
             clustering_factor: 90_000,
             last_analyzed: 0,
         };
-        let (_, narrow) = index_access(&index, &table, 0.001, 0.001, false, &environment);
-        let (_, wide) = index_access(&index, &table, 0.5, 0.5, false, &environment);
+        let (_, narrow) = index_access(&index, &table, 0.001, 0.001, false, 1.0, &environment);
+        let (_, wide) = index_access(&index, &table, 0.5, 0.5, false, 1.0, &environment);
         assert!(narrow.cost < full.cost, "{narrow:?} {full:?}");
         assert!(wide.cost > full.cost, "{wide:?} {full:?}");
     }

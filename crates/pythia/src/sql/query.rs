@@ -502,6 +502,9 @@ pub enum Access {
         index: Arc<IndexDef>,
         /// Values for a prefix of the index's columns.
         equal: Vec<Expr>,
+        /// INLIST ITERATOR: values for the column after the prefix, one probe each (then
+        /// no range).
+        in_list: Vec<Expr>,
         lower: Option<(Expr, bool)>,
         upper: Option<(Expr, bool)>,
     },
@@ -1231,6 +1234,7 @@ impl QueryPlan {
                 access:
                     Access::Index {
                         equal,
+                        in_list,
                         lower,
                         upper,
                         ..
@@ -1238,7 +1242,7 @@ impl QueryPlan {
                 ..
             } = &source.kind
             {
-                expressions.extend(equal);
+                expressions.extend(equal.iter().chain(in_list));
                 expressions.extend(lower.iter().chain(upper.iter()).map(|(expr, _)| expr));
             }
         }
@@ -1705,6 +1709,7 @@ fn access_candidates(
     let mut equal: HashMap<usize, (Expr, usize)> = HashMap::new();
     let mut lower: HashMap<usize, ((Expr, bool), usize)> = HashMap::new();
     let mut upper: HashMap<usize, ((Expr, bool), usize)> = HashMap::new();
+    let mut in_lists: HashMap<usize, (Vec<Expr>, usize)> = HashMap::new();
     // Facts each conjunct states (a BETWEEN states two).
     let mut stated = vec![0usize; conjuncts.len()];
     for (position, conjunct) in conjuncts.iter().enumerate() {
@@ -1764,6 +1769,23 @@ fn access_candidates(
                     }
                 }
             }
+            Expr::InList {
+                expr,
+                list,
+                negated: false,
+            } => {
+                if let Expr::Column(c) = **expr {
+                    if (offset..offset + width).contains(&c)
+                        && list.len() <= IN_LIST_PROBES_MAX
+                        && list.iter().all(is_outer_value)
+                    {
+                        stated[position] = 1;
+                        in_lists
+                            .entry(c - offset)
+                            .or_insert((list.clone(), position));
+                    }
+                }
+            }
             _ => {}
         }
     }
@@ -1787,16 +1809,31 @@ fn access_candidates(
             .get(prefix.len())
             .copied()
             .filter(|_| !index.descending[prefix.len()]);
-        let range_lower = next.and_then(|column| lower.get(&column).cloned());
-        let range_upper = next.and_then(|column| upper.get(&column).cloned());
-        if prefix.is_empty() && range_lower.is_none() && range_upper.is_none() {
+        let mut range_lower = next.and_then(|column| lower.get(&column).cloned());
+        let mut range_upper = next.and_then(|column| upper.get(&column).cloned());
+        // An IN list on the next column instead of a range: one probe per value.
+        let in_list = match index.columns.get(prefix.len()).and_then(|c| in_lists.get(c)) {
+            Some((values, position)) if range_lower.is_none() && range_upper.is_none() => {
+                used.push(*position);
+                values.clone()
+            }
+            _ => Vec::new(),
+        };
+        if !in_list.is_empty() {
+            range_lower = None;
+            range_upper = None;
+        }
+        if prefix.is_empty() && range_lower.is_none() && range_upper.is_none() && in_list.is_empty()
+        {
             continue;
         }
-        let full_unique = index.unique && prefix.len() == index.columns.len();
+        let probed = prefix.len() + !in_list.is_empty() as usize;
+        let full_unique = index.unique && probed == index.columns.len();
         let score = if full_unique {
             1000
         } else {
             (prefix.len() as u32) * 10
+                + !in_list.is_empty() as u32 * 6
                 + range_lower.is_some() as u32 * 3
                 + range_upper.is_some() as u32 * 3
                 + index.unique as u32
@@ -1826,6 +1863,7 @@ fn access_candidates(
             access: Access::Index {
                 index: index.clone(),
                 equal: prefix,
+                in_list,
                 lower: lower.map(|(bound, _)| bound),
                 upper: upper.map(|(bound, _)| bound),
             },
@@ -3500,21 +3538,8 @@ fn read_source(
             Ok(true)
         }
         SourceKind::Table { table, access } => match access {
-            Access::Index {
-                index,
-                equal,
-                lower,
-                upper,
-            } if !full_scan => {
-                let scan = index_rowids(
-                    reader,
-                    table,
-                    index,
-                    equal,
-                    lower.as_ref(),
-                    upper.as_ref(),
-                    row,
-                )?;
+            access @ Access::Index { .. } if !full_scan => {
+                let scan = access_rowids(reader, table, access, row)?;
                 let vouching = scan.exact.then(|| Vouching {
                     live: &scan.live,
                     needed: source.needed_vouched.as_deref(),
@@ -3544,6 +3569,68 @@ fn read_source(
             }
         },
     }
+}
+
+/// The most values of an IN list an index access probes one by one (INLIST ITERATOR); a
+/// longer list is a filter.
+pub const IN_LIST_PROBES_MAX: usize = 1000;
+
+/// The rowids an index access proposes: one index scan, or for an IN list one per distinct
+/// value (INLIST ITERATOR), each row once.
+fn access_rowids(
+    reader: &Reader,
+    table: &TableDef,
+    access: &Access,
+    row: &[Value],
+) -> Result<IndexScan> {
+    let Access::Index {
+        index,
+        equal,
+        in_list,
+        lower,
+        upper,
+    } = access
+    else {
+        unreachable!("an index access");
+    };
+    if in_list.is_empty() {
+        return index_rowids(
+            reader,
+            table,
+            index,
+            equal,
+            lower.as_ref(),
+            upper.as_ref(),
+            row,
+        );
+    }
+    let context = reader.context(0);
+    let mut probe = equal.clone();
+    probe.push(Expr::Constant(Value::Null));
+    let mut combined = IndexScan {
+        rowids: Vec::new(),
+        live: Vec::new(),
+        exact: true,
+    };
+    let mut values_seen = HashSet::new();
+    let mut rows_seen = FxHashSet::default();
+    for item in in_list {
+        let value = item.evaluate(row, &context)?;
+        if !values_seen.insert(GroupKey(value.clone())) {
+            continue;
+        }
+        *probe.last_mut().expect("the probed value") = Expr::Constant(value);
+        let scan = index_rowids(reader, table, index, &probe, None, None, row)?;
+        combined.exact &= scan.exact;
+        for (rowid, live) in scan.rowids.into_iter().zip(scan.live) {
+            // A row whose key changed between two listed values has an entry under each.
+            if rows_seen.insert(rowid.to_u64()) {
+                combined.rowids.push(rowid);
+                combined.live.push(live);
+            }
+        }
+    }
+    Ok(combined)
 }
 
 /// What an index scan proposes: rowids, each once, in index order.
@@ -3804,11 +3891,12 @@ fn access_node(
         Access::Index {
             index,
             equal,
+            in_list,
             lower,
             upper,
         } => {
             let unique = index.unique
-                && equal.len() == index.columns.len()
+                && equal.len() + !in_list.is_empty() as usize == index.columns.len()
                 && lower.is_none()
                 && upper.is_none();
             let (table_options, index_options) = if unique {
@@ -3816,7 +3904,7 @@ fn access_node(
             } else {
                 ("BY INDEX ROWID BATCHED", "RANGE SCAN")
             };
-            PlanNode::new("TABLE ACCESS", Some(table_options))
+            let node = PlanNode::new("TABLE ACCESS", Some(table_options))
                 .on(table, "TABLE")
                 .estimated(table_estimate)
                 .over(
@@ -3830,7 +3918,14 @@ fn access_node(
                             },
                         )
                         .estimated(index_estimate),
-                )
+                );
+            if in_list.is_empty() {
+                node
+            } else {
+                PlanNode::new("INLIST ITERATOR", None)
+                    .estimated(table_estimate)
+                    .over(node)
+            }
         }
     }
 }
@@ -4183,23 +4278,8 @@ pub fn matching_rows(
         Access::Full => {
             reader.scan_table(table, &mut keep)?;
         }
-        Access::Index {
-            index,
-            equal,
-            lower,
-            upper,
-        } => {
-            for rowid in index_rowids(
-                reader,
-                table,
-                index,
-                equal,
-                lower.as_ref(),
-                upper.as_ref(),
-                &[],
-            )?
-            .rowids
-            {
+        access @ Access::Index { .. } => {
+            for rowid in access_rowids(reader, table, access, &[])?.rowids {
                 if let Some(mut values) = reader.fetch(table, rowid)? {
                     keep(rowid, &mut values)?;
                 }

@@ -208,7 +208,7 @@ fn cheapest_access(
             .iter()
             .map(|position| selectivities[*position])
             .product();
-        let Access::Index { index, .. } = &candidate.access else {
+        let Access::Index { index, in_list, .. } = &candidate.access else {
             continue;
         };
         let statistics = optimizer::index_statistics(table, index);
@@ -218,6 +218,7 @@ fn cheapest_access(
             key_selectivity,
             selectivity,
             candidate.unique,
+            in_list.len().max(1) as f64,
             environment,
         );
         if table_step.cost < best.2.table.cost {
