@@ -20,11 +20,12 @@ use std::sync::Arc;
 
 use rust_decimal::prelude::ToPrimitive;
 use rust_decimal::Decimal;
+use rustc_hash::FxHashSet;
 
 use crate::catalog::SequenceDef;
 use crate::error::{Error, Result};
 use crate::sql::ast::{BinaryOperator, UnaryOperator};
-use crate::types::{date_format, datetime, number_format, DataType, Value};
+use crate::types::{date_format, datetime, number_format, DataType, Family, GroupKey, Value};
 
 #[derive(Clone, Debug)]
 pub enum Expr {
@@ -44,6 +45,8 @@ pub enum Expr {
         expr: Box<Expr>,
         list: Vec<Expr>,
         negated: bool,
+        /// A list of constants of one type family, hashed ([`Expr::in_list`]).
+        set: Option<Arc<ValueSet>>,
     },
     /// `expr op ANY|ALL (list)`; `op` is a comparison.
     Quantified {
@@ -313,6 +316,59 @@ fn comparison(op: BinaryOperator, left: &Value, right: &Value) -> Result<Option<
     Ok(compare(left, right)?.map(holds))
 }
 
+/// The constants of an IN list, hashed: a row's value of the same type family is found in
+/// one probe instead of a comparison with each item.
+#[derive(Debug)]
+pub struct ValueSet {
+    pub values: FxHashSet<GroupKey>,
+    /// Whether the list holds a NULL (then a value not found makes IN unknown, not FALSE).
+    pub has_null: bool,
+    pub(crate) family: Family,
+}
+
+/// Lists shorter than this are compared item by item.
+const IN_LIST_HASHED_MIN: usize = 4;
+
+impl Expr {
+    /// `expr [NOT] IN (list)`, with a hash of the list when it is at least
+    /// `IN_LIST_HASHED_MIN` constants whose non-null values are of one type family.
+    pub fn in_list(expr: Expr, list: Vec<Expr>, negated: bool) -> Expr {
+        let mut set = None;
+        if list.len() >= IN_LIST_HASHED_MIN {
+            let mut values = FxHashSet::default();
+            let mut has_null = false;
+            let mut family = None;
+            let mut hashable = true;
+            for item in &list {
+                match item {
+                    Expr::Constant(Value::Null) => has_null = true,
+                    Expr::Constant(value) if family.is_none_or(|f| f == value.family()) => {
+                        family = Some(value.family());
+                        values.insert(GroupKey(value.clone()));
+                    }
+                    _ => {
+                        hashable = false;
+                        break;
+                    }
+                }
+            }
+            if let (true, Some(family)) = (hashable, family) {
+                set = Some(Arc::new(ValueSet {
+                    values,
+                    has_null,
+                    family,
+                }));
+            }
+        }
+        Expr::InList {
+            expr: Box::new(expr),
+            list,
+            negated,
+            set,
+        }
+    }
+}
+
 /// NEXTVAL and CURRVAL go through the session (CURRVAL is per session).
 pub trait SequenceAccess {
     fn next_value(&self, sequence: &SequenceDef) -> Result<Value>;
@@ -364,8 +420,24 @@ impl Expr {
                 expr,
                 list,
                 negated,
+                set,
             } => {
                 let value = expr.evaluate(row, context)?;
+                if let Some(set) = set
+                    .as_deref()
+                    .filter(|set| !value.is_null() && value.family() == set.family)
+                {
+                    // Within one family SQL's equality is the total order's, which the
+                    // set hashes by: the same answer as comparing with each item.
+                    let found = if set.values.contains(&GroupKey(value)) {
+                        Some(true)
+                    } else if set.has_null {
+                        None
+                    } else {
+                        Some(false)
+                    };
+                    return Ok(boolean(found.map(|found| found != *negated)));
+                }
                 let items = list.iter().map(|item| item.evaluate(row, context));
                 in_list(&value, items, *negated)
             }
@@ -1147,6 +1219,77 @@ fn now_micros() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A hashed IN list answers as the item-by-item comparison does, for values of the
+    /// list's family, of another one (converted or refused alike), and NULL, with and
+    /// without a NULL in the list.
+    #[test]
+    fn a_hashed_in_list_answers_as_comparing_each_item() {
+        let items = |with_null: bool| {
+            let mut items: Vec<Expr> = (0..10)
+                .map(|n| Expr::Constant(Value::integer(n * 3)))
+                .collect();
+            if with_null {
+                items.push(Expr::Constant(Value::Null));
+            }
+            items
+        };
+        let probes = [
+            Value::integer(6),
+            Value::integer(7),
+            Value::Float(9.0),
+            Value::Float(9.5),
+            Value::text("12"),
+            Value::text("13"),
+            Value::text("x"),
+            Value::Null,
+        ];
+        for with_null in [false, true] {
+            for negated in [false, true] {
+                let hashed = Expr::in_list(Expr::Column(0), items(with_null), negated);
+                assert!(matches!(&hashed, Expr::InList { set: Some(_), .. }));
+                let linear = Expr::InList {
+                    expr: Box::new(Expr::Column(0)),
+                    list: items(with_null),
+                    negated,
+                    set: None,
+                };
+                struct NoSequences;
+                impl SequenceAccess for NoSequences {
+                    fn next_value(&self, _: &SequenceDef) -> Result<Value> {
+                        unreachable!()
+                    }
+                    fn current_value(&self, _: &SequenceDef) -> Result<Value> {
+                        unreachable!()
+                    }
+                }
+                let context = Context {
+                    binds: &[],
+                    rownum: 0,
+                    sequences: &NoSequences,
+                    outer: &[],
+                    subqueries: None,
+                };
+                for probe in &probes {
+                    let row = [probe.clone()];
+                    let a = hashed.evaluate(&row, &context).map_err(|e| e.code());
+                    let b = linear.evaluate(&row, &context).map_err(|e| e.code());
+                    assert_eq!(
+                        format!("{a:?}"),
+                        format!("{b:?}"),
+                        "{probe:?} IN, NULL listed: {with_null}, NOT: {negated}"
+                    );
+                }
+            }
+        }
+        // Mixed families and expressions stay item by item.
+        let mut mixed = items(false);
+        mixed.push(Expr::Constant(Value::text("a")));
+        assert!(matches!(
+            Expr::in_list(Expr::Column(0), mixed, false),
+            Expr::InList { set: None, .. }
+        ));
+    }
 
     /// INSTR with a negative position searches backwards from that many characters before
     /// the end, and a match may run past the starting point to the end of the text.

@@ -358,6 +358,7 @@ impl ScopeFacts {
                 expr,
                 list,
                 negated,
+                ..
             } => {
                 let one = self.equality_with_value(expr);
                 let any = (one * list.len() as f64).min(1.0);
@@ -527,14 +528,28 @@ pub fn full_scan(
     }
 }
 
-/// The statistics of an index, or the defaults for one without.
-pub fn index_statistics(table: &TableDef, index: &IndexDef) -> IndexStatistics {
-    table
+/// The statistics of an index, or the defaults for one without: Oracle's, but never more
+/// leaf blocks than the table has blocks, nor more distinct keys or clustering factor than
+/// it has rows (Oracle's 800 would make every index of a small table look scattered).
+pub fn index_statistics(
+    table: &TableDef,
+    index: &IndexDef,
+    facts: &SourceFacts,
+) -> IndexStatistics {
+    if let Some(gathered) = table
         .statistics
         .as_ref()
         .and_then(|statistics| statistics.indexes.get(&index.name))
-        .cloned()
-        .unwrap_or(DEFAULT_INDEX)
+    {
+        return gathered.clone();
+    }
+    let rows = facts.rows.max(1.0) as u64;
+    IndexStatistics {
+        leaf_blocks: DEFAULT_INDEX.leaf_blocks.min(facts.blocks.max(1.0) as u64),
+        distinct_keys: DEFAULT_INDEX.distinct_keys.min(rows),
+        clustering_factor: DEFAULT_INDEX.clustering_factor.min(rows),
+        ..DEFAULT_INDEX
+    }
 }
 
 /// An index access: the index steps and the table access by rowid. `key_selectivity` is

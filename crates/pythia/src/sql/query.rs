@@ -43,7 +43,7 @@
 //! Everything is materialized in memory between the pipeline and the result, counted
 //! against the statement's work area (`WorkArea`: ORA-04036 beyond `pga_aggregate_limit`).
 
-use rustc_hash::FxHashSet;
+use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 
 mod costing;
@@ -1773,6 +1773,7 @@ fn access_candidates(
                 expr,
                 list,
                 negated: false,
+                ..
             } => {
                 if let Expr::Column(c) = **expr {
                     if (offset..offset + width).contains(&c)
@@ -1812,7 +1813,11 @@ fn access_candidates(
         let mut range_lower = next.and_then(|column| lower.get(&column).cloned());
         let mut range_upper = next.and_then(|column| upper.get(&column).cloned());
         // An IN list on the next column instead of a range: one probe per value.
-        let in_list = match index.columns.get(prefix.len()).and_then(|c| in_lists.get(c)) {
+        let in_list = match index
+            .columns
+            .get(prefix.len())
+            .and_then(|c| in_lists.get(c))
+        {
             Some((values, position)) if range_lower.is_none() && range_upper.is_none() => {
                 used.push(*position);
                 values.clone()
@@ -2254,28 +2259,26 @@ impl Planner<'_, '_> {
                 expr,
                 list,
                 negated,
-            } => Expr::InList {
-                expr: Box::new(self.compile(expr)?),
-                list: list
-                    .iter()
+            } => Expr::in_list(
+                self.compile(expr)?,
+                list.iter()
                     .map(|item| self.compile(item))
                     .collect::<Result<_>>()?,
-                negated: *negated,
-            },
+                *negated,
+            ),
             E::InSubquery {
                 expr,
                 query,
                 negated,
             } => match self.subquery(query, true)? {
-                PlannedSubquery::Rows(rows) => Expr::InList {
-                    expr: Box::new(self.compile(expr)?),
-                    list: rows
-                        .rows
+                PlannedSubquery::Rows(rows) => Expr::in_list(
+                    self.compile(expr)?,
+                    rows.rows
                         .into_iter()
                         .map(|mut row| Expr::Constant(row.remove(0)))
                         .collect(),
-                    negated: *negated,
-                },
+                    *negated,
+                ),
                 PlannedSubquery::Correlated(plan, arguments) => {
                     Expr::Subquery(Box::new(Subquery {
                         plan,
@@ -3316,7 +3319,7 @@ struct JoinTables {
 }
 
 /// A HASH JOIN's rows by their join key, with their identities.
-type HashTable = HashMap<Vec<GroupKey>, Vec<(u64, Vec<Value>)>>;
+type HashTable = FxHashMap<Vec<GroupKey>, Vec<(u64, Vec<Value>)>>;
 
 /// A MERGE JOIN's rows sorted on their key, with their identities.
 type SortedTable = Vec<(Value, u64, Vec<Value>)>;
@@ -3373,7 +3376,7 @@ fn hash_table(
     if let Some(table) = tables.hashed.borrow().get(&source.offset) {
         return Ok(table.clone());
     }
-    let mut table: HashTable = HashMap::new();
+    let mut table = HashTable::default();
     build_rows(reader, plan, source, row, &mut |candidate, identity| {
         let mut key = Vec::with_capacity(keys.len());
         for (inner, _) in keys {
@@ -3480,8 +3483,10 @@ fn source_rows(
                 }
                 key.push(GroupKey(row[*outer].clone()));
             }
+            let mut scratch = Vec::with_capacity(source.width);
             for (identity, candidate) in table.get(&key).into_iter().flatten() {
-                if !visit(&mut candidate.clone(), true, *identity, row)? {
+                scratch.clone_from(candidate);
+                if !visit(&mut scratch, true, *identity, row)? {
                     return Ok(false);
                 }
             }
@@ -3502,8 +3507,11 @@ fn source_rows(
             (table, range)
         }
     };
+    // Each kept row is copied into one scratch row (the visit swaps its values out).
+    let mut scratch = Vec::with_capacity(source.width);
     for (_, identity, candidate) in &table[range] {
-        if !visit(&mut candidate.clone(), true, *identity, row)? {
+        scratch.clone_from(candidate);
+        if !visit(&mut scratch, true, *identity, row)? {
             return Ok(false);
         }
     }

@@ -51,4 +51,5 @@ pub use codec::{
 pub use conversion::{coerce_to_column, format_float, format_number, round_to_number_type};
 pub use data_type::{DataType, CHAR_BYTES_MAX, NUMBER_PRECISION_MAX, VARCHAR2_BYTES_MAX};
 pub use key::{compare_tuples, encode_key, encode_key_column, key_prefix_successor};
+pub(crate) use value::Family;
 pub use value::{GroupKey, Value};

@@ -211,7 +211,7 @@ fn cheapest_access(
         let Access::Index { index, in_list, .. } = &candidate.access else {
             continue;
         };
-        let statistics = optimizer::index_statistics(table, index);
+        let statistics = optimizer::index_statistics(table, index, own);
         let (index_step, table_step) = optimizer::index_access(
             &statistics,
             own,
