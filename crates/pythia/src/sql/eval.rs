@@ -106,6 +106,9 @@ pub enum SubqueryKind {
     Exists { negated: bool },
     /// `expr [NOT] IN (SELECT ...)`, with IN's NULL rules.
     In { expr: Box<Expr>, negated: bool },
+    /// `(a, b, ...) [NOT] IN (SELECT x, y, ...)`: a row matches when every pair is equal,
+    /// is unknown when none differs but one is NULL.
+    RowIn { exprs: Vec<Expr>, negated: bool },
     /// `expr op ANY|ALL (SELECT ...)`.
     Quantified {
         expr: Box<Expr>,
@@ -251,6 +254,27 @@ impl Subquery {
             SubqueryKind::In { expr, negated } => {
                 let value = expr.evaluate(row, context)?;
                 in_list(&value, first_column(rows), *negated)
+            }
+            SubqueryKind::RowIn { exprs, negated } => {
+                let values = exprs
+                    .iter()
+                    .map(|expr| expr.evaluate(row, context))
+                    .collect::<Result<Vec<_>>>()?;
+                let mut found = Some(false);
+                for candidate in &rows {
+                    let mut equal = Some(true);
+                    for (value, item) in values.iter().zip(candidate) {
+                        equal = and(equal, comparison(BinaryOperator::Equal, value, item)?);
+                        if equal == Some(false) {
+                            break;
+                        }
+                    }
+                    found = or(found, equal);
+                    if found == Some(true) {
+                        break;
+                    }
+                }
+                Ok(boolean(found.map(|found| found != *negated)))
             }
             SubqueryKind::Quantified { expr, op, all } => {
                 let value = expr.evaluate(row, context)?;
@@ -629,10 +653,12 @@ impl Expr {
             | Expr::Outer(_) => {}
             Expr::Subquery(subquery) => {
                 subquery.arguments.iter().for_each(&mut *visit);
-                if let SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } =
-                    &subquery.kind
-                {
-                    visit(expr);
+                match &subquery.kind {
+                    SubqueryKind::In { expr, .. } | SubqueryKind::Quantified { expr, .. } => {
+                        visit(expr)
+                    }
+                    SubqueryKind::RowIn { exprs, .. } => exprs.iter().for_each(&mut *visit),
+                    SubqueryKind::Scalar | SubqueryKind::Exists { .. } => {}
                 }
             }
             Expr::Unary(_, expr) | Expr::IsNull(expr, _) | Expr::Cast(expr, _) => visit(expr),

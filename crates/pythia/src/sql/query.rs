@@ -2250,8 +2250,23 @@ impl Planner<'_, '_> {
                             .collect();
                         tuple_in(&left, rows, *negated)?
                     }
-                    PlannedSubquery::Correlated(..) => {
-                        return Err(unsupported("a row value IN a correlated subquery"))
+                    PlannedSubquery::Correlated(plan, arguments) => {
+                        let width = plan.columns.len();
+                        if width != left.len() {
+                            return Err(if width > left.len() {
+                                Error::new(913, "too many values")
+                            } else {
+                                Error::new(947, "not enough values")
+                            });
+                        }
+                        Expr::Subquery(Box::new(Subquery {
+                            plan,
+                            arguments,
+                            kind: SubqueryKind::RowIn {
+                                exprs: left,
+                                negated: *negated,
+                            },
+                        }))
                     }
                 }
             }
