@@ -1437,3 +1437,50 @@ fn a_descending_index_column_survives_a_reopen() {
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_number_bound_against_an_indexed_text_column_reads_past_the_index() {
+    let dir = temp_dir("textbind");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "alter session set optimizer_mode = rule");
+    run(&mut session, "create table vc (c varchar2(5))");
+    run(&mut session, "create index vc_c on vc (c)");
+    for text in ["10", "7", "3", "010"] {
+        session
+            .execute_with("insert into vc values (:1)", &[Value::text(text)])
+            .unwrap();
+    }
+    run(&mut session, "commit");
+    // The plan takes the index for a bind; a number bound converts the column instead.
+    let count = |session: &mut Session, sql: &str, bind: Value| {
+        session.execute_with(sql, &[bind]).unwrap().rows[0][0].to_string()
+    };
+    assert_eq!(
+        count(
+            &mut session,
+            "select count(*) from vc where c > :1",
+            Value::integer(5)
+        ),
+        "3"
+    );
+    assert_eq!(
+        count(
+            &mut session,
+            "select count(*) from vc where c = :1",
+            Value::integer(10)
+        ),
+        "2"
+    );
+    assert_eq!(
+        count(
+            &mut session,
+            "select count(*) from vc where c = :1",
+            Value::text("10")
+        ),
+        "1"
+    );
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}

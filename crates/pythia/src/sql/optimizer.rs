@@ -456,7 +456,9 @@ impl ScopeFacts {
                                 _ => (high - value) / span + point,
                             }
                         };
-                        fraction.clamp(0.0, 1.0) * non_null
+                        // Beyond the low and high values the statistics may be stale:
+                        // half a value's share rather than nothing.
+                        fraction.clamp(point / 2.0, 1.0) * non_null
                     }
                     _ => DEFAULT_RANGE,
                 }
@@ -491,7 +493,7 @@ impl ScopeFacts {
                 } else {
                     (to.min(max) - from.max(min)) / span + 2.0 * point
                 };
-                fraction.clamp(0.0, 1.0) * (1.0 - facts.nulls)
+                fraction.clamp(point / 2.0, 1.0) * (1.0 - facts.nulls)
             }
             _ => DEFAULT_BOUNDED_RANGE,
         }
@@ -692,8 +694,9 @@ mod tests {
         assert!((equal - 0.01).abs() < 1e-9);
         let below = scope.selectivity(&compare(BinaryOperator::Less, 251));
         assert!((below - 0.25).abs() < 1e-9, "{below}");
+        // Beyond the high value: half a value's share, not nothing (statistics go stale).
         let above = scope.selectivity(&compare(BinaryOperator::Greater, 2000));
-        assert_eq!(above, 0.0);
+        assert!((above - 0.005).abs() < 1e-9, "{above}");
         let both = Expr::Binary(
             Box::new(compare(BinaryOperator::Equal, 5)),
             BinaryOperator::Or,

@@ -120,6 +120,12 @@ impl WorkArea {
         self.used_bytes.get()
     }
 
+    /// Gives back what rows that are dropped took.
+    fn release(&self, bytes: u64) {
+        self.used_bytes
+            .set(self.used_bytes.get().saturating_sub(bytes));
+    }
+
     /// Counts a row the statement keeps.
     fn charge(&self, row: &[Value]) -> Result<()> {
         let bytes: u64 = row
@@ -1187,7 +1193,7 @@ fn arrange_sources(
                     }
                 }
             }
-            choose_hash_joins(sources, scope);
+            choose_joins_by_rule(sources, scope);
             None
         }
     };
@@ -1491,19 +1497,20 @@ fn split_implied(source: &mut Source, implied: &[usize]) {
     }
 }
 
-/// HASH JOINs by rule: a table read by a full scan, joined to earlier sources by column
-/// equalities of one type kind.
-fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
+/// Join methods by rule: a table read by a full scan and joined to earlier sources by column
+/// equalities of one type kind is a HASH JOIN; a planned source (inline view, join group)
+/// after the first is run once per execution, not once per row before it: hashed when such
+/// equalities join it, else buffered (MERGE JOIN CARTESIAN).
+fn choose_joins_by_rule(sources: &mut [Source], scope: &Scope) {
     for source in sources.iter_mut().skip(1) {
-        if !matches!(
-            source.kind,
+        let planned = match source.kind {
             SourceKind::Table {
                 access: Access::Full,
                 ..
-            }
-        ) {
-            continue;
-        }
+            } => false,
+            SourceKind::Planned(_) => true,
+            _ => continue,
+        };
         let conditions: Vec<&Expr> = if source.outer {
             source.on.iter().collect()
         } else {
@@ -1512,6 +1519,8 @@ fn choose_hash_joins(sources: &mut [Source], scope: &Scope) {
         let keys = costing::join_keys(source, &conditions, scope).0;
         if !keys.is_empty() {
             source.join = Join::Hash(keys);
+        } else if planned {
+            source.join = Join::Cartesian;
         }
     }
 }
@@ -1704,6 +1713,19 @@ fn access_candidates(
         !expr.reads_columns_in(offset..offset + width)
             && !matches!(expr, Expr::NextValue(_) | Expr::Rownum)
     };
+    // A constant that is not text cannot probe a text column's index: the comparison
+    // converts the column (see `Probe::Unusable`, which catches binds at execution).
+    let probes = |column: usize, value: &Expr| match value {
+        Expr::Constant(constant) => {
+            constant.is_null()
+                || matches!(constant, Value::Text(_))
+                || !matches!(
+                    table.columns[column].data_type,
+                    DataType::Varchar2 { .. } | DataType::Char { .. }
+                )
+        }
+        _ => true,
+    };
     // (column, op, value) facts from the conjuncts, each with the position of the conjunct
     // that states it; the first fact of a kind on a column wins.
     let mut equal: HashMap<usize, (Expr, usize)> = HashMap::new();
@@ -1728,6 +1750,9 @@ fn access_candidates(
                     }
                     _ => continue,
                 };
+                if !probes(column, &value) {
+                    continue;
+                }
                 stated[position] = 1;
                 match op {
                     BinaryOperator::Equal => {
@@ -1758,6 +1783,8 @@ fn access_candidates(
                     if (offset..offset + width).contains(&c)
                         && is_outer_value(low)
                         && is_outer_value(high)
+                        && probes(c - offset, low)
+                        && probes(c - offset, high)
                     {
                         stated[position] = 2;
                         lower
@@ -1778,7 +1805,9 @@ fn access_candidates(
                 if let Expr::Column(c) = **expr {
                     if (offset..offset + width).contains(&c)
                         && list.len() <= IN_LIST_PROBES_MAX
-                        && list.iter().all(is_outer_value)
+                        && list
+                            .iter()
+                            .all(|item| is_outer_value(item) && probes(c - offset, item))
                     {
                         stated[position] = 1;
                         in_lists
@@ -2016,6 +2045,9 @@ impl Planner<'_, '_> {
                 if full_join && !sources.is_empty() {
                     return self.add_join_group(reference, outer, sources);
                 }
+                // This join's own left side starts here: USING and NATURAL look for their
+                // left columns in it, not in earlier items of the FROM list.
+                let start = self.scope.columns.len();
                 // The side of a RIGHT or FULL join that becomes optional or is swapped, and
                 // the optional side of an outer join, must each be one source: a join there
                 // is planned as a unit, so that its rows match (or are padded) whole.
@@ -2049,19 +2081,21 @@ impl Planner<'_, '_> {
                             .map(|conjunct| self.compile(conjunct))
                             .collect::<Result<_>>()?
                     }
-                    ast::JoinCondition::Using(names) => self.merge_columns(names, before, *kind)?,
+                    ast::JoinCondition::Using(names) => {
+                        self.merge_columns(names, start..before, *kind)?
+                    }
                     ast::JoinCondition::Natural => {
                         // NATURAL: USING every name both sides have.
                         let names: Vec<String> = self.scope.columns[before..]
                             .iter()
                             .filter(|right| {
-                                self.scope.columns[..before]
+                                self.scope.columns[start..before]
                                     .iter()
                                     .any(|left| !left.merged && left.name == right.name)
                             })
                             .map(|column| column.name.clone())
                             .collect();
-                        self.merge_columns(&names, before, *kind)?
+                        self.merge_columns(&names, start..before, *kind)?
                     }
                     ast::JoinCondition::None => Vec::new(),
                 };
@@ -2135,16 +2169,31 @@ impl Planner<'_, '_> {
                 table,
                 name,
             } => {
-                let merged = table
-                    .is_none()
-                    .then(|| {
-                        self.scope
+                // An unqualified name of a merged column; two of them, or one and a column
+                // of another FROM item, are ambiguous.
+                let merged = match table {
+                    Some(_) => None,
+                    None => {
+                        let mut found = self
+                            .scope
                             .merged
                             .iter()
-                            .find(|(merged, _, _)| merged == name)
-                    })
-                    .flatten()
-                    .map(|(_, expr, _)| expr.clone());
+                            .filter(|(merged, _, _)| merged == name);
+                        match (found.next(), found.next()) {
+                            (Some(_), Some(_)) => {
+                                return Err(Error::new(918, "column ambiguously defined"))
+                            }
+                            (Some((_, expr, _)), None) => {
+                                let expr = expr.clone();
+                                if self.scope.resolve(None, name)?.is_some() {
+                                    return Err(Error::new(918, "column ambiguously defined"));
+                                }
+                                Some(expr)
+                            }
+                            _ => None,
+                        }
+                    }
+                };
                 if self.grouping.is_some() {
                     // Not a GROUP BY key (checked above) but maybe a pseudo-column.
                     if let Some(sequence) = self.sequence_reference(table.as_deref(), name)? {
@@ -2583,17 +2632,20 @@ impl Planner<'_, '_> {
     fn merge_columns(
         &mut self,
         names: &[String],
-        before: usize,
+        left_side: std::ops::Range<usize>,
         kind: ast::JoinKind,
     ) -> Result<Vec<Expr>> {
+        let (start, before) = (left_side.start, left_side.end);
         let mut conditions = Vec::new();
         for name in names {
-            // Each side's value: a column an earlier USING (on that side) merged stands
+            let width = self.scope.columns.len();
+            // Each side's value: a column an earlier USING within that side merged stands
             // for its merged value (COALESCE of both for a FULL join); else its own column.
-            let merged_value = |scope: &Scope, left_side: bool| {
+            let merged_value = |scope: &Scope, side: std::ops::Range<usize>| {
                 scope.merged.iter().find_map(|(merged, value, data_type)| {
-                    let on_left = !value.reads_columns_in(before..usize::MAX);
-                    (merged == name && on_left == left_side).then(|| (value.clone(), *data_type))
+                    let within = !value.reads_columns_in(0..side.start)
+                        && !value.reads_columns_in(side.end..usize::MAX);
+                    (merged == name && within).then(|| (value.clone(), *data_type))
                 })
             };
             let column = |scope: &Scope, range: std::ops::Range<usize>| {
@@ -2603,17 +2655,16 @@ impl Planner<'_, '_> {
                     .position(|column| &column.name == name && !column.merged)
                     .map(|position| position + range.start)
             };
-            let width = self.scope.columns.len();
-            let (left_value, data_type) = match merged_value(&self.scope, true) {
+            let (left_value, data_type) = match merged_value(&self.scope, start..before) {
                 Some(found) => found,
                 None => {
-                    let left = column(&self.scope, 0..before)
+                    let left = column(&self.scope, start..before)
                         .ok_or_else(|| Error::invalid_identifier(name))?;
                     self.scope.columns[left].merged = true;
                     (Expr::Column(left), self.scope.columns[left].data_type)
                 }
             };
-            let right_value = match merged_value(&self.scope, false) {
+            let right_value = match merged_value(&self.scope, before..width) {
                 Some((value, _)) => value,
                 None => {
                     let right = column(&self.scope, before..width)
@@ -2635,8 +2686,12 @@ impl Planner<'_, '_> {
                 _ => left_value,
             };
             // The merged column now has this join's value; an entry for either side's
-            // earlier merge is replaced.
-            self.scope.merged.retain(|(merged, _, _)| merged != name);
+            // earlier merge is replaced (merges in other FROM items stay).
+            self.scope.merged.retain(|(merged, value, _)| {
+                merged != name
+                    || value.reads_columns_in(0..start)
+                    || value.reads_columns_in(width..usize::MAX)
+            });
             self.scope.merged.push((name.clone(), value, data_type));
         }
         Ok(conditions)
@@ -2696,8 +2751,9 @@ impl Planner<'_, '_> {
 
     /// Adds a join tree as one source (a "join group"): planned apart, as the query
     /// `SELECT * FROM reference` would be, its rows a planned source whose columns keep the
-    /// qualifiers and USING merges they have in it. Its conditions cannot read columns
-    /// outside it (ORA-00904), as Oracle's ON conditions cannot read later tables.
+    /// qualifiers and USING merges they have in it. Its conditions cannot read the other
+    /// sources of this FROM list (ORA-00904), as Oracle's ON conditions cannot read later
+    /// tables; they can read an enclosing query's columns, as this query can.
     fn add_join_group(
         &mut self,
         reference: &ast::TableReference,
@@ -2710,8 +2766,9 @@ impl Planner<'_, '_> {
             scope: Scope::default(),
             grouping: None,
             read_rows: false,
-            outer: &[],
-            outer_columns: Vec::new(),
+            // The enclosing queries' columns, numbered as this query numbers them.
+            outer: self.outer,
+            outer_columns: self.outer_columns.clone(),
             ctes: self.ctes,
             outer_join_marks_allowed: false,
         };
@@ -2719,6 +2776,7 @@ impl Planner<'_, '_> {
         group.add_reference(reference, false, &mut members)?;
         let (joined, _) = arrange_sources(self.reader, &group.scope, &mut members, false)?;
         let (scope, read_rows) = (group.scope, group.read_rows);
+        self.outer_columns = group.outer_columns;
         let width = scope.columns.len();
         // Every column, then the value of each merged one.
         let mut projection: Vec<Expr> = (0..width).map(Expr::Column).collect();
@@ -3553,16 +3611,27 @@ fn read_source(
             Ok(true)
         }
         SourceKind::Planned(planned) => {
-            for (position, mut candidate) in planned.rows(reader)?.into_iter().enumerate() {
+            // The rows are held for this visit only: what they took of the work area is
+            // given back when they are dropped (nested loops run them once per row before).
+            let used = reader.work_area.used_bytes();
+            let rows = planned.rows(reader)?;
+            let held = reader.work_area.used_bytes().saturating_sub(used);
+            let mut going = true;
+            for (position, mut candidate) in rows.into_iter().enumerate() {
                 if !visit(&mut candidate, false, position as u64, row)? {
-                    return Ok(false);
+                    going = false;
+                    break;
                 }
             }
-            Ok(true)
+            reader.work_area.release(held);
+            Ok(going)
         }
-        SourceKind::Table { table, access } => match access {
-            access @ Access::Index { .. } if !full_scan => {
-                let scan = access_rowids(reader, table, access, row)?;
+        SourceKind::Table { table, access } => {
+            let scan = match access {
+                Access::Index { .. } if !full_scan => access_rowids(reader, table, access, row)?,
+                _ => None,
+            };
+            if let Some(scan) = scan {
                 let vouching = scan.exact.then(|| Vouching {
                     live: &scan.live,
                     needed: source.needed_vouched.as_deref(),
@@ -3572,25 +3641,24 @@ fn read_source(
                     vouching,
                     visit_under_latch: plan.rows_touch_no_block,
                 };
-                reader.fetch_rows(table, &scan.rowids, options, &mut |found, candidate| {
+                return reader.fetch_rows(table, &scan.rowids, options, &mut |found, candidate| {
                     let identity = scan.rowids[found.position].to_u64();
                     visit(candidate, found.vouched, identity, row)
-                })
-            }
-            _ => {
-                let mut outer_row = std::mem::take(row);
-                let options = ReadOptions {
-                    needed: source.needed.as_deref(),
-                    vouching: None,
-                    visit_under_latch: plan.rows_touch_no_block,
-                };
-                let result = reader.scan_table_columns(table, options, &mut |rowid, candidate| {
-                    visit(candidate, false, rowid.to_u64(), &mut outer_row)
                 });
-                *row = outer_row;
-                result
             }
-        },
+            // A full scan, or an index access whose values cannot probe it this time.
+            let mut outer_row = std::mem::take(row);
+            let options = ReadOptions {
+                needed: source.needed.as_deref(),
+                vouching: None,
+                visit_under_latch: plan.rows_touch_no_block,
+            };
+            let result = reader.scan_table_columns(table, options, &mut |rowid, candidate| {
+                visit(candidate, false, rowid.to_u64(), &mut outer_row)
+            });
+            *row = outer_row;
+            result
+        }
     }
 }
 
@@ -3599,13 +3667,14 @@ fn read_source(
 pub const IN_LIST_PROBES_MAX: usize = 1000;
 
 /// The rowids an index access proposes: one index scan, or for an IN list one per distinct
-/// value (INLIST ITERATOR), each row once.
+/// value (INLIST ITERATOR), each row once. None when a value cannot probe the index (see
+/// `index_rowids`).
 fn access_rowids(
     reader: &Reader,
     table: &TableDef,
     access: &Access,
     row: &[Value],
-) -> Result<IndexScan> {
+) -> Result<Option<IndexScan>> {
     let Access::Index {
         index,
         equal,
@@ -3643,7 +3712,9 @@ fn access_rowids(
             continue;
         }
         *probe.last_mut().expect("the probed value") = Expr::Constant(value);
-        let scan = index_rowids(reader, table, index, &probe, None, None, row)?;
+        let Some(scan) = index_rowids(reader, table, index, &probe, None, None, row)? else {
+            return Ok(None);
+        };
         combined.exact &= scan.exact;
         for (rowid, live) in scan.rowids.into_iter().zip(scan.live) {
             // A row whose key changed between two listed values has an entry under each.
@@ -3653,7 +3724,7 @@ fn access_rowids(
             }
         }
     }
-    Ok(combined)
+    Ok(Some(combined))
 }
 
 /// What an index scan proposes: rowids, each once, in index order.
@@ -3676,7 +3747,7 @@ pub fn index_rowids(
     lower: Option<&(Expr, bool)>,
     upper: Option<&(Expr, bool)>,
     row: &[Value],
-) -> Result<IndexScan> {
+) -> Result<Option<IndexScan>> {
     let context = reader.context(0);
     let column_type = |position: usize| table.columns[index.columns[position]].data_type;
     let nothing = IndexScan {
@@ -3696,8 +3767,9 @@ pub fn index_rowids(
         let value = expr.evaluate(row, &context)?;
         is_exact(&value, &column_type(position));
         match key_value(value, &column_type(position))? {
-            Some(value) => prefix_values.push(value),
-            None => return Ok(nothing), // NULL or impossible: matches nothing
+            Probe::Key(value) => prefix_values.push(value),
+            Probe::Nothing => return Ok(Some(nothing)),
+            Probe::Unusable => return Ok(None),
         }
     }
     let descending = &index.descending[..(prefix_values.len() + 1).min(index.descending.len())];
@@ -3707,25 +3779,28 @@ pub fn index_rowids(
         &index.descending[..prefix_values.len()],
         &mut prefix,
     );
-    // Outer None: the bound can match nothing (NULL); inner None: no bound.
-    type BoundKey = Option<Option<(Vec<u8>, bool)>>;
+    // Err(Probe::Nothing): the bound can match nothing (NULL); Ok(None): no bound.
+    type BoundKey = std::result::Result<Option<(Vec<u8>, bool)>, Probe>;
     let mut bound_key = |bound: Option<&(Expr, bool)>| -> Result<BoundKey> {
         let Some((expr, inclusive)) = bound else {
-            return Ok(Some(None));
+            return Ok(Ok(None));
         };
         let value = expr.evaluate(row, &context)?;
         is_exact(&value, &column_type(prefix_values.len()));
-        let Some(value) = key_value(value, &column_type(prefix_values.len()))? else {
-            return Ok(None);
+        let value = match key_value(value, &column_type(prefix_values.len()))? {
+            Probe::Key(value) => value,
+            other => return Ok(Err(other)),
         };
         let mut values = prefix_values.clone();
         values.push(value);
         let mut key = Vec::new();
         encode_key(&values, descending, &mut key);
-        Ok(Some(Some((key, *inclusive))))
+        Ok(Ok(Some((key, *inclusive))))
     };
-    let (Some(lower_key), Some(upper_key)) = (bound_key(lower)?, bound_key(upper)?) else {
-        return Ok(nothing);
+    let (lower_key, upper_key) = match (bound_key(lower)?, bound_key(upper)?) {
+        (Ok(lower), Ok(upper)) => (lower, upper),
+        (Err(Probe::Unusable), _) | (_, Err(Probe::Unusable)) => return Ok(None),
+        _ => return Ok(Some(nothing)),
     };
     // Keys of longer tuples extend their prefix's bytes, so "every key with this prefix" is
     // [prefix, successor(prefix)).
@@ -3733,7 +3808,7 @@ pub fn index_rowids(
         Some((key, true)) => Bound::Included(key),
         Some((key, false)) => match key_prefix_successor(&key) {
             Some(successor) => Bound::Included(successor),
-            None => return Ok(nothing),
+            None => return Ok(Some(nothing)),
         },
         None if prefix.is_empty() => Bound::Unbounded,
         None => Bound::Included(prefix.clone()),
@@ -3768,35 +3843,42 @@ pub fn index_rowids(
         let mut seen = FxHashSet::default();
         entries.retain(|(rowid, _)| seen.insert(*rowid));
     }
-    Ok(IndexScan {
+    Ok(Some(IndexScan {
         rowids: entries
             .iter()
             .map(|(rowid, _)| RowId::from_u64(*rowid))
             .collect(),
         live: entries.iter().map(|(_, live)| *live).collect(),
         exact,
-    })
+    }))
 }
 
-/// A value converted to a key column's type for probing, None when it can match nothing
-/// (NULL). Conversion errors are the comparison's errors (ORA-01722 ...).
-fn key_value(value: Value, data_type: &DataType) -> Result<Option<Value>> {
+/// A value as an index key column's probe.
+enum Probe {
+    Key(Value),
+    /// NULL, or a value no key can equal: the probe matches nothing.
+    Nothing,
+    /// A value the column would have to be converted to compare with (a number or a date
+    /// against text: Oracle converts the text), so the index's order does not serve.
+    Unusable,
+}
+
+/// A value converted to a key column's type for probing. Conversion errors are the
+/// comparison's errors (ORA-01722 ...).
+fn key_value(value: Value, data_type: &DataType) -> Result<Probe> {
     if value.is_null() {
-        return Ok(None);
+        return Ok(Probe::Nothing);
     }
     let converted = match (data_type, &value) {
         (DataType::Number { .. } | DataType::Float, Value::Number(_) | Value::Float(_)) => value,
         (DataType::Number { .. }, _) => Value::Number(value.to_decimal()?),
         (DataType::Float, _) => Value::Float(value.to_float()?),
         (DataType::Varchar2 { .. } | DataType::Char { .. }, Value::Text(_)) => value,
-        (DataType::Varchar2 { .. } | DataType::Char { .. }, _) => match value.to_text() {
-            Some(text) => Value::text(text),
-            None => return Ok(None),
-        },
+        (DataType::Varchar2 { .. } | DataType::Char { .. }, _) => return Ok(Probe::Unusable),
         (DataType::Date | DataType::Timestamp, Value::Date(_) | Value::Timestamp(_)) => value,
         (other, _) => value.cast(other)?,
     };
-    Ok(Some(converted))
+    Ok(Probe::Key(converted))
 }
 
 /// Evaluates a constant expression (defaults, VALUES rows without columns).
@@ -4302,7 +4384,11 @@ pub fn matching_rows(
             reader.scan_table(table, &mut keep)?;
         }
         access @ Access::Index { .. } => {
-            for rowid in access_rowids(reader, table, access, &[])?.rowids {
+            let Some(scan) = access_rowids(reader, table, access, &[])? else {
+                reader.scan_table(table, &mut keep)?;
+                return Ok(rows);
+            };
+            for rowid in scan.rowids {
                 if let Some(mut values) = reader.fetch(table, rowid)? {
                     keep(rowid, &mut values)?;
                 }

@@ -375,6 +375,9 @@ fn level_choice(
     } else {
         0.0
     } + own.row_len;
+    // Never fewer than one row, as Oracle estimates: a plan made for none would be
+    // nested loops over whatever follows.
+    let rows = rows.max(1.0);
     best.estimate.rows = rows;
     best.estimate.bytes = rows * row_bytes;
     best
