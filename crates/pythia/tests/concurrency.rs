@@ -1,7 +1,6 @@
 //! Concurrency: row locks, deadlock detection (ORA-00060) and statement-level read
 //! consistency under many sessions transferring money between a few accounts.
 
-use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::thread;
@@ -9,18 +8,8 @@ use std::time::{Duration, Instant};
 
 use pythia::{Instance, Session, Value};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pythia-conc-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-const SMALL: &[(&str, &str)] = &[
-    ("db_cache_size", "8M"),
-    ("log_file_size", "4M"),
-    ("undo_tablespace_size", "16M"),
-    ("log_buffer", "1M"),
-];
+mod common;
+use common::{temp_dir, SMALL};
 
 const ACCOUNTS: i64 = 20;
 const INITIAL: i64 = 1000;

@@ -5,23 +5,12 @@
 //! the comparison covers them.
 
 use std::collections::BTreeSet;
-use std::path::PathBuf;
 
 use proptest::prelude::*;
 use pythia::{Instance, Session, Value};
 
-fn temp_dir(name: &str) -> PathBuf {
-    let dir = std::env::temp_dir().join(format!("pythia-opt-{name}-{}", std::process::id()));
-    let _ = std::fs::remove_dir_all(&dir);
-    dir
-}
-
-const SMALL: &[(&str, &str)] = &[
-    ("db_cache_size", "8M"),
-    ("log_file_size", "4M"),
-    ("undo_tablespace_size", "16M"),
-    ("log_buffer", "1M"),
-];
+mod common;
+use common::{temp_dir, SMALL};
 
 fn run(session: &mut Session, sql: &str) {
     session

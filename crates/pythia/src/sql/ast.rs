@@ -580,6 +580,18 @@ pub enum BinaryOperator {
 }
 
 impl BinaryOperator {
+    /// The comparison that holds with its operands swapped: `a < b` is `b > a`; other
+    /// operators are their own.
+    pub fn mirrored(self) -> BinaryOperator {
+        match self {
+            BinaryOperator::Less => BinaryOperator::Greater,
+            BinaryOperator::LessOrEqual => BinaryOperator::GreaterOrEqual,
+            BinaryOperator::Greater => BinaryOperator::Less,
+            BinaryOperator::GreaterOrEqual => BinaryOperator::LessOrEqual,
+            other => other,
+        }
+    }
+
     /// Whether this is one of `= <> < <= > >=`.
     pub fn is_comparison(self) -> bool {
         matches!(

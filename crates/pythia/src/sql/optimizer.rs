@@ -407,7 +407,7 @@ impl ScopeFacts {
                 };
             }
             (Expr::Column(column), value) => (*column, op, value),
-            (value, Expr::Column(column)) => (*column, mirror(op), value),
+            (value, Expr::Column(column)) => (*column, op.mirrored(), value),
             _ => {
                 return if op == BinaryOperator::Equal {
                     DEFAULT_EQUALITY
@@ -497,16 +497,6 @@ impl ScopeFacts {
             }
             _ => DEFAULT_BOUNDED_RANGE,
         }
-    }
-}
-
-fn mirror(op: BinaryOperator) -> BinaryOperator {
-    match op {
-        BinaryOperator::Less => BinaryOperator::Greater,
-        BinaryOperator::LessOrEqual => BinaryOperator::GreaterOrEqual,
-        BinaryOperator::Greater => BinaryOperator::Less,
-        BinaryOperator::GreaterOrEqual => BinaryOperator::LessOrEqual,
-        other => other,
     }
 }
 

@@ -1746,7 +1746,7 @@ fn access_candidates(
                     (value, Expr::Column(c))
                         if (offset..offset + width).contains(c) && is_outer_value(value) =>
                     {
-                        (c - offset, mirror(*op), value.clone())
+                        (c - offset, op.mirrored(), value.clone())
                     }
                     _ => continue,
                 };
@@ -1908,16 +1908,6 @@ fn access_candidates(
         });
     }
     candidates
-}
-
-fn mirror(op: BinaryOperator) -> BinaryOperator {
-    match op {
-        BinaryOperator::Less => BinaryOperator::Greater,
-        BinaryOperator::LessOrEqual => BinaryOperator::GreaterOrEqual,
-        BinaryOperator::Greater => BinaryOperator::Less,
-        BinaryOperator::GreaterOrEqual => BinaryOperator::LessOrEqual,
-        other => other,
-    }
 }
 
 struct Planner<'r, 'a> {

@@ -1,11 +1,31 @@
-//! Helpers for the tests that work below SQL, on the transaction layer and heap blocks
-//! directly (`crash_recovery.rs`, `migration.rs`).
+//! Helpers shared by the integration tests: a fresh directory and small parameters for an
+//! instance opened through SQL (`sql.rs`, `concurrency.rs`, `optimizer.rs`), and for the
+//! tests that work below SQL, on the transaction layer and heap blocks directly
+//! (`crash_recovery.rs`, `migration.rs`). Each test crate uses some of them.
+#![allow(dead_code)]
+
+use std::path::PathBuf;
 
 use pythia::buffer::AccessKind;
 use pythia::instance::{Instance, InstanceConfig};
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId};
 use pythia::storage::segment;
+
+/// An empty directory for a test's database, unique to this test process.
+pub fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pythia-test-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+/// Parameters for a small instance opened by `Instance::open`.
+pub const SMALL: &[(&str, &str)] = &[
+    ("db_cache_size", "8M"),
+    ("log_file_size", "4M"),
+    ("undo_tablespace_size", "16M"),
+    ("log_buffer", "1M"),
+];
 
 /// A small instance: 2 KiB blocks, so that a few rows fill a block.
 pub fn config() -> InstanceConfig {

@@ -265,7 +265,7 @@ pub(super) fn join_keys(
         let (inner, outer, op) = if own.contains(a) && !own.contains(b) {
             (*a, *b, *op)
         } else if own.contains(b) && !own.contains(a) {
-            (*b, *a, mirror(*op))
+            (*b, *a, op.mirrored())
         } else {
             continue;
         };
