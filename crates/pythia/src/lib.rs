@@ -4,6 +4,7 @@ pub mod catalog;
 pub mod error;
 pub mod instance;
 pub mod instrumentation;
+pub mod library_cache;
 pub mod redo;
 pub mod session;
 pub mod sql;

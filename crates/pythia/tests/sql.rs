@@ -1472,3 +1472,69 @@ fn a_number_bound_against_an_indexed_text_column_reads_past_the_index() {
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);
 }
+
+#[test]
+fn a_forced_text_with_its_system_binds_answers_as_the_literal_text() {
+    use pythia::library_cache::cursor_sharing::force_literals;
+    let dir = temp_dir("forced");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "create table t (a number, b varchar2(10))");
+    for (a, b) in [(1, "x"), (2, "y"), (-3, "it's"), (4, "")] {
+        session
+            .execute_with(
+                "insert into t values (:1, :2)",
+                &[Value::integer(a), Value::text(b)],
+            )
+            .unwrap();
+    }
+    for sql in [
+        "select a, b from t where b = 'x' or a > 1.5 order by 1",
+        "select a * 2, b || '!' from t where a in (1, -3, 4) order by a desc",
+        "select count(*), sum(a) from t where b like 'i%' or b is null",
+        "select b from t where a = -3",
+    ] {
+        let forced = force_literals(sql).unwrap();
+        let direct = rows(&mut session, sql);
+        let bound: Vec<Vec<String>> = session
+            .execute_with(&forced.text, &forced.binds)
+            .unwrap()
+            .rows
+            .iter()
+            .map(|row| row.iter().map(|value| value.to_string()).collect())
+            .collect();
+        assert_eq!(bound, direct, "{sql} as {}", forced.text);
+    }
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
+#[test]
+fn named_binds_take_positions_in_the_order_the_text_names_them() {
+    let dir = temp_dir("namedbinds");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "create table t (a number, b varchar2(5))");
+    run(&mut session, "insert into t values (1, 'x')");
+    // The select list names :label first, though the WHERE clause is planned first.
+    let result = session
+        .execute_with(
+            "select :label, b from t where a = :wanted and :label is not null",
+            &[Value::text("L"), Value::integer(1)],
+        )
+        .unwrap();
+    assert_eq!(result.rows[0][0].to_string(), "L");
+    assert_eq!(result.rows[0][1].to_string(), "x");
+    let updated = session
+        .execute_with(
+            "update t set b = :new where a = :key",
+            &[Value::text("y"), Value::integer(1)],
+        )
+        .unwrap();
+    assert_eq!(updated.rows_affected, 1);
+    assert_eq!(rows(&mut session, "select b from t"), vec![vec!["y"]]);
+    drop(session);
+    drop(instance);
+    let _ = std::fs::remove_dir_all(&dir);
+}

@@ -173,6 +173,24 @@ impl BindValues {
         }
     }
 
+    /// Gives the named binds of `nodes` their positions in the order the text names them
+    /// first, before planning compiles them in its own order (the WHERE clause before the
+    /// select list, for one): `select :b from t where a = :a` binds :b first.
+    fn register_names<'n>(&mut self, nodes: impl IntoIterator<Item = ast::Node<'n>>) {
+        let mut binds: Vec<(usize, &str)> = Vec::new();
+        for node in nodes {
+            node.walk(&mut |node| {
+                if let ast::Node::Expr(ast::Expr::Bind { name, position }) = node {
+                    binds.push((*position, name.as_str()));
+                }
+            });
+        }
+        binds.sort_unstable_by_key(|(position, _)| *position);
+        for (_, name) in binds {
+            self.index_of(name);
+        }
+    }
+
     fn index_of(&mut self, name: &str) -> usize {
         // `:1`, `$1`: numbered. `:name`: in order of first appearance.
         if let Ok(number) = name.parse::<usize>() {
@@ -855,6 +873,7 @@ pub fn plan_query(
     binds: &mut BindValues,
     query: &ast::Query,
 ) -> Result<QueryPlan> {
+    binds.register_names([ast::Node::Query(query)]);
     Ok(plan_subquery(reader, binds, query, &[], &[])?.0)
 }
 
@@ -4293,6 +4312,13 @@ pub fn plan_table_statement(
     expressions: &[&ast::Expr],
     where_clause: Option<&ast::Expr>,
 ) -> Result<TablePlan> {
+    binds.register_names(
+        expressions
+            .iter()
+            .copied()
+            .chain(where_clause)
+            .map(ast::Node::Expr),
+    );
     let mut planner = Planner {
         reader,
         binds,
@@ -4340,6 +4366,7 @@ pub fn plan_table_statement(
 
 /// Compiles an expression that reads no columns (INSERT ... VALUES, defaults).
 pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Expr) -> Result<Expr> {
+    binds.register_names([ast::Node::Expr(expr)]);
     let mut planner = Planner {
         reader,
         binds,
