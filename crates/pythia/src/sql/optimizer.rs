@@ -28,6 +28,9 @@ pub const DEFAULT_BOUNDED_RANGE: f64 = 0.0025;
 pub const DEFAULT_IS_NULL: f64 = 0.01;
 /// LIKE and any other predicate the model does not read.
 pub const DEFAULT_OTHER: f64 = 0.05;
+/// Blocks assumed at least for a table without statistics (Oracle's default is 100 when it
+/// cannot read the extent map).
+pub const DEFAULT_BLOCKS: u64 = 100;
 /// Average row length assumed for a table without statistics, in bytes.
 pub const DEFAULT_ROW_LEN: f64 = 100.0;
 /// Index statistics assumed for an index without them (Oracle's defaults).
@@ -237,7 +240,12 @@ pub fn table_facts(
             }
         }
         None => {
-            let blocks = allocated_blocks().unwrap_or(100).max(1) as f64;
+            // At least DEFAULT_BLOCKS: a session keeps its plans while the dictionary is
+            // unchanged, and a plan made for a table that was still empty must not scan it
+            // whole once it has grown (gathered statistics give the real size).
+            let blocks = allocated_blocks()
+                .unwrap_or(DEFAULT_BLOCKS)
+                .max(DEFAULT_BLOCKS) as f64;
             // Oracle's default: blocks full of 100-byte rows.
             let rows = (blocks * (environment.block_size as f64 - 100.0) / DEFAULT_ROW_LEN)
                 .max(1.0)
