@@ -69,6 +69,9 @@ pub struct Session {
     parsed: HashMap<String, SessionCursor>,
     /// Changes whenever the session's parameters do: a plan made before is not reused.
     environment: u64,
+    /// What statements read of the parameters, derived again when they change
+    /// (`parameters_changed`) rather than looked up by name for every statement.
+    settings: StatementSettings,
     /// The session's PLAN_TABLE: what EXPLAIN PLAN wrote (Oracle's is a global temporary
     /// table, private to each session too), at most `PLAN_TABLE_ROWS_MAX` rows.
     plan_table: Vec<PlanTableRow>,
@@ -77,6 +80,27 @@ pub struct Session {
 
 /// The most rows a session's PLAN_TABLE keeps; the oldest plans go first.
 pub const PLAN_TABLE_ROWS_MAX: usize = 10_000;
+
+/// The parameters every statement reads, as values.
+#[derive(Clone, Copy, Debug)]
+struct StatementSettings {
+    /// `pga_aggregate_limit`: a statement's work areas (`query::WorkArea`).
+    pga_aggregate_limit: u64,
+    optimizer: OptimizerEnvironment,
+}
+
+impl StatementSettings {
+    fn of(parameters: &Parameters, instance: &Instance) -> StatementSettings {
+        StatementSettings {
+            pga_aggregate_limit: parameters
+                .get_bytes(crate::instance::parameters::names::PGA_AGGREGATE_LIMIT),
+            optimizer: OptimizerEnvironment::from_parameters(
+                parameters,
+                instance.catalog().storage().cache.block_size(),
+            ),
+        }
+    }
+}
 
 /// One step of an explained plan.
 struct PlanTableRow {
@@ -131,6 +155,7 @@ impl Session {
             };
         let parameters_generation = instance.parameters_generation();
         let parameters = instance.parameters();
+        let settings = StatementSettings::of(&parameters, &instance);
         Ok(Session {
             instance,
             instrumentation,
@@ -140,6 +165,7 @@ impl Session {
             current_values: RefCell::new(HashMap::new()),
             parsed: HashMap::new(),
             environment: 0,
+            settings,
             plan_table: Vec::new(),
             next_plan_id: 1,
         })
@@ -208,8 +234,15 @@ impl Session {
             self.parameters
                 .inherit_system_changes(&self.instance.parameters());
             self.parameters_generation = generation;
-            self.environment += 1;
+            self.parameters_changed();
         }
+    }
+
+    /// After a change of the session's parameters: kept plans are made again, and the
+    /// settings statements read are derived again.
+    fn parameters_changed(&mut self) {
+        self.environment += 1;
+        self.settings = StatementSettings::of(&self.parameters, &self.instance);
     }
 
     /// The columns of a table or view, for `DESCRIBE`. ORA-04043 when there is no such object.
@@ -346,12 +379,13 @@ impl Session {
             Statement::AlterSession(settings) => {
                 for setting in settings {
                     let value = parameter_text(&setting.value);
-                    self.environment += 1;
-                    self.parameters.set(
+                    let set = self.parameters.set(
                         &setting.name.to_lowercase(),
                         &value,
                         SetScope::AlterSession,
-                    )?;
+                    );
+                    self.parameters_changed();
+                    set?;
                 }
                 Ok(StatementResult::done("Session altered."))
             }
@@ -638,10 +672,7 @@ impl Session {
         let snapshot = self.instance.transactions().snapshot();
         let views = |name: &str| self.view(dictionary, name).ok().flatten();
         let table_functions = |name: &str, args: &[Value]| self.table_function(name, args);
-        let work_area = query::WorkArea::new(
-            self.parameters
-                .get_bytes(crate::instance::parameters::names::PGA_AGGREGATE_LIMIT),
-        );
+        let work_area = query::WorkArea::new(self.settings.pga_aggregate_limit);
         let sequences = SessionSequences { session: self };
         let reader = Reader {
             storage: self.instance.catalog().storage(),
@@ -654,10 +685,7 @@ impl Session {
             outer: &[],
             table_functions: &table_functions,
             work_area: &work_area,
-            optimizer: OptimizerEnvironment::from_parameters(
-                &self.parameters,
-                self.instance.catalog().storage().cache.block_size(),
-            ),
+            optimizer: self.settings.optimizer,
         };
         work(&reader)
     }
