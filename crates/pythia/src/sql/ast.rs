@@ -969,6 +969,20 @@ impl<'a> Node<'a> {
     }
 }
 
+impl Expr {
+    /// Calls `visit` on this expression and on every expression below it, depth first, in
+    /// the order of [`Node::for_each_child`], but not inside subqueries (their expressions
+    /// belong to another query block).
+    pub fn walk_within_query(&self, visit: &mut dyn FnMut(&Expr)) {
+        visit(self);
+        expression_children(self, &mut |child| {
+            if let Node::Expr(child) = child {
+                child.walk_within_query(visit);
+            }
+        });
+    }
+}
+
 impl Statement {
     /// The number of bind variables in the statement (occurrences, not distinct names).
     pub fn bind_count(&self) -> usize {

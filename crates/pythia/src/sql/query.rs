@@ -1369,13 +1369,13 @@ fn split_conjuncts<'e>(expr: &'e ast::Expr, out: &mut Vec<&'e ast::Expr>) {
 
 fn mentions_rownum(expr: &ast::Expr) -> bool {
     let mut found = false;
-    ast_walk(expr, &mut |node| found |= matches!(node, ast::Expr::Rownum));
+    expr.walk_within_query(&mut |node| found |= matches!(node, ast::Expr::Rownum));
     found
 }
 
 fn contains_aggregate(expr: &ast::Expr) -> bool {
     let mut found = false;
-    ast_walk(expr, &mut |node| {
+    expr.walk_within_query(&mut |node| {
         if let ast::Expr::Function { name, .. } = node {
             found |= aggregate_function(name).is_some();
         }
@@ -1392,66 +1392,6 @@ fn aggregate_function(name: &str) -> Option<AggregateFunction> {
         "MAX" => AggregateFunction::Max,
         _ => return None,
     })
-}
-
-/// Visits every node of an expression (not into subqueries).
-fn ast_walk(expr: &ast::Expr, visit: &mut dyn FnMut(&ast::Expr)) {
-    use ast::Expr as E;
-    visit(expr);
-    match expr {
-        E::Unary { expr, .. } | E::IsNull { expr, .. } | E::Cast { expr, .. } => {
-            ast_walk(expr, visit)
-        }
-        E::OuterJoin(expr) => ast_walk(expr, visit),
-        E::Binary { left, right, .. } => {
-            ast_walk(left, visit);
-            ast_walk(right, visit);
-        }
-        E::Between {
-            expr, low, high, ..
-        } => {
-            ast_walk(expr, visit);
-            ast_walk(low, visit);
-            ast_walk(high, visit);
-        }
-        E::InList { expr, list, .. } => {
-            ast_walk(expr, visit);
-            list.iter().for_each(|item| ast_walk(item, visit));
-        }
-        E::InSubquery { expr, .. } => ast_walk(expr, visit),
-        E::Like {
-            expr,
-            pattern,
-            escape,
-            ..
-        } => {
-            ast_walk(expr, visit);
-            ast_walk(pattern, visit);
-            if let Some(escape) = escape {
-                ast_walk(escape, visit);
-            }
-        }
-        E::Case {
-            operand,
-            when_then,
-            else_result,
-        } => {
-            if let Some(operand) = operand {
-                ast_walk(operand, visit);
-            }
-            for (when, then) in when_then {
-                ast_walk(when, visit);
-                ast_walk(then, visit);
-            }
-            if let Some(result) = else_result {
-                ast_walk(result, visit);
-            }
-        }
-        E::Function { args, .. } => args.iter().for_each(|item| ast_walk(item, visit)),
-        E::Tuple(items) => items.iter().for_each(|item| ast_walk(item, visit)),
-        E::QuantifiedComparison { left, .. } => ast_walk(left, visit),
-        _ => {}
-    }
 }
 
 /// Views inside views may nest this deep; deeper is taken for a circular definition.
@@ -2602,7 +2542,7 @@ impl Planner<'_, '_> {
         sources: &[Source],
     ) -> Result<Option<usize>> {
         let mut marked = Vec::new();
-        ast_walk(conjunct, &mut |expr| {
+        conjunct.walk_within_query(&mut |expr| {
             if let ast::Expr::OuterJoin(inner) = expr {
                 marked.push((**inner).clone());
             }
