@@ -983,6 +983,77 @@ impl Expr {
     }
 }
 
+impl Expr {
+    /// Calls `visit` on each expression directly below this one, mutably, in the order of
+    /// [`Node::for_each_child`], not inside subqueries: [`expression_children`]'s twin for
+    /// rewriting a tree in place (keep the two in step).
+    pub fn for_each_child_mut(&mut self, visit: &mut dyn FnMut(&mut Expr)) {
+        match self {
+            Expr::Literal(_)
+            | Expr::Column { .. }
+            | Expr::Bind { .. }
+            | Expr::Rownum
+            | Expr::Exists { .. }
+            | Expr::ScalarSubquery(_) => {}
+            Expr::OuterJoin(inner) => visit(inner),
+            Expr::Unary { expr, .. }
+            | Expr::IsNull { expr, .. }
+            | Expr::Cast { expr, .. }
+            | Expr::InSubquery { expr, .. } => visit(expr),
+            Expr::Binary { left, right, .. } => {
+                visit(left);
+                visit(right);
+            }
+            Expr::Between {
+                expr, low, high, ..
+            } => {
+                visit(expr);
+                visit(low);
+                visit(high);
+            }
+            Expr::InList { expr, list, .. } => {
+                visit(expr);
+                list.iter_mut().for_each(visit);
+            }
+            Expr::Like {
+                expr,
+                pattern,
+                escape,
+                ..
+            } => {
+                visit(expr);
+                visit(pattern);
+                if let Some(escape) = escape {
+                    visit(escape);
+                }
+            }
+            Expr::QuantifiedComparison { left, right, .. } => {
+                visit(left);
+                if let QuantifiedOperand::List(list) = right {
+                    list.iter_mut().for_each(visit);
+                }
+            }
+            Expr::Case {
+                operand,
+                when_then,
+                else_result,
+            } => {
+                if let Some(operand) = operand {
+                    visit(operand);
+                }
+                for (when, then) in when_then {
+                    visit(when);
+                    visit(then);
+                }
+                if let Some(else_result) = else_result {
+                    visit(else_result);
+                }
+            }
+            Expr::Function { args, .. } | Expr::Tuple(args) => args.iter_mut().for_each(visit),
+        }
+    }
+}
+
 impl Statement {
     /// The number of bind variables in the statement (occurrences, not distinct names).
     pub fn bind_count(&self) -> usize {

@@ -2518,71 +2518,12 @@ fn columns_read(expr: &ast::Expr) -> Vec<String> {
 
 /// Renames a column wherever an expression (a CHECK condition) reads it.
 fn rename_column(expr: &mut ast::Expr, from: &str, to: &str) {
-    use ast::Expr as E;
-    match expr {
-        E::Column { name, .. } => {
-            if name == from {
-                *name = to.to_string();
-            }
+    if let ast::Expr::Column { name, .. } = expr {
+        if name == from {
+            *name = to.to_string();
         }
-        E::Literal(_) | E::Bind { .. } | E::Rownum => {}
-        E::OuterJoin(inner) => rename_column(inner, from, to),
-        E::Unary { expr, .. } | E::IsNull { expr, .. } | E::Cast { expr, .. } => {
-            rename_column(expr, from, to)
-        }
-        E::Binary { left, right, .. } => {
-            rename_column(left, from, to);
-            rename_column(right, from, to);
-        }
-        E::Between {
-            expr, low, high, ..
-        } => {
-            rename_column(expr, from, to);
-            rename_column(low, from, to);
-            rename_column(high, from, to);
-        }
-        E::InList { expr, list, .. } => {
-            rename_column(expr, from, to);
-            list.iter_mut()
-                .for_each(|item| rename_column(item, from, to));
-        }
-        E::Like {
-            expr,
-            pattern,
-            escape,
-            ..
-        } => {
-            rename_column(expr, from, to);
-            rename_column(pattern, from, to);
-            if let Some(escape) = escape {
-                rename_column(escape, from, to);
-            }
-        }
-        E::Case {
-            operand,
-            when_then,
-            else_result,
-        } => {
-            if let Some(operand) = operand {
-                rename_column(operand, from, to);
-            }
-            for (when, then) in when_then {
-                rename_column(when, from, to);
-                rename_column(then, from, to);
-            }
-            if let Some(else_result) = else_result {
-                rename_column(else_result, from, to);
-            }
-        }
-        E::Function { args, .. } | E::Tuple(args) => {
-            args.iter_mut().for_each(|arg| rename_column(arg, from, to))
-        }
-        // Not in a CHECK condition (refused when it was made).
-        E::InSubquery { .. }
-        | E::Exists { .. }
-        | E::QuantifiedComparison { .. }
-        | E::ScalarSubquery(_) => {}
     }
+    expr.for_each_child_mut(&mut |child| rename_column(child, from, to));
 }
 
 fn unsupported(what: &str) -> Error {
