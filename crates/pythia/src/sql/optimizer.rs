@@ -296,8 +296,7 @@ pub fn row_facts(rows: f64, width: usize) -> SourceFacts {
 /// seconds.
 pub fn numeric(value: &Value) -> Option<f64> {
     match value {
-        Value::Number(number) => number.to_string().parse().ok(),
-        Value::Float(number) => Some(*number),
+        Value::Number(_) | Value::Float(_) => value.to_float().ok(),
         Value::Date(seconds) => Some(*seconds as f64),
         Value::Timestamp(micros) => Some(*micros as f64 / 1e6),
         _ => None,

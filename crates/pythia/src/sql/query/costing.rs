@@ -326,11 +326,21 @@ fn level_choice(
         let alone: Vec<usize> = (0..conditions.len())
             .filter(|position| !reads_outside(conditions[*position], &range))
             .collect();
-        let alone_conditions: Vec<&Expr> =
-            alone.iter().map(|position| conditions[*position]).collect();
-        let (access, implied, access_estimate) =
-            cheapest_access(source, &alone_conditions, facts, environment);
-        let implied: Vec<usize> = implied.iter().map(|position| alone[*position]).collect();
+        // With no condition on earlier sources, that is the access already costed.
+        let (access, implied, access_estimate) = if alone.len() == conditions.len() {
+            (
+                best.access.clone(),
+                best.implied.clone(),
+                best.access_estimate,
+            )
+        } else {
+            let alone_conditions: Vec<&Expr> =
+                alone.iter().map(|position| conditions[*position]).collect();
+            let (access, implied, estimate) =
+                cheapest_access(source, &alone_conditions, facts, environment);
+            let implied = implied.iter().map(|position| alone[*position]).collect();
+            (access, implied, estimate)
+        };
         let build = access_estimate.table;
         let (hash_keys, merge_key) = join_keys(source, conditions, scope);
         let mut methods = vec![(Join::Cartesian, optimizer::cartesian_join(before, build))];
