@@ -91,6 +91,17 @@ impl Snapshot {
         now.saturating_sub(then)
     }
 
+    /// The change of an event's (total waits, time waited in microseconds) since `before`.
+    pub fn event_delta(&self, before: &Snapshot, name: &str) -> (u64, u64) {
+        let (waits, time, _) = self.events.get(name).copied().unwrap_or((0, 0, false));
+        let (waits_before, time_before, _) =
+            before.events.get(name).copied().unwrap_or((0, 0, false));
+        (
+            waits.saturating_sub(waits_before),
+            time.saturating_sub(time_before),
+        )
+    }
+
     /// The table of key statistics' deltas, with per-operation rates when `operations` is
     /// given.
     pub fn statistics_table(&self, before: &Snapshot, operations: Option<u64>) -> Table {
@@ -155,6 +166,89 @@ pub fn integer(value: &pythia::Value) -> i128 {
             .parse::<i128>()
             .unwrap_or_else(|_| panic!("expected an integer, got {other:?}")),
     }
+}
+
+/// A numeric result as an f64, or None for NULL and anything that is not a number.
+pub fn number(value: &pythia::Value) -> Option<f64> {
+    match value {
+        pythia::Value::Null => None,
+        other => other.to_string().trim().parse::<f64>().ok(),
+    }
+}
+
+/// The rows of a query, or None when it fails (a view this build does not have yet: the
+/// experiments print "n/a" then).
+pub fn query_rows(session: &mut pythia::Session, sql: &str) -> Option<Vec<Vec<pythia::Value>>> {
+    session.execute(sql).ok().map(|result| result.rows)
+}
+
+/// The sum of column `column` over the rows of `sql`, or None when the query fails.
+pub fn query_sum(session: &mut pythia::Session, sql: &str, column: usize) -> Option<f64> {
+    let rows = query_rows(session, sql)?;
+    Some(
+        rows.iter()
+            .filter_map(|row| row.get(column).and_then(number))
+            .fold(0.0, |total, value| total + value),
+    )
+}
+
+/// Gets, sleeps and wait time (microseconds) of one latch family, as v$latch shows them.
+#[derive(Clone, Copy, Debug, Default, PartialEq)]
+pub struct LatchCounts {
+    pub gets: f64,
+    pub sleeps: f64,
+    pub wait_time: f64,
+}
+
+/// Every latch family's counters from v$latch, or None when the query fails.
+pub fn latch_sample(session: &mut pythia::Session) -> Option<HashMap<String, LatchCounts>> {
+    let rows = query_rows(session, "SELECT name, gets, sleeps, wait_time FROM v$latch")?;
+    Some(
+        rows.iter()
+            .filter(|row| row.len() >= 4)
+            .map(|row| {
+                (
+                    row[0].to_string(),
+                    LatchCounts {
+                        gets: number(&row[1]).unwrap_or(0.0),
+                        sleeps: number(&row[2]).unwrap_or(0.0),
+                        wait_time: number(&row[3]).unwrap_or(0.0),
+                    },
+                )
+            })
+            .collect(),
+    )
+}
+
+/// The change of one latch's counters between two samples.
+pub fn latch_delta(
+    before: &HashMap<String, LatchCounts>,
+    after: &HashMap<String, LatchCounts>,
+    name: &str,
+) -> LatchCounts {
+    let now = after.get(name).copied().unwrap_or_default();
+    let then = before.get(name).copied().unwrap_or_default();
+    LatchCounts {
+        gets: now.gets - then.gets,
+        sleeps: now.sleeps - then.sleeps,
+        wait_time: now.wait_time - then.wait_time,
+    }
+}
+
+/// The latches that slept between two samples, most sleeps first, at most `limit`.
+pub fn latches_that_slept(
+    before: &HashMap<String, LatchCounts>,
+    after: &HashMap<String, LatchCounts>,
+    limit: usize,
+) -> Vec<(String, LatchCounts)> {
+    let mut rows: Vec<(String, LatchCounts)> = after
+        .keys()
+        .map(|name| (name.clone(), latch_delta(before, after, name)))
+        .filter(|(_, counts)| counts.sleeps > 0.0)
+        .collect();
+    rows.sort_by(|a, b| b.1.sleeps.total_cmp(&a.1.sleeps).then(a.0.cmp(&b.0)));
+    rows.truncate(limit);
+    rows
 }
 
 pub fn lab_error(message: impl Into<String>) -> pythia::Error {

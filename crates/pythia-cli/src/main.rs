@@ -11,7 +11,9 @@ mod lab;
 mod shell;
 
 mod common;
+mod hotcursor;
 mod oltp;
+mod slammer;
 mod slt;
 mod sqlite_bench;
 
@@ -45,7 +47,7 @@ enum Action {
     },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
-        /// The experiment to run: `commit`, `oltp` or `sqlite`.
+        /// The experiment to run: `commit`, `oltp`, `sqlite`, `slammer` or `hotcursor`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]
