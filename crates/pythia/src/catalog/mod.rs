@@ -435,6 +435,58 @@ pub struct Catalog {
     next_object_id: AtomicU64,
     /// Serializes DDL: held for a whole change, waited on as 'library cache lock'.
     ddl: Enqueue<()>,
+    /// Called with the old and new dictionary as each change is published, under the
+    /// latch that guards `current` (the library cache invalidates dependent cursors).
+    change_hook: std::sync::OnceLock<ChangeHook>,
+}
+
+/// What the catalog calls as it publishes a new dictionary.
+pub type ChangeHook = Box<dyn Fn(&Dictionary, &Dictionary) + Send + Sync>;
+
+/// The names (upper case) of the objects that differ between two dictionaries: tables,
+/// indexes and views added, dropped or changed, with each changed index's table; sequences
+/// added or dropped (a sequence's cached values change without DDL).
+pub fn changed_objects(
+    before: &Dictionary,
+    after: &Dictionary,
+) -> std::collections::BTreeSet<String> {
+    fn differing<T>(
+        before: &BTreeMap<String, Arc<T>>,
+        after: &BTreeMap<String, Arc<T>>,
+        changed: &mut std::collections::BTreeSet<String>,
+        compare_contents: bool,
+    ) -> Vec<Arc<T>> {
+        let mut objects = Vec::new();
+        for (name, object) in before {
+            match after.get(name) {
+                Some(other) if !compare_contents || Arc::ptr_eq(object, other) => {}
+                Some(other) => {
+                    changed.insert(name.clone());
+                    objects.push(object.clone());
+                    objects.push(other.clone());
+                }
+                None => {
+                    changed.insert(name.clone());
+                    objects.push(object.clone());
+                }
+            }
+        }
+        for (name, object) in after {
+            if !before.contains_key(name) {
+                changed.insert(name.clone());
+                objects.push(object.clone());
+            }
+        }
+        objects
+    }
+    let mut changed = std::collections::BTreeSet::new();
+    differing(&before.tables, &after.tables, &mut changed, true);
+    for index in differing(&before.indexes, &after.indexes, &mut changed, true) {
+        changed.insert(index.table_name.clone());
+    }
+    differing(&before.views, &after.views, &mut changed, true);
+    differing(&before.sequences, &after.sequences, &mut changed, false);
+    changed
 }
 
 impl Catalog {
@@ -569,12 +621,26 @@ impl Catalog {
             current: RwLatch::new(LatchName::RowCacheObjects, Arc::new(dictionary)),
             next_object_id: AtomicU64::new(next as u64),
             ddl: Enqueue::with_event(WaitEvent::LibraryCacheLock, (0, 0, DDL_LOCK_MODE), ()),
+            change_hook: std::sync::OnceLock::new(),
         }
     }
 
     /// The dictionary as of now; statements resolve names against one version.
     pub fn current(&self) -> Arc<Dictionary> {
         self.current.read().clone()
+    }
+
+    /// The dictionary as of now, and what `check` says under the same latch: a change
+    /// published after the read has not run its hook before `check` (see `set_change_hook`).
+    pub fn current_checked<T>(&self, check: impl FnOnce() -> T) -> (Arc<Dictionary>, T) {
+        let current = self.current.read();
+        let checked = check();
+        (current.clone(), checked)
+    }
+
+    /// Sets what is called as each change is published (once).
+    pub fn set_change_hook(&self, hook: ChangeHook) {
+        let _ = self.change_hook.set(hook);
     }
 
     /// A name for an unnamed constraint: SYS_C followed by a number, as Oracle names them.
@@ -604,7 +670,13 @@ impl Catalog {
             Ok(()) => {
                 let transaction = context.transaction.take().expect("transaction");
                 transactions.commit(transaction, true)?;
-                *self.current.write() = Arc::new(dictionary);
+                {
+                    let mut current = self.current.write();
+                    let before = std::mem::replace(&mut *current, Arc::new(dictionary));
+                    if let Some(hook) = self.change_hook.get() {
+                        hook(&before, &current);
+                    }
+                }
                 for action in context.after_commit.drain(..) {
                     action(self)?;
                 }

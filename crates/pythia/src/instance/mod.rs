@@ -107,6 +107,7 @@ pub struct Instance {
     /// `sessions` (background threads are not).
     user_sessions: AtomicU64,
     catalog: crate::catalog::Catalog,
+    library_cache: Arc<crate::library_cache::LibraryCache>,
     _directory_lock: Box<dyn std::any::Any + Send + Sync>,
 }
 
@@ -381,6 +382,15 @@ impl Instance {
         } else {
             crate::catalog::Catalog::open(storage)?
         };
+        let library_cache = Arc::new(crate::library_cache::LibraryCache::new(
+            parameters.kgl_bucket_count() as usize,
+            parameters.get_bytes(names::SHARED_POOL_SIZE),
+            parameters.get_integer(names::KGL_HOT_OBJECT_COPIES) as u32,
+        ));
+        let invalidated = library_cache.clone();
+        catalog.set_change_hook(Box::new(move |before, after| {
+            invalidated.invalidate(&crate::catalog::changed_objects(before, after));
+        }));
         let instance = Arc::new(Instance {
             dir: dir.to_path_buf(),
             files,
@@ -397,6 +407,7 @@ impl Instance {
             parameters_generation: AtomicU64::new(0),
             user_sessions: AtomicU64::new(0),
             catalog,
+            library_cache,
             _directory_lock: directory_lock,
         });
         instance.checkpoint()?;
@@ -496,6 +507,10 @@ impl Instance {
         if scope != parameters::AlterSystemScope::Memory {
             changed.write_file(&self.dir.join(PARAMETER_FILE))?;
         }
+        if scope != parameters::AlterSystemScope::Spfile && name == names::SHARED_POOL_SIZE {
+            self.library_cache
+                .resize(changed.get_bytes(names::SHARED_POOL_SIZE));
+        }
         *parameters = changed;
         if scope != parameters::AlterSystemScope::Spfile {
             self.parameters_generation.fetch_add(1, Ordering::AcqRel);
@@ -510,6 +525,11 @@ impl Instance {
 
     pub fn catalog(&self) -> &crate::catalog::Catalog {
         &self.catalog
+    }
+
+    /// The shared pool's library cache.
+    pub fn library_cache(&self) -> &Arc<crate::library_cache::LibraryCache> {
+        &self.library_cache
     }
 
     pub fn open_report(&self) -> &OpenReport {

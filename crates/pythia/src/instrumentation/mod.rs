@@ -77,6 +77,7 @@
 mod accounting;
 mod enqueue;
 mod events;
+pub mod heap;
 mod latch;
 mod mutex;
 mod session;

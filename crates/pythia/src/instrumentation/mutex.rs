@@ -286,14 +286,32 @@ impl<T> KglMutex<T> {
     /// site for v$mutex_sleep.
     #[inline]
     pub fn shared(&self, location: &'static str) -> KglMutexSharedGuard<'_, T> {
-        if self.try_acquire(MutexMode::Shared, 0).is_err() {
-            self.acquire_contended(MutexMode::Shared, 0, location);
-        }
-        self.gets.fetch_add(1, Ordering::Relaxed);
+        self.acquire_shared(location);
         KglMutexSharedGuard {
             mutex: self,
             _not_send: PhantomData,
         }
+    }
+
+    /// A shared get without a guard, for an owner that holds it across calls (a cursor pin
+    /// held while its cursor executes) and gives it back with [`KglMutex::release_shared`]
+    /// exactly once. The data is not reachable this way: only the guard derefs.
+    #[inline]
+    pub fn acquire_shared(&self, location: &'static str) {
+        if self.try_acquire(MutexMode::Shared, 0).is_err() {
+            self.acquire_contended(MutexMode::Shared, 0, location);
+        }
+        self.gets.fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// Gives back one [`KglMutex::acquire_shared`].
+    #[inline]
+    pub fn release_shared(&self) {
+        let before = self.value.fetch_sub(1, Ordering::Release);
+        debug_assert!(
+            before & SHARED_REFERENCE_MASK > 0,
+            "no shared get to release"
+        );
     }
 
     /// Gets the mutex in exclusive mode, waiting as long as it takes.
@@ -308,6 +326,27 @@ impl<T> KglMutex<T> {
             mutex: self,
             _not_send: PhantomData,
         }
+    }
+
+    /// An exclusive get without a guard, for an owner that holds it across calls (a child
+    /// cursor being built) and gives it back with [`KglMutex::release_exclusive`] exactly
+    /// once, on the same thread.
+    pub fn acquire_exclusive(&self, location: &'static str) {
+        let holder = Self::holder_id();
+        if self.try_acquire(MutexMode::Exclusive, holder).is_err() {
+            self.acquire_contended(MutexMode::Exclusive, holder, location);
+        }
+        self.count_exclusive_get();
+    }
+
+    /// Gives back one [`KglMutex::acquire_exclusive`].
+    pub fn release_exclusive(&self) {
+        // Keep only the waiting bit: another exclusive requester may have set it.
+        let before = self.value.fetch_and(EXCLUSIVE_WAITING, Ordering::Release);
+        debug_assert!(
+            before & EXCLUSIVE_HOLDER_MASK != 0,
+            "no exclusive get to release"
+        );
     }
 
     /// Gets the mutex in shared mode if that is possible without waiting.
@@ -466,7 +505,7 @@ impl<T> std::ops::Deref for KglMutexSharedGuard<'_, T> {
 
 impl<T> Drop for KglMutexSharedGuard<'_, T> {
     fn drop(&mut self) {
-        self.mutex.value.fetch_sub(1, Ordering::Release);
+        self.mutex.release_shared();
     }
 }
 
@@ -487,10 +526,7 @@ impl<T> std::ops::DerefMut for KglMutexExclusiveGuard<'_, T> {
 
 impl<T> Drop for KglMutexExclusiveGuard<'_, T> {
     fn drop(&mut self) {
-        // Keep only the waiting bit: another exclusive requester may have set it.
-        self.mutex
-            .value
-            .fetch_and(EXCLUSIVE_WAITING, Ordering::Release);
+        self.mutex.release_exclusive();
     }
 }
 

@@ -20,6 +20,9 @@ pub const SQL_ID_LENGTH: usize = 13;
 pub struct SqlId {
     /// The 64 bits the sql_id writes.
     pub value: u64,
+    /// The whole digest as four little-endian words (KGLNAHSV, v$db_object_cache's
+    /// FULL_HASH_VALUE, what DBMS_SHARED_POOL.MARKHOT takes as `hash`).
+    pub words: [u32; 4],
 }
 
 impl SqlId {
@@ -38,12 +41,22 @@ impl SqlId {
         };
         SqlId {
             value: (u64::from(word(2)) << 32) | u64::from(word(3)),
+            words: [word(0), word(1), word(2), word(3)],
         }
     }
 
     /// v$sql.hash_value: the low 32 bits.
     pub fn hash_value(&self) -> u32 {
         self.value as u32
+    }
+
+    /// The full hash value: 32 hexadecimal digits, each word in turn, so that the last 8
+    /// are the hash value and the last 16 the sql_id's number.
+    pub fn full_hash_value(&self) -> String {
+        self.words
+            .iter()
+            .map(|word| format!("{word:08x}"))
+            .collect()
     }
 }
 
@@ -69,6 +82,10 @@ mod tests {
         let id = SqlId::of("select 'Slavik' from dual");
         assert_eq!(id.to_string(), "29schpgjyfxux");
         assert_eq!(id.hash_value(), 3_823_597_405);
+        let full = id.full_hash_value();
+        assert_eq!(full.len(), 32);
+        assert_eq!(u32::from_str_radix(&full[24..], 16).unwrap(), 3_823_597_405);
+        assert_eq!(u64::from_str_radix(&full[16..], 16).unwrap(), id.value);
     }
 
     #[test]
@@ -89,8 +106,29 @@ mod tests {
 
     #[test]
     fn small_values_keep_thirteen_characters() {
-        assert_eq!(SqlId { value: 0 }.to_string(), "0000000000000");
-        assert_eq!(SqlId { value: 33 }.to_string(), "0000000000011");
-        assert_eq!(SqlId { value: u64::MAX }.to_string(), "gzzzzzzzzzzzz");
+        assert_eq!(
+            SqlId {
+                value: 0,
+                words: [0; 4]
+            }
+            .to_string(),
+            "0000000000000"
+        );
+        assert_eq!(
+            SqlId {
+                value: 33,
+                words: [0; 4]
+            }
+            .to_string(),
+            "0000000000011"
+        );
+        assert_eq!(
+            SqlId {
+                value: u64::MAX,
+                words: [0; 4]
+            }
+            .to_string(),
+            "gzzzzzzzzzzzz"
+        );
     }
 }

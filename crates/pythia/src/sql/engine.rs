@@ -4,20 +4,23 @@
 //! ```text
 //!   execute(text, binds)
 //!     user call (DB time, DB CPU)
-//!     parse  ── session's parsed statements (text → AST), else the parser ── parse count
-//!     execute ── query: snapshot → plan → rows
+//!     parse  ── CURSOR_SHARING=FORCE pass; session cursor cache, else the library cache
+//!               (soft parse), else the parser (a new parent cursor) ── parse count
+//!     execute ── pin the child cursor (built here on first use: a hard parse)
+//!             ── query: snapshot → the child's plan (or a new one) → rows
 //!             ── DML: transaction (begun at the first change) → rows changed, or undone to
 //!                the statement's start on error (statement-level atomicity)
 //!             ── DDL: commit what is open, then the catalog's own transaction
 //!             ── COMMIT / ROLLBACK / SAVEPOINT, ALTER SESSION / SYSTEM
 //! ```
 //!
-//! What a session keeps per statement text, up to [`PARSED_STATEMENTS_MAX`] texts, is its
-//! cursor: the parsed tree and the plan of the query's last execution. The plan runs again
-//! while the dictionary it was made against is current and the session's parameters have
-//! not changed, unless it holds rows read at planning time (subqueries, views), which are
-//! planned anew at every execution. Sharing cursors between sessions is the library
-//! cache's issue.
+//! Cursors are the library cache's (`crate::library_cache`): a parse call finds the parent
+//! cursor of the text (through the session cursor cache, then the shared library cache,
+//! else it parses and loads one), and an execution pins the child cursor that this session's
+//! optimizer environment and bind types share. The first execution of a child builds it:
+//! a query's plan is published in the child for every session to reuse while DDL on the
+//! objects it names has not invalidated it; plans that hold rows read at planning time
+//! (subqueries, views) are made again at every execution.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -30,26 +33,45 @@ use crate::instance::Instance;
 use crate::instrumentation::{
     self, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic,
 };
+use crate::library_cache::session_cache::SessionCursorCache;
+use crate::library_cache::{cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, PlanSummary};
 use crate::session::{Column, DescribeColumn, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::eval::SequenceAccess;
 use crate::sql::gather::{self, SampleSize};
 use crate::sql::optimizer::OptimizerEnvironment;
 use crate::sql::procedures::{self, StatisticsCall};
-use crate::sql::query::{self, BindValues, QueryPlan, Reader, RowSet};
+use crate::sql::query::{self, BindValues, Reader, RowSet};
 use crate::sql::{dml, parser};
 use crate::storage::heap::RowId;
 use crate::transaction::Transaction;
 use crate::types::{DataType, Value};
 
-/// Parsed statements a session keeps, by text.
-pub const PARSED_STATEMENTS_MAX: usize = 256;
-
-/// A statement parsed once for repeated execution with different binds.
-#[derive(Clone, Debug)]
+/// A statement parsed once for repeated execution with different binds: an open cursor on
+/// its parent in the library cache.
+#[derive(Clone)]
 pub struct Prepared {
     text: String,
+    cursor: ParsedCursor,
+}
+
+impl std::fmt::Debug for Prepared {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("Prepared")
+            .field("text", &self.text)
+            .field("sql_id", &self.cursor.handle.id.to_string())
+            .finish()
+    }
+}
+
+/// What a parse call gives: the parent cursor, its tree, and under CURSOR_SHARING=FORCE the
+/// values of the literals its text replaced by system binds.
+#[derive(Clone)]
+struct ParsedCursor {
+    handle: Arc<Handle>,
     statement: Arc<Statement>,
+    forced_binds: Arc<[Value]>,
 }
 
 impl Prepared {
@@ -66,9 +88,10 @@ pub struct Session {
     /// The instance's parameter generation this session's copy has caught up with.
     parameters_generation: u64,
     current_values: RefCell<HashMap<u32, Value>>,
-    parsed: HashMap<String, SessionCursor>,
-    /// Changes whenever the session's parameters do: a plan made before is not reused.
-    environment: u64,
+    /// The session cursor cache (`session_cached_cursors`).
+    cursor_cache: SessionCursorCache,
+    /// The library cache handle of the statement running now or last (v$session.sql_id).
+    current_handle: u64,
     /// What statements read of the parameters, derived again when they change
     /// (`parameters_changed`) rather than looked up by name for every statement.
     settings: StatementSettings,
@@ -76,6 +99,26 @@ pub struct Session {
     /// table, private to each session too), at most `PLAN_TABLE_ROWS_MAX` rows.
     plan_table: Vec<PlanTableRow>,
     next_plan_id: u64,
+}
+
+/// The most object names a cursor records as its dependencies.
+pub const DEPENDENCIES_MAX: usize = 1024;
+
+/// v$sql.plan_hash_value: a digest of the plan's steps (operation, options, object), so that
+/// two children with the same steps have the same value.
+fn plan_hash_value(lines: &[query::PlanLine]) -> u32 {
+    use std::hash::{Hash, Hasher};
+    let mut hasher = rustc_hash::FxHasher::default();
+    for line in lines {
+        (
+            line.depth,
+            &line.operation,
+            &line.options,
+            &line.object_name,
+        )
+            .hash(&mut hasher);
+    }
+    hasher.finish() as u32
 }
 
 /// The most rows a session's PLAN_TABLE keeps; the oldest plans go first.
@@ -87,17 +130,27 @@ struct StatementSettings {
     /// `pga_aggregate_limit`: a statement's work areas (`query::WorkArea`).
     pga_aggregate_limit: u64,
     optimizer: OptimizerEnvironment,
+    /// A digest of `optimizer`: sessions share a child cursor only with the same one.
+    environment: u64,
+    /// `cursor_sharing = FORCE`.
+    force_literals: bool,
+    /// `session_cached_cursors`.
+    session_cached_cursors: usize,
 }
 
 impl StatementSettings {
     fn of(parameters: &Parameters, instance: &Instance) -> StatementSettings {
+        use crate::instance::parameters::names;
+        let optimizer = OptimizerEnvironment::from_parameters(
+            parameters,
+            instance.catalog().storage().cache.block_size(),
+        );
         StatementSettings {
-            pga_aggregate_limit: parameters
-                .get_bytes(crate::instance::parameters::names::PGA_AGGREGATE_LIMIT),
-            optimizer: OptimizerEnvironment::from_parameters(
-                parameters,
-                instance.catalog().storage().cache.block_size(),
-            ),
+            pga_aggregate_limit: parameters.get_bytes(names::PGA_AGGREGATE_LIMIT),
+            environment: optimizer.digest(),
+            optimizer,
+            force_literals: parameters.get_string(names::CURSOR_SHARING) == "FORCE",
+            session_cached_cursors: parameters.get_integer(names::SESSION_CACHED_CURSORS) as usize,
         }
     }
 }
@@ -110,34 +163,15 @@ struct PlanTableRow {
     line: query::PlanLine,
 }
 
-/// A statement the session parsed, and its query's plan while that can be reused.
-struct SessionCursor {
-    statement: Arc<Statement>,
-    plan: Option<ReusablePlan>,
-}
-
-impl SessionCursor {
-    /// Whether `query` is this cursor's own parse tree (not another parse of its text).
-    fn holds(&self, query: &ast::Query) -> bool {
-        matches!(&*self.statement, Statement::Select(parsed) if std::ptr::eq(&**parsed, query))
-    }
-}
-
-struct ReusablePlan {
-    /// The dictionary version the plan resolved names in (held, so never reused for
-    /// another version).
-    dictionary: Arc<Dictionary>,
-    environment: u64,
-    plan: Arc<QueryPlan>,
-}
-
 impl Drop for Session {
     fn drop(&mut self) {
         // A session that ends without COMMIT loses its changes, as in Oracle.
+        let _entered = instrumentation::enter(&self.instrumentation);
         if let Some(transaction) = self.transaction.take() {
-            let _entered = instrumentation::enter(&self.instrumentation);
             let _ = self.instance.transactions().rollback(transaction);
         }
+        let change = self.cursor_cache.clear();
+        self.cursor_cache_changed(change);
         self.instance.session_ended();
     }
 }
@@ -163,8 +197,8 @@ impl Session {
             parameters,
             parameters_generation,
             current_values: RefCell::new(HashMap::new()),
-            parsed: HashMap::new(),
-            environment: 0,
+            cursor_cache: SessionCursorCache::new(settings.session_cached_cursors),
+            current_handle: 0,
             settings,
             plan_table: Vec::new(),
             next_plan_id: 1,
@@ -199,19 +233,27 @@ impl Session {
     /// first appearance).
     pub fn execute_with(&mut self, sql: &str, binds: &[Value]) -> Result<StatementResult> {
         let _entered = instrumentation::enter(&self.instrumentation);
-        let _call = instrumentation::user_call();
-        self.inherit_system_changes();
-        let statement = self.parse(sql)?;
-        self.run(&statement, sql, binds)
+        let cpu_before = self.instrumentation.time_model(TimeModelStatistic::DbCpu);
+        let (result, child) = {
+            let _call = instrumentation::user_call();
+            self.inherit_system_changes();
+            match self.parse(sql, binds.is_empty()) {
+                Ok(cursor) => self.run_cursor(&cursor, binds, true),
+                Err(error) => (Err(error), None),
+            }
+        };
+        self.charge_cpu(child, cpu_before);
+        result
     }
 
     /// Parses once for repeated execution.
     pub fn prepare(&mut self, sql: &str) -> Result<Prepared> {
         let _entered = instrumentation::enter(&self.instrumentation);
         let _call = instrumentation::user_call();
+        self.inherit_system_changes();
         Ok(Prepared {
             text: sql.to_string(),
-            statement: self.parse(sql)?,
+            cursor: self.parse(sql, true)?,
         })
     }
 
@@ -221,9 +263,82 @@ impl Session {
         binds: &[Value],
     ) -> Result<StatementResult> {
         let _entered = instrumentation::enter(&self.instrumentation);
-        let _call = instrumentation::user_call();
-        self.inherit_system_changes();
-        self.run(&prepared.statement.clone(), &prepared.text, binds)
+        let cpu_before = self.instrumentation.time_model(TimeModelStatistic::DbCpu);
+        let (result, child) = {
+            let _call = instrumentation::user_call();
+            self.inherit_system_changes();
+            self.run_cursor(&prepared.cursor, binds, false)
+        };
+        self.charge_cpu(child, cpu_before);
+        result
+    }
+
+    /// Adds the CPU of the call that just ended to the child cursor it executed (v$sql).
+    fn charge_cpu(&self, child: Option<Arc<ChildCursor>>, cpu_before: u64) {
+        if let Some(child) = child {
+            let cpu = self
+                .instrumentation
+                .time_model(TimeModelStatistic::DbCpu)
+                .saturating_sub(cpu_before);
+            child
+                .statistics
+                .cpu_micros
+                .fetch_add(cpu, std::sync::atomic::Ordering::Relaxed);
+        }
+    }
+
+    /// Executes a parsed cursor: pins its child (building it on first use), runs the
+    /// statement, and counts the execution in the child's statistics. Returns the child.
+    fn run_cursor(
+        &mut self,
+        cursor: &ParsedCursor,
+        binds: &[Value],
+        parse_call: bool,
+    ) -> (Result<StatementResult>, Option<Arc<ChildCursor>>) {
+        let binds: &[Value] = if cursor.forced_binds.is_empty() {
+            binds
+        } else {
+            &cursor.forced_binds
+        };
+        let key = ChildKey::new(
+            self.settings.environment,
+            self.settings.optimizer.mode.name(),
+            binds,
+        );
+        let library_cache = self.instance.library_cache().clone();
+        let mut pin = library_cache.pin(&cursor.handle, &key);
+        let child = pin.child().clone();
+        if parse_call {
+            child
+                .statistics
+                .parse_calls
+                .fetch_add(1, std::sync::atomic::Ordering::Relaxed);
+        }
+        if self.current_handle != cursor.handle.address {
+            self.current_handle = cursor.handle.address;
+            self.instrumentation
+                .set_sql_id(Some(&cursor.handle.id.to_string()));
+        }
+        let gets_before = self
+            .instrumentation
+            .statistic(Statistic::SessionLogicalReads);
+        let reads_before = self.instrumentation.statistic(Statistic::PhysicalReads);
+        let started = std::time::Instant::now();
+        let result = self.run(&cursor.statement, &cursor.handle.text, binds, &mut pin);
+        drop(pin);
+        let rows = result.as_ref().map_or(0, |result| result.rows_affected);
+        child.statistics.record(
+            self.instrumentation
+                .statistic(Statistic::SessionLogicalReads)
+                .saturating_sub(gets_before),
+            self.instrumentation
+                .statistic(Statistic::PhysicalReads)
+                .saturating_sub(reads_before),
+            rows,
+            started.elapsed().as_micros() as u64,
+            0,
+        );
+        (result, Some(child))
     }
 
     /// Catches up with ALTER SYSTEM changes other sessions made (immediate parameters this
@@ -241,8 +356,33 @@ impl Session {
     /// After a change of the session's parameters: kept plans are made again, and the
     /// settings statements read are derived again.
     fn parameters_changed(&mut self) {
-        self.environment += 1;
         self.settings = StatementSettings::of(&self.parameters, &self.instance);
+        if self.settings.session_cached_cursors != self.cursor_cache_capacity() {
+            let change = self
+                .cursor_cache
+                .resize(self.settings.session_cached_cursors);
+            self.cursor_cache_changed(change);
+        }
+    }
+
+    fn cursor_cache_capacity(&self) -> usize {
+        self.cursor_cache.capacity()
+    }
+
+    /// After cursors entered or left the session cursor cache: its statistic and
+    /// v$open_cursor.
+    fn cursor_cache_changed(&self, change: i64) {
+        if change == 0 {
+            return;
+        }
+        if change > 0 {
+            instrumentation::add(Statistic::SessionCursorCacheCount, change as u64);
+        } else {
+            instrumentation::subtract(Statistic::SessionCursorCacheCount, change.unsigned_abs());
+        }
+        self.instance
+            .library_cache()
+            .set_open_cursors(self.sid(), self.cursor_cache.open_cursors());
     }
 
     /// The columns of a table or view, for `DESCRIBE`. ORA-04043 when there is no such object.
@@ -275,32 +415,51 @@ impl Session {
         }
     }
 
-    fn parse(&mut self, sql: &str) -> Result<Arc<Statement>> {
+    /// A parse call: the parent cursor of `sql` (after CURSOR_SHARING=FORCE replaced its
+    /// literals, when `may_force`: not for a statement executed with binds of its own),
+    /// from the session cursor cache, the library cache, or the parser.
+    fn parse(&mut self, sql: &str, may_force: bool) -> Result<ParsedCursor> {
         instrumentation::add(Statistic::ParseCountTotal, 1);
-        if let Some(cursor) = self.parsed.get(sql) {
+        let forced = if self.settings.force_literals && may_force {
+            cursor_sharing::force_literals(sql)
+        } else {
+            None
+        };
+        let (text, forced_binds): (&str, Arc<[Value]>) = match &forced {
+            Some(forced) => (&forced.text, forced.binds.clone().into()),
+            None => (sql, Arc::from(Vec::new())),
+        };
+        let library_cache = self.instance.library_cache().clone();
+        if let Some((handle, statement)) = self.cursor_cache.lookup(text) {
             instrumentation::add(Statistic::SessionCursorCacheHits, 1);
-            return Ok(cursor.statement.clone());
+            library_cache.count_cached_get(&handle);
+            return Ok(ParsedCursor {
+                handle,
+                statement,
+                forced_binds,
+            });
         }
         let _timed = instrumentation::timed(TimeModelStatistic::ParseTimeElapsed);
-        instrumentation::add(Statistic::ParseCountHard, 1);
-        let statement = match parser::parse(sql) {
-            Ok(statement) => Arc::new(statement),
-            Err(error) => {
-                instrumentation::add(Statistic::ParseCountFailures, 1);
-                return Err(error);
+        let parsed = library_cache.get(text, self.sid(), || {
+            let _hard = instrumentation::timed(TimeModelStatistic::HardParseElapsedTime);
+            let (statement, bytes) = instrumentation::heap::measure(|| parser::parse(text));
+            match statement {
+                Ok(statement) => Ok((statement, bytes.unwrap_or(text.len() as u64 * 8))),
+                Err(error) => {
+                    instrumentation::add(Statistic::ParseCountFailures, 1);
+                    Err(error)
+                }
             }
-        };
-        if self.parsed.len() >= PARSED_STATEMENTS_MAX {
-            self.parsed.clear();
-        }
-        self.parsed.insert(
-            sql.to_string(),
-            SessionCursor {
-                statement: statement.clone(),
-                plan: None,
-            },
-        );
-        Ok(statement)
+        })?;
+        let change = self
+            .cursor_cache
+            .note(text, &parsed.handle, &parsed.statement);
+        self.cursor_cache_changed(change);
+        Ok(ParsedCursor {
+            handle: parsed.handle,
+            statement: parsed.statement,
+            forced_binds,
+        })
     }
 
     fn run(
@@ -308,11 +467,25 @@ impl Session {
         statement: &Statement,
         text: &str,
         binds: &[Value],
+        pin: &mut CursorPin,
     ) -> Result<StatementResult> {
         instrumentation::add(Statistic::ExecuteCount, 1);
+        if pin.is_building() {
+            instrumentation::add(Statistic::ParseCountHard, 1);
+            if !matches!(statement, Statement::Select(_)) {
+                // Only queries keep a plan: the child is built as it is found.
+                let dependencies = self.dependencies(text, &self.instance.catalog().current());
+                let summary = PlanSummary {
+                    optimizer_mode: self.settings.optimizer.mode.name(),
+                    cost: None,
+                    plan_hash_value: 0,
+                };
+                pin.publish(None, summary, dependencies, 0)?;
+            }
+        }
         let _timed = instrumentation::timed(TimeModelStatistic::SqlExecuteElapsedTime);
         match statement {
-            Statement::Select(query) => self.select(query, text, binds),
+            Statement::Select(query) => self.select(query, text, binds, pin),
             Statement::Insert {
                 table,
                 columns,
@@ -695,22 +868,64 @@ impl Session {
         query: &ast::Query,
         text: &str,
         binds: &[Value],
+        pin: &mut CursorPin,
     ) -> Result<StatementResult> {
-        let (dictionary, xid) = self.reader_parts();
-        let reused = self.reusable_plan(query, text, &dictionary);
+        // The child's validity is read under the latch the dictionary is read under, so a
+        // plan never runs against a dictionary changed since it was made.
+        let (dictionary, valid) = self
+            .instance
+            .catalog()
+            .current_checked(|| pin.child().is_valid());
+        let xid = self
+            .transaction
+            .as_ref()
+            .map_or(0, |transaction| transaction.xid);
+        let kept = if valid {
+            pin.child().plan().cloned()
+        } else {
+            None
+        };
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
         let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
-            let plan = match reused {
+            let plan = match kept {
                 Some(plan) => plan,
-                None => Arc::new(query::plan_query(reader, &mut bind_values, query)?),
+                None => {
+                    let building = pin.is_building();
+                    let (planned, bytes) = {
+                        let _hard = building.then(|| {
+                            instrumentation::timed(TimeModelStatistic::HardParseElapsedTime)
+                        });
+                        instrumentation::heap::measure(|| {
+                            query::plan_query(reader, &mut bind_values, query)
+                        })
+                    };
+                    let plan = Arc::new(planned?);
+                    if building {
+                        let summary = PlanSummary {
+                            optimizer_mode: if plan.costed {
+                                self.settings.optimizer.mode.name()
+                            } else {
+                                "RULE"
+                            },
+                            cost: plan.estimate.as_ref().map(|estimate| estimate.cost),
+                            plan_hash_value: plan_hash_value(&query::explain_query(&plan)),
+                        };
+                        let bytes = bytes.unwrap_or(text.len() as u64 * 16);
+                        let dependencies = self.dependencies(text, &dictionary);
+                        pin.publish(
+                            plan.reusable.then(|| plan.clone()),
+                            summary,
+                            dependencies,
+                            bytes,
+                        )?;
+                    }
+                    plan
+                }
             };
             let rows = query::execute(reader, &plan)?;
             Ok((plan, rows))
         })?;
-        if plan.reusable {
-            self.keep_plan(query, text, dictionary, &plan);
-        }
         let rows = RowSet {
             columns: plan.row_set_columns(),
             rows,
@@ -733,39 +948,31 @@ impl Session {
         })
     }
 
-    /// The plan this session made for `query` (parsed from `text`) at an earlier execution,
-    /// if it can run again: made against `dictionary` under the current parameters.
-    fn reusable_plan(
-        &self,
-        query: &ast::Query,
-        text: &str,
-        dictionary: &Arc<Dictionary>,
-    ) -> Option<Arc<QueryPlan>> {
-        let cursor = self.parsed.get(text)?;
-        let kept = cursor.plan.as_ref()?;
-        (cursor.holds(query)
-            && Arc::ptr_eq(&kept.dictionary, dictionary)
-            && kept.environment == self.environment)
-            .then(|| kept.plan.clone())
-    }
-
-    fn keep_plan(
-        &mut self,
-        query: &ast::Query,
-        text: &str,
-        dictionary: Arc<Dictionary>,
-        plan: &Arc<QueryPlan>,
-    ) {
-        let environment = self.environment;
-        if let Some(cursor) = self.parsed.get_mut(text) {
-            if cursor.holds(query) {
-                cursor.plan = Some(ReusablePlan {
-                    dictionary,
-                    environment,
-                    plan: plan.clone(),
-                });
+    /// The objects a statement depends on: the names its text uses, and through each view
+    /// among them, the names of the view's query (so DDL on a view's table invalidates the
+    /// statement), at most `DEPENDENCIES_MAX` names.
+    fn dependencies(&self, text: &str, dictionary: &Dictionary) -> Vec<String> {
+        let mut names = crate::library_cache::referenced_names(text);
+        let mut views: Vec<String> = names
+            .iter()
+            .filter(|name| dictionary.views.contains_key(*name))
+            .cloned()
+            .collect();
+        let mut expanded = std::collections::BTreeSet::new();
+        while let Some(view) = views.pop() {
+            if !expanded.insert(view.clone()) || names.len() >= DEPENDENCIES_MAX {
+                continue;
+            }
+            if let Some(definition) = dictionary.views.get(&view) {
+                for name in crate::library_cache::referenced_names(&definition.ddl) {
+                    if dictionary.views.contains_key(&name) {
+                        views.push(name.clone());
+                    }
+                    names.insert(name);
+                }
             }
         }
+        names.into_iter().take(DEPENDENCIES_MAX).collect()
     }
 
     /// The open transaction, begun if there is none.
@@ -2302,7 +2509,7 @@ impl Session {
                 Ok(StatementResult::done("System altered."))
             }
             ast::AlterSystemAction::FlushSharedPool => {
-                self.parsed.clear();
+                self.instance.library_cache().flush();
                 Ok(StatementResult::done("System altered."))
             }
         }

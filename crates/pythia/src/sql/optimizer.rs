@@ -89,6 +89,14 @@ pub struct OptimizerEnvironment {
 }
 
 impl OptimizerEnvironment {
+    /// A digest of everything here: child cursors are shared by equal digests.
+    pub fn digest(&self) -> u64 {
+        (self.mode as u64) << 56
+            ^ (u64::from(self.read_count) << 40)
+            ^ (u64::from(self.index_cost_adj) << 24)
+            ^ self.block_size as u64
+    }
+
     pub fn from_parameters(parameters: &Parameters, block_size: usize) -> OptimizerEnvironment {
         let mode = match parameters.get_string(names::OPTIMIZER_MODE).as_str() {
             "RULE" => OptimizerMode::Rule,

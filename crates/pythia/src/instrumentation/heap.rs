@@ -1,0 +1,105 @@
+//! What a piece of work leaves allocated on the heap: the shared pool charges each library
+//! cache object the bytes it really holds (its syntax tree, its plan), measured rather than
+//! estimated.
+//!
+//! With the `heap-accounting` feature (on by default) Pythia's global allocator wraps the
+//! system allocator and keeps, per thread, the net bytes allocated (allocations minus
+//! frees). [`measure`] reads that count before and after a closure: the difference is what
+//! the closure built and kept, temporary allocations having been freed. One thread-local
+//! add per allocation and per free is the whole cost.
+//!
+//! Without the feature (an embedding program with its own global allocator turns it off)
+//! [`measure`] returns `None` and callers estimate.
+//!
+//! Invariant: the count is only ever compared within one thread, over a window in which
+//! the thread frees nothing it allocated before the window (building a new object frees
+//! only its own temporaries), so the difference is never less than the object's size by
+//! more than what the window freed of older memory, and is clamped at zero.
+
+use std::alloc::{GlobalAlloc, Layout, System};
+use std::cell::Cell;
+
+thread_local! {
+    static NET_BYTES: Cell<i64> = const { Cell::new(0) };
+}
+
+/// The system allocator, counting each thread's net bytes.
+pub struct CountingAllocator;
+
+#[inline]
+fn count(bytes: i64) {
+    // `try_with`: a thread's last frees run while its thread-locals are being destroyed.
+    let _ = NET_BYTES.try_with(|net| net.set(net.get() + bytes));
+}
+
+// SAFETY: every call is forwarded unchanged to `System`; only a thread-local counter is
+// updated beside it.
+unsafe impl GlobalAlloc for CountingAllocator {
+    unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
+        let pointer = System.alloc(layout);
+        if !pointer.is_null() {
+            count(layout.size() as i64);
+        }
+        pointer
+    }
+
+    unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
+        let pointer = System.alloc_zeroed(layout);
+        if !pointer.is_null() {
+            count(layout.size() as i64);
+        }
+        pointer
+    }
+
+    unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
+        System.dealloc(pointer, layout);
+        count(-(layout.size() as i64));
+    }
+
+    unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
+        let moved = System.realloc(pointer, layout, new_size);
+        if !moved.is_null() {
+            count(new_size as i64 - layout.size() as i64);
+        }
+        moved
+    }
+}
+
+#[cfg(feature = "heap-accounting")]
+#[global_allocator]
+static GLOBAL: CountingAllocator = CountingAllocator;
+
+/// Whether [`measure`] measures (the `heap-accounting` feature).
+pub const fn enabled() -> bool {
+    cfg!(feature = "heap-accounting")
+}
+
+/// Runs `work` and returns its result with the bytes it left allocated on this thread, or
+/// None without the `heap-accounting` feature.
+pub fn measure<T>(work: impl FnOnce() -> T) -> (T, Option<u64>) {
+    let before = NET_BYTES.with(Cell::get);
+    let result = work();
+    let after = NET_BYTES.with(Cell::get);
+    let kept = enabled().then(|| after.saturating_sub(before).max(0) as u64);
+    (result, kept)
+}
+
+#[cfg(all(test, feature = "heap-accounting"))]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn measures_what_is_kept_and_not_what_is_freed() {
+        let (kept, bytes) = measure(|| {
+            let temporary = vec![0u8; 1 << 20];
+            drop(temporary);
+            vec![1u64; 1000]
+        });
+        let bytes = bytes.expect("heap accounting is on");
+        assert!(bytes >= 8000, "{bytes}");
+        assert!(bytes < 16_000, "the freed megabyte must not count: {bytes}");
+        drop(kept);
+        let ((), nothing) = measure(|| {});
+        assert_eq!(nothing, Some(0));
+    }
+}
