@@ -30,8 +30,8 @@ use comfy_table::Table;
 use pythia::{Instance, Value};
 
 use crate::common::{
-    lab_error, latch_delta, latch_sample, latches_that_slept, progress, query_sum, LatchCounts,
-    Rng, Snapshot,
+    lab_error, latch_delta, latch_sample, latches_that_slept, number, progress, query_rows,
+    query_sum, LatchCounts, Rng, Snapshot,
 };
 
 const SEED: u64 = 0x534c_414d_4d45; // "SLAMME"
@@ -171,6 +171,11 @@ const SEED_TABLE_3: &[(&str, [&str; 3])] = &[
     ("pins and releases", ["736,368", "100,215", "37,203"]),
     ("executions", ["53,077", "52,709", "52,665"]),
     ("parse count (hard)", ["50,274", "195", "189"]),
+    (
+        "no-parse ratio (1 - hard/executions)",
+        ["5.3%", "99.6%", "99.6%"],
+    ),
+    ("SQL AREA get hit ratio (v$librarycache)", ["", "", ""]),
     ("CPU used (secs)", ["194.5", "103.9", "91.7"]),
     ("parse time CPU (secs)", ["59.8", "9.1", "12.1"]),
     ("statements/s", ["", "", ""]),
@@ -181,6 +186,8 @@ struct ViewSample {
     latches: Option<HashMap<String, LatchCounts>>,
     flushed_chunks: Option<f64>,
     pins_and_releases: Option<f64>,
+    /// v$librarycache's SQL AREA row: gets, gethits.
+    sql_area: Option<(f64, f64)>,
 }
 
 impl ViewSample {
@@ -189,7 +196,27 @@ impl ViewSample {
             latches: latch_sample(session),
             flushed_chunks: query_sum(session, "SELECT kghlufsh, kghluops FROM x$kghlu", 0),
             pins_and_releases: query_sum(session, "SELECT kghlufsh, kghluops FROM x$kghlu", 1),
+            sql_area: query_rows(
+                session,
+                "SELECT gets, gethits FROM v$librarycache WHERE namespace = 'SQL AREA'",
+            )
+            .and_then(|rows| {
+                let row = rows.first()?;
+                Some((number(row.first()?)?, number(row.get(1)?)?))
+            }),
         }
+    }
+
+    /// SQL AREA gethits / gets since `before`, as a percentage.
+    fn sql_area_hit_ratio(&self, before: &ViewSample) -> Option<String> {
+        let (gets, gethits) = self.sql_area?;
+        let (gets_before, gethits_before) = before.sql_area?;
+        let gets = gets - gets_before;
+        Some(if gets > 0.0 {
+            format!("{:.1}%", 100.0 * (gethits - gethits_before) / gets)
+        } else {
+            "no gets".to_string()
+        })
     }
 
     fn latch_delta(&self, before: &ViewSample, name: &str) -> Option<LatchCounts> {
@@ -227,6 +254,7 @@ struct Measured {
     library_cache: Option<LatchCounts>,
     shared_pool: Option<LatchCounts>,
     most_slept_latch: String,
+    sql_area_hit_ratio: Option<String>,
     flushed_chunks: Option<f64>,
     pins_and_releases: Option<f64>,
     executions: u64,
@@ -335,6 +363,7 @@ fn run_configuration(
         library_cache: views_after.latch_delta(&views_before, "library cache"),
         shared_pool: views_after.latch_delta(&views_before, "shared pool"),
         most_slept_latch: views_after.most_slept(&views_before),
+        sql_area_hit_ratio: views_after.sql_area_hit_ratio(&views_before),
         flushed_chunks: difference(views_after.flushed_chunks, views_before.flushed_chunks),
         pins_and_releases: difference(
             views_after.pins_and_releases,
@@ -470,6 +499,7 @@ fn run_sqlite(dir: &Path, workload: &Workload) -> pythia::Result<Measured> {
         library_cache: None,
         shared_pool: None,
         most_slept_latch: "n/a".to_string(),
+        sql_area_hit_ratio: None,
         flushed_chunks: None,
         pins_and_releases: None,
         executions: statements,
@@ -516,6 +546,11 @@ fn table_3_column(measured: &Measured) -> Vec<String> {
         ),
         measured.executions.to_string(),
         measured.hard_parses.to_string(),
+        format!(
+            "{:.1}%",
+            100.0 * (1.0 - measured.hard_parses as f64 / measured.executions.max(1) as f64)
+        ),
+        or_na(measured.sql_area_hit_ratio.clone()),
         format!("{:.2}", measured.cpu_centiseconds as f64 / 100.0),
         format!("{:.2}", measured.parse_cpu_centiseconds as f64 / 100.0),
         format!("{:.0}", measured.statements_per_second()),
