@@ -51,7 +51,29 @@ const STATEMENTS: [(&str, usize); 3] = [
     ),
 ];
 
+/// How a session issues the hot statements.
+#[derive(Clone, Copy, PartialEq, Eq, Debug)]
+enum Mode {
+    /// Parsed once per session, then executed: HammerDB's way in seed 003. Each execution
+    /// pins and unpins the cursor (kglpin1, kksfbc, kglpndl1).
+    ParseOnce,
+    /// Parsed at every execution: a soft parse (the session cursor cache, else the bucket
+    /// search kglhbh1) before the same pin and unpin.
+    ParseEach,
+}
+
+impl Mode {
+    fn describe(self) -> &'static str {
+        match self {
+            Mode::ParseOnce => "parsed once per session (prepare + execute_prepared)",
+            Mode::ParseEach => "parsed at each execution (execute_with)",
+        }
+    }
+}
+
 struct Scale {
+    /// The modes to run, each with its pair of runs.
+    modes: &'static [Mode],
     sessions: usize,
     executions_per_session: u64,
     /// Each run stops at this even if its executions are not done.
@@ -164,7 +186,7 @@ fn mark_hot(session: &mut pythia::Session) -> Vec<String> {
         .collect()
 }
 
-fn run_once(dir: &Path, scale: &Scale, hot: bool) -> pythia::Result<HotRun> {
+fn run_once(dir: &Path, scale: &Scale, mode: Mode, hot: bool) -> pythia::Result<HotRun> {
     let _ = std::fs::remove_dir_all(dir);
     let parameters: &[(&str, &str)] = if hot {
         &[("_kgl_hot_object_copies", HOT_OBJECT_COPIES)]
@@ -206,7 +228,7 @@ fn run_once(dir: &Path, scale: &Scale, hot: bool) -> pythia::Result<HotRun> {
             .map(|number| {
                 let instance = instance.clone();
                 let (stop, bar) = (&stop, &bar);
-                scope.spawn(move || worker(&instance, number, scale, deadline, stop, bar))
+                scope.spawn(move || worker(&instance, number, scale, mode, deadline, stop, bar))
             })
             .collect();
         let mut first_error = None;
@@ -267,11 +289,19 @@ fn worker(
     instance: &Arc<Instance>,
     number: usize,
     scale: &Scale,
+    mode: Mode,
     deadline: Instant,
     stop: &AtomicBool,
     bar: &indicatif::ProgressBar,
 ) -> pythia::Result<u64> {
     let mut session = instance.connect()?;
+    let prepared = match mode {
+        Mode::ParseOnce => STATEMENTS
+            .iter()
+            .map(|(text, _)| session.prepare(text).map(Some))
+            .collect::<pythia::Result<Vec<_>>>()?,
+        Mode::ParseEach => vec![None; STATEMENTS.len()],
+    };
     let mut rng = Rng::new(SEED ^ ((number as u64 + 1) << 32));
     let mut executions = 0;
     let mut errors = 0;
@@ -284,7 +314,11 @@ fn worker(
         }
         let which = (count as usize + number) % STATEMENTS.len();
         let binds = binds_for(which, &mut rng);
-        match session.execute_with(STATEMENTS[which].0, &binds) {
+        let outcome = match &prepared[which] {
+            Some(prepared) => session.execute_prepared(prepared, &binds),
+            None => session.execute_with(STATEMENTS[which].0, &binds),
+        };
+        match outcome {
             Ok(_) => executions += 1,
             Err(error) => {
                 errors += 1;
@@ -438,19 +472,21 @@ fn change(before: f64, after: f64) -> String {
 pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     let scale = if quick {
         Scale {
+            modes: &[Mode::ParseOnce],
             sessions: 12,
             executions_per_session: 10_000,
             time_limit: Duration::from_secs(3),
         }
     } else {
         Scale {
+            modes: &[Mode::ParseOnce, Mode::ParseEach],
             sessions: 32,
             executions_per_session: 100_000,
             time_limit: Duration::from_secs(60),
         }
     };
     println!(
-        "hotcursor experiment (seed 003): {} sessions x {} executions (at most {} s per run) of {} statements with binds on a {ROWS}-row table, a soft parse each",
+        "hotcursor experiment (seed 003): {} sessions x {} executions (at most {} s per run) of {} statements with binds on a {ROWS}-row table",
         scale.sessions,
         scale.executions_per_session,
         scale.time_limit.as_secs(),
@@ -459,15 +495,10 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     for (text, _) in STATEMENTS {
         println!("  {text}");
     }
-    let plain = run_once(&dir.join("hotcursor-plain"), &scale, false)?;
-    print_run("run 1, default instance", &plain);
-    println!();
-    let hot = run_once(&dir.join("hotcursor-hot"), &scale, true)?;
-    print_run(
-        &format!("run 2, _kgl_hot_object_copies = {HOT_OBJECT_COPIES}, statements marked hot"),
-        &hot,
-    );
-
+    for &mode in scale.modes {
+        println!("\n== statements {} ==", mode.describe());
+        compare_runs(dir, &scale, mode)?;
+    }
     let mut seed = Table::new();
     seed.set_header(vec![
         "seed 003 mutex type",
@@ -480,7 +511,35 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     for row in SEED_MUTEX_SLEEPS {
         seed.add_row(vec![row.0, row.1, row.2, row.3, row.4, row.5]);
     }
-    println!("\nseed 003 (HammerDB, 4-socket Xeon), for shape:\n{seed}");
+    println!("\nseed 003 (HammerDB, 4-socket Xeon, packages and procedures marked hot), for shape:\n{seed}");
+    Ok(())
+}
+
+/// Run 1 (default instance) and run 2 (hot copies, statements marked hot) in one mode, and
+/// the change between them.
+fn compare_runs(dir: &Path, scale: &Scale, mode: Mode) -> pythia::Result<()> {
+    let suffix = match mode {
+        Mode::ParseOnce => "once",
+        Mode::ParseEach => "each",
+    };
+    let plain = run_once(
+        &dir.join(format!("hotcursor-plain-{suffix}")),
+        scale,
+        mode,
+        false,
+    )?;
+    print_run("run 1, default instance", &plain);
+    println!();
+    let hot = run_once(
+        &dir.join(format!("hotcursor-hot-{suffix}")),
+        scale,
+        mode,
+        true,
+    )?;
+    print_run(
+        &format!("run 2, _kgl_hot_object_copies = {HOT_OBJECT_COPIES}, statements marked hot"),
+        &hot,
+    );
 
     let mut summary = Table::new();
     summary.set_header(vec![
