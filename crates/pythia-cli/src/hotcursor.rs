@@ -4,10 +4,13 @@
 //!
 //! ```text
 //!   session 1 ─┐                               ┌─ Library Cache mutex of the handle
-//!   session 2 ─┼─ soft parse + execute ──> ... ┤     (kglhbh1, kglpin1, kglpndl1, ...)
+//!   session 2 ─┼─ (parse) + execute ──> ...    ┤     (kglhbh1, kglpin1, kglpndl1, ...)
 //!   ...        │   the same 3 cursors          └─ Cursor Pin mutex of the child
 //!   session N ─┘                                   (kksfbc, kksLockDelete)
 //! ```
+//!
+//! The statements are parsed once per session and then executed (HammerDB's way in the seed;
+//! the quick run) or, in the full run also, parsed at every execution.
 //!
 //! Run 1 reports the top wait events and the mutex sleeps by type and location. Run 2, on a
 //! fresh instance opened with `_kgl_hot_object_copies = 4`, warms the cursors up, marks each
