@@ -23,6 +23,8 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
             crate::oltp::run(true, &dir.join("lab-oltp"))?;
             println!();
             crate::sqlite_bench::run(true, &dir.join("lab-sqlite"))?;
+            println!();
+            crate::parse_cost::run(true, &dir.join("lab-parse"))?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -32,9 +34,10 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
         Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
         Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
         Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
+        Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
         Some(other) => Err(pythia::Error::new(
             900,
-            format!("unknown experiment '{other}'; experiments: commit, oltp, sqlite"),
+            format!("unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse"),
         )),
     }
 }

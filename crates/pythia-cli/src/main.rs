@@ -8,6 +8,7 @@
 //! ```
 
 mod lab;
+mod parse_cost;
 mod shell;
 
 mod common;
