@@ -24,6 +24,8 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
             println!();
             crate::sqlite_bench::run(true, &dir.join("lab-sqlite"))?;
             println!();
+            crate::parse_cost::run(true, &dir.join("lab-parse"))?;
+            println!();
             crate::slammer::run(true, &dir.join("lab-slammer"))?;
             println!();
             crate::hotcursor::run(true, &dir.join("lab-hotcursor"))?;
@@ -36,11 +38,14 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
         Some("commit") => commit_experiment(quick, &dir.join("lab-commit")),
         Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
         Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
+        Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
         Some("slammer") => crate::slammer::run(quick, &dir.join("lab-slammer")),
         Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),
         Some(other) => Err(pythia::Error::new(
             900,
-            format!("unknown experiment '{other}'; experiments: commit, oltp, sqlite, slammer, hotcursor"),
+            format!(
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor"
+            ),
         )),
     }
 }

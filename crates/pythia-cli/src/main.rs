@@ -8,6 +8,7 @@
 //! ```
 
 mod lab;
+mod parse_cost;
 mod shell;
 
 mod common;
@@ -47,7 +48,7 @@ enum Action {
     },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
-        /// The experiment to run: `commit`, `oltp`, `sqlite`, `slammer` or `hotcursor`.
+        /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer` or `hotcursor`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]

@@ -444,8 +444,8 @@ pub struct Catalog {
 pub type ChangeHook = Box<dyn Fn(&Dictionary, &Dictionary) + Send + Sync>;
 
 /// The names (upper case) of the objects that differ between two dictionaries: tables,
-/// indexes and views added, dropped or changed, with each changed index's table; sequences
-/// added or dropped (a sequence's cached values change without DDL).
+/// indexes, views and sequences added, dropped or changed (ALTER SEQUENCE makes a new
+/// definition; handing out cached values does not), with each changed index's table.
 pub fn changed_objects(
     before: &Dictionary,
     after: &Dictionary,
@@ -454,12 +454,11 @@ pub fn changed_objects(
         before: &BTreeMap<String, Arc<T>>,
         after: &BTreeMap<String, Arc<T>>,
         changed: &mut std::collections::BTreeSet<String>,
-        compare_contents: bool,
     ) -> Vec<Arc<T>> {
         let mut objects = Vec::new();
         for (name, object) in before {
             match after.get(name) {
-                Some(other) if !compare_contents || Arc::ptr_eq(object, other) => {}
+                Some(other) if Arc::ptr_eq(object, other) => {}
                 Some(other) => {
                     changed.insert(name.clone());
                     objects.push(object.clone());
@@ -480,12 +479,12 @@ pub fn changed_objects(
         objects
     }
     let mut changed = std::collections::BTreeSet::new();
-    differing(&before.tables, &after.tables, &mut changed, true);
-    for index in differing(&before.indexes, &after.indexes, &mut changed, true) {
+    differing(&before.tables, &after.tables, &mut changed);
+    for index in differing(&before.indexes, &after.indexes, &mut changed) {
         changed.insert(index.table_name.clone());
     }
-    differing(&before.views, &after.views, &mut changed, true);
-    differing(&before.sequences, &after.sequences, &mut changed, false);
+    differing(&before.views, &after.views, &mut changed);
+    differing(&before.sequences, &after.sequences, &mut changed);
     changed
 }
 

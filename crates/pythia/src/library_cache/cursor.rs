@@ -100,10 +100,11 @@ pub struct Handle {
     pub copy: u32,
     /// v$sql.address: a number unique in the instance.
     pub address: u64,
+    /// What the bucket is chosen by: a fast hash of the text (`bucket_hash`).
+    pub bucket_hash: u64,
     /// Normalized-text signatures (v$sql.exact_matching_signature and
-    /// force_matching_signature).
-    pub exact_signature: u64,
-    pub force_signature: u64,
+    /// force_matching_signature), computed when first asked for.
+    signatures: OnceLock<(u64, u64)>,
     /// Oracle's command type of the statement (v$sql.command_type), 0 until parsed.
     pub command_type: AtomicU64,
     pub(crate) state: KglMutex<HandleState>,
@@ -120,7 +121,7 @@ pub struct Handle {
     /// Times heap 0 was loaded again after being aged out.
     pub(crate) reloads: AtomicU64,
     /// Unix seconds of the first load (v$sql.first_load_time).
-    pub(crate) first_load: i64,
+    pub first_load: i64,
 }
 
 /// What a handle's mutex guards.
@@ -141,22 +142,10 @@ pub(crate) struct HandleState {
     pub(crate) loads: u64,
 }
 
-impl HandleState {
-    /// Bytes of heap 0 and the children: what aging the handle out gives back.
-    pub(crate) fn loaded_bytes(&self) -> u64 {
-        self.statement_bytes
-            + self
-                .children
-                .iter()
-                .map(|child| child.sharable_bytes.load(Ordering::Relaxed))
-                .sum::<u64>()
-    }
-}
-
 impl Handle {
     pub(crate) fn new(text: Arc<str>, id: SqlId, copy: u32, address: u64) -> Handle {
-        let (exact_signature, force_signature) = super::signatures(&text);
         Handle {
+            bucket_hash: super::bucket_hash(&text),
             state: KglMutex::new(
                 MutexType::LibraryCache,
                 u64::from(id.hash_value()),
@@ -166,8 +155,7 @@ impl Handle {
             id,
             copy,
             address,
-            exact_signature,
-            force_signature,
+            signatures: OnceLock::new(),
             command_type: AtomicU64::new(0),
             used: AtomicBool::new(true),
             loaded: AtomicBool::new(false),
@@ -177,6 +165,13 @@ impl Handle {
             reloads: AtomicU64::new(0),
             first_load: chrono::Utc::now().timestamp(),
         }
+    }
+
+    /// v$sql.exact_matching_signature and force_matching_signature.
+    pub fn signatures(&self) -> (u64, u64) {
+        *self
+            .signatures
+            .get_or_init(|| super::signatures(&self.text))
     }
 
     /// Bytes charged for the handle itself.

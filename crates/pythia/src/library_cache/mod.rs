@@ -154,13 +154,12 @@ impl LibraryCache {
         sid: u32,
         load: impl FnOnce() -> Result<(Statement, u64)>,
     ) -> Result<Parsed> {
-        let id = SqlId::of(text);
         let counters = self.sql_area();
         counters.gets.fetch_add(1, Ordering::Relaxed);
-        let found = self.find(text, &id);
-        let handle = match found {
+        let hash = bucket_hash(text);
+        let handle = match self.find(text, hash) {
             Some(handle) => handle,
-            None => return self.load_new(text, id, sid, load),
+            None => return self.load_new(text, sid, load),
         };
         handle.used.store(true, Ordering::Relaxed);
         handle.parse_calls.fetch_add(1, Ordering::Relaxed);
@@ -180,16 +179,16 @@ impl LibraryCache {
         Ok(Parsed { handle, statement })
     }
 
-    fn bucket_of(chains: &[Chain], id: &SqlId) -> usize {
-        id.hash_value() as usize % chains.len()
+    fn bucket_of(chains: &[Chain], hash: u64) -> usize {
+        (hash % chains.len() as u64) as usize
     }
 
-    fn find(&self, text: &str, id: &SqlId) -> Option<Arc<Handle>> {
+    fn find(&self, text: &str, hash: u64) -> Option<Arc<Handle>> {
         let directory = self.directory.read();
-        let chain = directory[Self::bucket_of(&directory, id)].shared(location::BUCKET_SEARCH);
+        let chain = directory[Self::bucket_of(&directory, hash)].shared(location::BUCKET_SEARCH);
         chain
             .iter()
-            .find(|handle| handle.id.value == id.value && *handle.text == *text)
+            .find(|handle| handle.bucket_hash == hash && *handle.text == *text)
             .cloned()
     }
 
@@ -222,12 +221,16 @@ impl LibraryCache {
     fn load_new(
         &self,
         text: &str,
-        id: SqlId,
         sid: u32,
         load: impl FnOnce() -> Result<(Statement, u64)>,
     ) -> Result<Parsed> {
         let (statement, bytes) = load()?;
-        let handle = Arc::new(Handle::new(Arc::from(text), id, 0, self.address()));
+        let handle = Arc::new(Handle::new(
+            Arc::from(text),
+            SqlId::of(text),
+            0,
+            self.address(),
+        ));
         self.allocate(handle.handle_bytes(), Category::Handles, text)?;
         if let Err(error) = self.allocate(bytes, Category::Heap0, text) {
             self.release(handle.handle_bytes(), Category::Handles);
@@ -250,11 +253,11 @@ impl LibraryCache {
         }
         let existing = {
             let directory = self.directory.read();
-            let mut chain = directory[Self::bucket_of(&directory, &handle.id)]
+            let mut chain = directory[Self::bucket_of(&directory, handle.bucket_hash)]
                 .exclusive(location::HANDLE_CREATE);
             let existing = chain
                 .iter()
-                .find(|other| other.id.value == handle.id.value && other.text == handle.text)
+                .find(|other| other.bucket_hash == handle.bucket_hash && other.text == handle.text)
                 .cloned();
             if existing.is_none() {
                 chain.push(handle.clone());
@@ -300,7 +303,7 @@ impl LibraryCache {
         let chains = Self::chains(directory.len() * 2);
         for chain in directory.iter_mut() {
             for handle in chain.get_mut().drain(..) {
-                let bucket = Self::bucket_of(&chains, &handle.id);
+                let bucket = Self::bucket_of(&chains, handle.bucket_hash);
                 chains[bucket]
                     .exclusive(location::HANDLE_CREATE)
                     .push(handle);
@@ -314,7 +317,8 @@ impl LibraryCache {
         let Some(directory) = self.directory.try_read() else {
             return false;
         };
-        let Some(mut chain) = directory[Self::bucket_of(&directory, &handle.id)].try_exclusive()
+        let Some(mut chain) =
+            directory[Self::bucket_of(&directory, handle.bucket_hash)].try_exclusive()
         else {
             return false;
         };
@@ -469,15 +473,17 @@ impl LibraryCache {
         }
     }
 
-    /// Every handle in the library cache, copies included (for the views).
+    /// Every handle in the library cache, copies included (for the views, invalidation,
+    /// KEEP and MARKHOT): the LRU list holds each live handle once.
     pub fn handles(&self) -> Vec<Arc<Handle>> {
-        let mut handles = Vec::new();
-        {
-            let directory = self.directory.read();
-            for chain in directory.iter() {
-                handles.extend(chain.shared(location::INSPECT).iter().cloned());
-            }
-        }
+        let mut handles: Vec<Arc<Handle>> = {
+            let pool = self.pool.state.lock();
+            pool.lru
+                .iter()
+                .filter(|handle| !handle.obsolete.load(Ordering::Acquire))
+                .cloned()
+                .collect()
+        };
         let copies: Vec<Arc<Handle>> = handles
             .iter()
             .flat_map(|handle| handle.state.shared(location::INSPECT).copies.clone())
@@ -510,22 +516,16 @@ impl LibraryCache {
     /// `name`.
     fn named(&self, name: &str) -> Vec<Arc<Handle>> {
         let name = name.trim().to_lowercase();
-        let directory = self.directory.read();
-        let mut found = Vec::new();
-        for chain in directory.iter() {
-            for handle in chain.shared(location::INSPECT).iter() {
-                let address_hash = format!("{:016x},{}", handle.address, handle.id.hash_value());
-                let short_address = format!("{:x},{}", handle.address, handle.id.hash_value());
-                if handle.id.full_hash_value() == name
-                    || handle.id.to_string() == name
-                    || address_hash == name
-                    || short_address == name
-                {
-                    found.push(handle.clone());
-                }
-            }
-        }
-        found
+        self.handles()
+            .into_iter()
+            .filter(|handle| {
+                handle.copy == 0
+                    && (handle.id.full_hash_value() == name
+                        || handle.id.to_string() == name
+                        || format!("{:016x},{}", handle.address, handle.id.hash_value()) == name
+                        || format!("{:x},{}", handle.address, handle.id.hash_value()) == name)
+            })
+            .collect()
     }
 
     /// DBMS_SHARED_POOL.KEEP / UNKEEP of a cursor. ORA-06502-style error when none matches.
@@ -673,6 +673,15 @@ pub fn command_type(statement: &Statement) -> u64 {
     }
 }
 
+/// The hash a text's bucket is chosen by: FxHash, cheap enough that a soft parse costs a
+/// small fraction of a hard one (MD5, for the sql_id, is computed once, at load).
+pub fn bucket_hash(text: &str) -> u64 {
+    use std::hash::Hasher;
+    let mut hasher = rustc_hash::FxHasher::default();
+    hasher.write(text.as_bytes());
+    hasher.finish()
+}
+
 /// The exact and force matching signatures of a text: the first 64 bits of the MD5 of its
 /// tokens, upper case outside literals and quoted names, single-spaced (so that case and
 /// spacing do not matter), of the text itself and of the text with its literals replaced.
@@ -735,9 +744,9 @@ impl ChildStatistics {
         self.elapsed_micros
             .fetch_add(elapsed_micros, Ordering::Relaxed);
         self.cpu_micros.fetch_add(cpu_micros, Ordering::Relaxed);
-        self.last_active.store(
-            chrono::Utc::now().timestamp().max(0) as u64,
-            Ordering::Relaxed,
-        );
+        let now = std::time::SystemTime::now()
+            .duration_since(std::time::UNIX_EPOCH)
+            .map_or(0, |since| since.as_secs());
+        self.last_active.store(now, Ordering::Relaxed);
     }
 }

@@ -9,7 +9,7 @@
 //! cursor whose handle was aged out or freed is not a hit: the parse goes to the library
 //! cache, which reloads it.
 
-use std::collections::HashMap;
+use rustc_hash::FxHashMap as HashMap;
 use std::sync::Arc;
 
 use super::cursor::Handle;

@@ -541,7 +541,9 @@ enum SourceKind {
         access: Access,
     },
     /// Rows read at planning time: a view (v$, dba_), DUAL.
-    Rows(Arc<Vec<Vec<Value>>>),
+    /// Rows read at planning time; `true`: rows that never change (DUAL's), so that a plan
+    /// reading them can run again.
+    Rows(Arc<Vec<Vec<Value>>>, bool),
     /// Rows a plan makes at each execution: an inline view, a set operation's branches.
     Planned(Arc<PlannedRows>),
 }
@@ -1227,7 +1229,7 @@ impl QueryPlan {
         self.reusable = !read_rows
             && self.sources.iter().all(|source| match &source.kind {
                 SourceKind::Table { .. } => true,
-                SourceKind::Rows(_) => false,
+                SourceKind::Rows(_, constant) => *constant,
                 SourceKind::Planned(planned) => planned.reusable(),
             });
         self.rows_touch_no_block = self.sources.len() == 1 && !self.touches_blocks();
@@ -1936,7 +1938,13 @@ impl Planner<'_, '_> {
                                 .collect(),
                         ),
                         _ => match (self.reader.views)(&name.name) {
-                            Some(rows) => (SourceKind::Rows(Arc::new(rows.rows)), rows.columns),
+                            Some(rows) => {
+                                let constant = name.name == "DUAL";
+                                (
+                                    SourceKind::Rows(Arc::new(rows.rows), constant),
+                                    rows.columns,
+                                )
+                            }
                             None => return Err(Error::table_not_found()),
                         },
                     };
@@ -1954,7 +1962,7 @@ impl Planner<'_, '_> {
                 // Its rows are read now: the plan cannot be kept.
                 self.read_rows = true;
                 let qualifier = alias.clone().unwrap_or_default();
-                let kind = SourceKind::Rows(Arc::new(rows.rows));
+                let kind = SourceKind::Rows(Arc::new(rows.rows), false);
                 self.add_source(
                     kind,
                     qualifier.clone(),
@@ -3551,7 +3559,7 @@ fn read_source(
     visit: &mut SourceVisit,
 ) -> Result<bool> {
     match &source.kind {
-        SourceKind::Rows(rows) => {
+        SourceKind::Rows(rows, _) => {
             for (position, candidate) in rows.iter().enumerate() {
                 if !visit(&mut candidate.clone(), false, position as u64, row)? {
                     return Ok(false);
@@ -3990,7 +3998,7 @@ fn source_node(source: &Source) -> PlanNode {
         SourceKind::Table { table, access } => {
             access_node(&table.name, access, source.access_estimate)
         }
-        SourceKind::Rows(_) => PlanNode::new("FIXED TABLE", Some("FULL"))
+        SourceKind::Rows(..) => PlanNode::new("FIXED TABLE", Some("FULL"))
             .on(&source.name, "TABLE (FIXED)")
             .estimated(estimate),
         SourceKind::Planned(planned) => {

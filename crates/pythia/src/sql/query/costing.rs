@@ -69,7 +69,7 @@ fn source_facts(reader: &Reader, source: &Source) -> SourceFacts {
             || segment::allocated_blocks(&reader.storage.cache, table.segment).ok(),
             &reader.optimizer,
         ),
-        SourceKind::Rows(rows) => optimizer::row_facts(rows.len() as f64, source.width),
+        SourceKind::Rows(rows, _) => optimizer::row_facts(rows.len() as f64, source.width),
         SourceKind::Planned(planned) => {
             optimizer::row_facts(planned_estimate(planned).rows, source.width)
         }
@@ -160,7 +160,7 @@ fn scan_estimate(
     let bytes = rows * own.row_len;
     match &source.kind {
         SourceKind::Table { .. } => optimizer::full_scan(own, selectivity, environment),
-        SourceKind::Rows(_) => Estimate {
+        SourceKind::Rows(..) => Estimate {
             cost: own.rows * ROW_CPU,
             rows,
             bytes,

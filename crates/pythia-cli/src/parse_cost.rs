@@ -1,0 +1,99 @@
+//! `pythia lab parse`: what a hard parse, a soft parse and a session cursor cache hit cost,
+//! measured on the same statement shape in one run.
+//!
+//! Each loop executes `SELECT /* parse */ dummy FROM dual WHERE dummy = '<n>'`-shaped work
+//! N times; the parse's cost is the loop's time per statement less the time per execution
+//! of an already-open cursor (`execute_prepared`), which does no parse call at all:
+//! - hard: N distinct literal texts, each new to the library cache (parse, plan, load);
+//! - soft: the same N texts again, found in the library cache (session cursor cache off);
+//! - cached: one text N times with a bind, in the session cursor cache.
+
+use std::path::Path;
+use std::time::Instant;
+
+use comfy_table::Table;
+use pythia::{Instance, Value};
+
+fn text(number: u64) -> String {
+    format!("SELECT /* parse cost */ dummy FROM dual WHERE dummy = 'v{number:07}'")
+}
+
+pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+    let _ = std::fs::remove_dir_all(dir);
+    let statements: u64 = if quick { 3_000 } else { 20_000 };
+    let instance = Instance::open(dir, &[("shared_pool_size", "256M")])?;
+    let mut session = instance.connect()?;
+    let per_statement = |started: Instant| started.elapsed().as_nanos() as f64 / statements as f64;
+
+    let prepared = session.prepare("SELECT /* parse cost */ dummy FROM dual WHERE dummy = :1")?;
+    let bind = [Value::text("v0000001")];
+    session.execute_prepared(&prepared, &bind)?;
+    let started = Instant::now();
+    for _ in 0..statements {
+        session.execute_prepared(&prepared, &bind)?;
+    }
+    let execute_only = per_statement(started);
+
+    session.execute("ALTER SESSION SET session_cached_cursors = 0")?;
+    let started = Instant::now();
+    for number in 0..statements {
+        session.execute(&text(number))?;
+    }
+    let hard = per_statement(started);
+    let started = Instant::now();
+    for number in 0..statements {
+        session.execute(&text(number))?;
+    }
+    let soft = per_statement(started);
+
+    session.execute("ALTER SESSION SET session_cached_cursors = 50")?;
+    let bound = "SELECT /* parse cost */ dummy FROM dual WHERE dummy = :1";
+    for _ in 0..3 {
+        session.execute_with(bound, &bind)?;
+    }
+    let started = Instant::now();
+    for _ in 0..statements {
+        session.execute_with(bound, &bind)?;
+    }
+    let cached = per_statement(started);
+
+    let parse = |total: f64| (total - execute_only).max(1.0);
+    let mut table = Table::new();
+    table.set_header(vec![
+        "parse call",
+        "ns per statement",
+        "ns of parse",
+        "hard / this",
+    ]);
+    for (name, total) in [
+        ("hard (new text: parse, plan, load)", hard),
+        ("soft (found in the library cache)", soft),
+        ("session cursor cache hit", cached),
+        ("none (execute an open cursor)", execute_only),
+    ] {
+        table.add_row(vec![
+            name.to_string(),
+            format!("{total:.0}"),
+            if total == execute_only {
+                "-".to_string()
+            } else {
+                format!("{:.0}", parse(total))
+            },
+            if total == execute_only {
+                "-".to_string()
+            } else {
+                format!("{:.1}x", parse(hard) / parse(total))
+            },
+        ]);
+    }
+    println!("parse experiment: {statements} statements per loop, one session");
+    println!("{table}");
+    let ratio = parse(hard) / parse(soft);
+    println!(
+        "soft parse {:.0} ns, hard parse {:.0} ns: a soft parse is {ratio:.0}x cheaper (target: at least 50x)",
+        parse(soft),
+        parse(hard)
+    );
+    drop(session);
+    instance.shutdown()
+}
