@@ -157,6 +157,14 @@ impl Snapshot {
     }
 }
 
+/// A system time-model statistic (v$sys_time_model, microseconds) now, by name; 0 if absent.
+pub fn time_model_micros(name: &str) -> u64 {
+    instrumentation::system_time_model()
+        .into_iter()
+        .find(|row| row.statistic.name() == name)
+        .map_or(0, |row| row.value)
+}
+
 /// A NUMBER (or NULL) result as an i128; panics loudly on anything else.
 pub fn integer(value: &pythia::Value) -> i128 {
     match value {

@@ -31,7 +31,7 @@ use pythia::{Instance, Value};
 
 use crate::common::{
     lab_error, latch_delta, latch_sample, latches_that_slept, number, progress, query_rows,
-    query_sum, LatchCounts, Rng, Snapshot,
+    query_sum, time_model_micros, LatchCounts, Rng, Snapshot,
 };
 
 const SEED: u64 = 0x534c_414d_4d45; // "SLAMME"
@@ -177,6 +177,7 @@ const SEED_TABLE_3: &[(&str, [&str; 3])] = &[
     ),
     ("SQL AREA get hit ratio (v$librarycache)", ["", "", ""]),
     ("CPU used (secs)", ["194.5", "103.9", "91.7"]),
+    ("DB CPU (secs, time model)", ["", "", ""]),
     ("parse time CPU (secs)", ["59.8", "9.1", "12.1"]),
     ("statements/s", ["", "", ""]),
 ];
@@ -260,6 +261,8 @@ struct Measured {
     executions: u64,
     hard_parses: u64,
     cpu_centiseconds: u64,
+    /// DB CPU (time model) over the run, to check 'CPU used by this session' against.
+    db_cpu_micros: u64,
     parse_cpu_centiseconds: u64,
 }
 
@@ -302,6 +305,7 @@ fn run_configuration(
     let mut monitor = instance.connect()?;
     let views_before = ViewSample::take(&mut monitor);
     let before = Snapshot::take();
+    let db_cpu_before = time_model_micros("DB CPU");
     let started = Instant::now();
     let deadline = started + workload.time_limit;
     let stop = AtomicBool::new(false);
@@ -347,6 +351,7 @@ fn run_configuration(
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let after = Snapshot::take();
+    let db_cpu_micros = time_model_micros("DB CPU").saturating_sub(db_cpu_before);
     let views_after = ViewSample::take(&mut monitor);
     drop(monitor);
     instance.shutdown()?;
@@ -372,6 +377,7 @@ fn run_configuration(
         executions: after.statistic_delta(&before, "execute count"),
         hard_parses: after.statistic_delta(&before, "parse count (hard)"),
         cpu_centiseconds: after.statistic_delta(&before, "CPU used by this session"),
+        db_cpu_micros,
         parse_cpu_centiseconds: after.statistic_delta(&before, "parse time cpu"),
     })
 }
@@ -505,6 +511,7 @@ fn run_sqlite(dir: &Path, workload: &Workload) -> pythia::Result<Measured> {
         executions: statements,
         hard_parses: statements,
         cpu_centiseconds: 0,
+        db_cpu_micros: 0,
         parse_cpu_centiseconds: 0,
     })
 }
@@ -552,6 +559,7 @@ fn table_3_column(measured: &Measured) -> Vec<String> {
         ),
         or_na(measured.sql_area_hit_ratio.clone()),
         format!("{:.2}", measured.cpu_centiseconds as f64 / 100.0),
+        format!("{:.2}", measured.db_cpu_micros as f64 / 1e6),
         format!("{:.2}", measured.parse_cpu_centiseconds as f64 / 100.0),
         format!("{:.0}", measured.statements_per_second()),
     ]
@@ -703,14 +711,28 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
         "shared pool latch sleep rate",
         "library cache latch sleep rate",
     ]);
+    // Interleaved repetitions, the fastest of each size kept: a run of a fraction of a second
+    // on 2 cores moves by 10-15% with where the shared pool latch's sleeps fall.
+    let repetitions = if quick { 2 } else { 1 };
+    let mut best: Vec<Option<Measured>> = sizes.iter().map(|_| None).collect();
+    for repetition in 0..repetitions {
+        for (index, size) in sizes.iter().enumerate() {
+            let result = run_configuration(
+                &dir.join(format!("slammer-pool-{size}-{repetition}")),
+                workload,
+                CONFIGURATIONS[0],
+                size,
+            )?;
+            let faster = best[index]
+                .as_ref()
+                .is_none_or(|kept| result.statements_per_second() > kept.statements_per_second());
+            if faster {
+                best[index] = Some(result);
+            }
+        }
+    }
     let mut rates = Vec::new();
-    for size in sizes {
-        let result = run_configuration(
-            &dir.join(format!("slammer-pool-{size}")),
-            workload,
-            CONFIGURATIONS[0],
-            size,
-        )?;
+    for (size, result) in sizes.iter().zip(best.iter().flatten()) {
         table.add_row(vec![
             size.to_string(),
             format!("{:.2}", result.elapsed),
@@ -722,7 +744,9 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
         ]);
         rates.push(result.statements_per_second());
     }
-    println!("shared pool sweep (seed Figure 1): literal SQL, cursor_sharing = EXACT");
+    println!(
+        "shared pool sweep (seed Figure 1): literal SQL, cursor_sharing = EXACT, the fastest of {repetitions} run(s) per size"
+    );
     println!("{table}");
     let (first, last) = (rates[0], rates[rates.len() - 1]);
     println!(
@@ -732,6 +756,11 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
         100.0 * (last / first.max(1e-9) - 1.0),
         yes_no(last >= 0.9 * first)
     );
+    if quick {
+        println!(
+            "  (quick runs last under a second and their literal throughput is bimodal on 2 cores, with how long the shared pool latch's sleepers leave a CPU idle: judge Figure 1 with the full run)"
+        );
+    }
     Ok(())
 }
 
