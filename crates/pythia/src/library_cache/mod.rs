@@ -556,11 +556,14 @@ impl LibraryCache {
             handle.hot.store(hot, Ordering::Relaxed);
             if !hot {
                 let copies = std::mem::take(&mut handle.state.exclusive(location::INSPECT).copies);
-                let bytes: u64 = copies.iter().map(|copy| copy.handle_bytes()).sum();
                 for copy in copies {
+                    let children =
+                        std::mem::take(&mut copy.state.exclusive(location::INSPECT).children);
+                    let bytes: u64 = children.iter().map(|child| child.sharable_bytes()).sum();
                     copy.obsolete.store(true, Ordering::Release);
+                    self.release(bytes, Category::SqlArea);
+                    self.release(copy.handle_bytes(), Category::Handles);
                 }
-                self.release(bytes, Category::Handles);
             }
         }
         Ok(())
