@@ -811,6 +811,7 @@ impl Session {
         let context = crate::views::ViewContext {
             sid: self.sid(),
             parameters: self.parameters.visible_rows(),
+            library_cache: Some(self.instance.library_cache().clone()),
         };
         Ok(
             crate::views::fixed_table(name, &context).map(|table| RowSet {
