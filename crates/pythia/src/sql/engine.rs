@@ -1631,6 +1631,14 @@ impl Session {
                 .collect::<Result<Vec<_>>>()?;
             Ok((positional, named))
         })?;
+        if crate::sql::shared_pool_procedures::names_package(&call.name) {
+            return crate::sql::shared_pool_procedures::run(
+                &self.instance,
+                &call.name,
+                positional,
+                named,
+            );
+        }
         let catalog = self.instance.catalog();
         let table = |name: &str| {
             catalog
