@@ -675,3 +675,173 @@ fn a_kept_cursor_is_never_aged_out_and_a_purged_one_is_reloaded() {
     assert!(sql_area(&mut observer, "reloads") > reloads_before);
     assert_eq!(children(&mut observer, kept, "loads").len(), 1);
 }
+
+/// Aborts the process if `done` is not set within `limit`: a hang fails the run instead of
+/// blocking it.
+fn watchdog(name: &'static str, limit: std::time::Duration) -> Arc<std::sync::atomic::AtomicBool> {
+    use std::sync::atomic::{AtomicBool, Ordering};
+    let done = Arc::new(AtomicBool::new(false));
+    let flag = done.clone();
+    std::thread::spawn(move || {
+        let start = std::time::Instant::now();
+        while start.elapsed() < limit {
+            if flag.load(Ordering::SeqCst) {
+                return;
+            }
+            std::thread::sleep(std::time::Duration::from_millis(50));
+        }
+        eprintln!("WATCHDOG: {name} did not finish within {limit:?}; aborting");
+        std::process::abort();
+    });
+    done
+}
+
+/// Six sessions at once over a 4M pool: a shared query with binds, a hot query, distinct
+/// literal statements (aging), and now and then FLUSH SHARED_POOL, CREATE / DROP INDEX on the
+/// queried table (invalidation) and MARKHOT / UNMARKHOT (when `unmark`). Every query must
+/// give the right answer and nothing may hang. With `check_accounting`, the pool must
+/// afterwards charge exactly what its objects hold.
+fn stress(name: &'static str, unmark: bool, check_accounting: bool) {
+    const WORKERS: u64 = 6;
+    const STEPS: u64 = 600;
+    const ROWS: i64 = 20;
+    let done = watchdog(name, std::time::Duration::from_secs(180));
+    let instance = open(
+        name,
+        &[("shared_pool_size", "4M"), ("_kgl_hot_object_copies", "2")],
+    );
+    let mut setup = instance.connect().unwrap();
+    run(&mut setup, "create table t (id number, pad varchar2(20))");
+    for id in 1..=ROWS {
+        setup
+            .execute_with("insert into t values (:1, 'x')", &[Value::integer(id)])
+            .unwrap();
+    }
+    run(&mut setup, "commit");
+    let shared = "select count(*) from t where id > :1";
+    let hot = "select count(*) from t where pad = 'x'";
+    let hot_hash = SqlId::of(hot).full_hash_value();
+    let workers: Vec<_> = (0..WORKERS)
+        .map(|worker| {
+            let instance = instance.clone();
+            let hot_hash = hot_hash.clone();
+            std::thread::spawn(move || {
+                let mut session = instance.connect().unwrap();
+                let mut seed = worker * 7919 + 1;
+                for step in 0..STEPS {
+                    seed = seed
+                        .wrapping_mul(6_364_136_223_846_793_005)
+                        .wrapping_add(1_442_695_040_888_963_407);
+                    let choice = (seed >> 33) % 10;
+                    let result = match choice {
+                        0..=2 => session
+                            .execute_with(shared, &[Value::integer(0)])
+                            .map(|result| assert_eq!(result.rows, vec![vec![Value::integer(ROWS)]])),
+                        3..=4 => session
+                            .execute(hot)
+                            .map(|result| assert_eq!(result.rows, vec![vec![Value::integer(ROWS)]])),
+                        5..=7 => session
+                            .execute(&format!("select {worker}{step} from dual"))
+                            .map(drop),
+                        8 if worker == 0 => session.execute("alter system flush shared_pool").map(drop),
+                        8 if worker == 1 => session
+                            .execute(if step % 2 == 0 {
+                                "create index t_pad on t (pad)"
+                            } else {
+                                "drop index t_pad"
+                            })
+                            .map(drop)
+                            // The other DDL may not have run yet.
+                            .or_else(|error| match error.code() {
+                                955 | 1418 => Ok(()),
+                                _ => Err(error),
+                            }),
+                        8 if worker == 2 => session
+                            .execute(&format!(
+                                "begin dbms_shared_pool.{}(hash => '{hot_hash}', namespace => 0); end;",
+                                if unmark && step % 4 == 0 { "unmarkhot" } else { "markhot" }
+                            ))
+                            .map(drop),
+                        _ => session
+                            .execute("select count(*) from v$sql")
+                            .map(drop),
+                    };
+                    result.unwrap_or_else(|error| panic!("worker {worker} step {step}: {error}"));
+                }
+            })
+        })
+        .collect();
+    for worker in workers {
+        worker.join().unwrap();
+    }
+    done.store(true, std::sync::atomic::Ordering::SeqCst);
+    let mut observer = instance.connect().unwrap();
+    if check_accounting {
+        let (used, held) = charged_and_held(&mut observer);
+        assert_eq!(used, held, "charged bytes no object holds");
+    }
+    // Only the reading query itself may be executing.
+    let executing = query(&mut observer, "select sum(users_executing) from v$sql", &[]);
+    assert!(number(&executing[0][0]) <= 1, "{executing:?}");
+}
+
+/// Core bug: `LibraryCache::mark_hot(hash, false)` (library_cache/mod.rs) gives back the hot
+/// copies' handle bytes (KGLHD) but not the bytes of the child cursors built in them (SQLA,
+/// charged by `CursorPin::publish`): once the copies are dropped nothing holds those bytes,
+/// and the shared pool stays charged for them for good.
+#[test]
+#[ignore = "core bug: UNMARKHOT does not give back the SQLA bytes of the copies' children (mod.rs mark_hot)"]
+fn unmarkhot_gives_back_everything_the_copies_held() {
+    let instance = open("lc-unmarkhot-bytes", &[("_kgl_hot_object_copies", "2")]);
+    let mut observer = instance.connect().unwrap();
+    let sql = "select 'copies' from dual";
+    let full_hash = SqlId::of(sql).full_hash_value();
+    let (used, held) = charged_and_held(&mut observer);
+    assert_eq!(used, held, "before");
+    run(
+        &mut observer,
+        &format!("begin dbms_shared_pool.markhot(hash => '{full_hash}', namespace => 0); end;"),
+    );
+    let mut sessions: Vec<Session> = (0..4).map(|_| instance.connect().unwrap()).collect();
+    for session in &mut sessions {
+        run(session, sql);
+    }
+    let (used, held) = charged_and_held(&mut observer);
+    assert_eq!(used, held, "with the copies");
+    run(
+        &mut observer,
+        &format!("begin dbms_shared_pool.unmarkhot(hash => '{full_hash}', namespace => 0); end;"),
+    );
+    let (used, held) = charged_and_held(&mut observer);
+    assert_eq!(
+        used, held,
+        "after UNMARKHOT: the copies' children are still charged"
+    );
+}
+
+#[test]
+fn sessions_share_age_invalidate_flush_and_mark_hot_at_once() {
+    stress("lc-stress", true, false);
+}
+
+/// Core bug: under concurrency the shared pool ends up charged for bytes that no object in the
+/// library cache holds (a few KB per run, not every run), with the flushes alone and with the
+/// DDL alone (UNMARKHOT is left out: it leaks on its own, see
+/// `unmarkhot_gives_back_everything_the_copies_held`). The likely causes, from reading the
+/// code (not each proven on its own): bytes are charged to something after it stopped being
+/// reachable, and nothing gives them back.
+/// 1. DDL invalidates a child while a session is still building it
+///    (`ChildCursor::depends_on_any` is true for unbuilt children); another session's
+///    `LibraryCache::pin` (library_cache/mod.rs) removes it from the parent's list and
+///    releases its bytes (0 so far); then the builder's `CursorPin::publish`
+///    (library_cache/cursor.rs) charges the plan's bytes to that orphan child.
+/// 2. FLUSH SHARED_POOL (or the ager) frees a handle between a session's parse call and its
+///    pin (the handle has no pins yet): the session builds and publishes a child in a handle
+///    that is no longer in the LRU.
+/// 3. `LibraryCache::reload` charges heap 0 before it takes the handle's mutex; if the ager
+///    frees the (unloaded) handle meanwhile, heap 0 is installed in an obsolete handle.
+#[test]
+#[ignore = "core bug: CursorPin::publish charges bytes for children or handles already dropped (cursor.rs, mod.rs pin)"]
+fn concurrent_work_leaves_the_pool_charged_for_exactly_what_it_holds() {
+    stress("lc-stress-accounting", false, true);
+}
