@@ -845,3 +845,64 @@ fn sessions_share_age_invalidate_flush_and_mark_hot_at_once() {
 fn concurrent_work_leaves_the_pool_charged_for_exactly_what_it_holds() {
     stress("lc-stress-accounting", false, true);
 }
+
+#[test]
+fn a_pool_full_of_kept_cursors_is_ora_04031_until_they_are_unkept() {
+    let instance = open("lc-all-kept", &[("shared_pool_size", "4M")]);
+    let mut session = instance.connect().unwrap();
+    let keep_text = "call dbms_shared_pool.keep(:1, 'C')";
+    let unkeep_text = "call dbms_shared_pool.unkeep(:1, 'C')";
+    let flush_text = "alter system flush shared_pool";
+    let keep = session.prepare(keep_text).unwrap();
+    let unkeep = session.prepare(unkeep_text).unwrap();
+    let flush = session.prepare(flush_text).unwrap();
+    let id = |text: &str| Value::text(SqlId::of(text).to_string());
+    // The cursors needed to get out are kept and built before the pool fills.
+    for text in [keep_text, unkeep_text, flush_text] {
+        session.execute_prepared(&keep, &[id(text)]).unwrap();
+    }
+    let error = session
+        .execute_prepared(&unkeep, &[Value::text("ffff,1")])
+        .unwrap_err();
+    assert_eq!(error.code(), 6502, "{error}");
+    session.execute_prepared(&flush, &[]).unwrap();
+
+    let mut kept = Vec::new();
+    let mut failure = None;
+    for number_of_statement in 0..100_000 {
+        let text = format!("select {number_of_statement} from dual");
+        match session.execute(&text) {
+            Ok(_) => {
+                session.execute_prepared(&keep, &[id(&text)]).unwrap();
+                kept.push(text);
+            }
+            Err(error) => {
+                failure = Some(error);
+                break;
+            }
+        }
+    }
+    let error = failure.expect("the pool never filled");
+    assert_eq!(error.code(), 4031, "{error}");
+    assert!(kept.len() > 100, "{} kept", kept.len());
+    // Nothing can go, so a new statement fails again; the kept ones still run.
+    assert_eq!(
+        session
+            .execute("select 'new' from dual")
+            .unwrap_err()
+            .code(),
+        4031
+    );
+    session.execute_prepared(&keep, &[id(&kept[0])]).unwrap();
+    // Unkept and flushed, the pool has room again.
+    for text in &kept {
+        session.execute_prepared(&unkeep, &[id(text)]).unwrap();
+    }
+    session.execute_prepared(&flush, &[]).unwrap();
+    assert_eq!(
+        query(&mut session, "select 'new' from dual", &[]),
+        vec![vec![Value::text("new")]]
+    );
+    let kghlu = query(&mut session, "select kghlunfu from x$kghlu", &[]);
+    assert!(number(&kghlu[0][0]) >= 2, "{kghlu:?}");
+}
