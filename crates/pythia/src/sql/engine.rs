@@ -831,6 +831,7 @@ impl Session {
         let context = crate::views::ViewContext {
             sid: self.sid(),
             parameters: self.parameters.visible_rows(),
+            library_cache: Some(self.instance.library_cache().clone()),
         };
         Ok(
             crate::views::fixed_table(name, &context).map(|table| RowSet {
@@ -1653,6 +1654,14 @@ impl Session {
                 .collect::<Result<Vec<_>>>()?;
             Ok((positional, named))
         })?;
+        if crate::sql::shared_pool_procedures::names_package(&call.name) {
+            return crate::sql::shared_pool_procedures::run(
+                &self.instance,
+                &call.name,
+                positional,
+                named,
+            );
+        }
         let catalog = self.instance.catalog();
         let table = |name: &str| {
             catalog
