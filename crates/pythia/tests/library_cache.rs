@@ -569,13 +569,12 @@ fn the_pool_charges_exactly_what_its_objects_hold_after_aging_and_reloads() {
     assert_eq!(used, held, "after aging: charged bytes no object holds");
 }
 
-/// Core bug: `LibraryCache::age_out` (library_cache/pool.rs) clears a handle's `hot` flag
+/// Regression (a core bug, fixed): `LibraryCache::age_out` (library_cache/pool.rs) clears a handle's `hot` flag
 /// when it unloads its heaps, and `LibraryCache::reload` (library_cache/mod.rs) does not look
 /// at the hashes MARKHOT recorded (only `load_new` does), so a cursor marked hot that is aged
 /// out and reloaded is no longer hot: sessions share its one mutex again although MARKHOT
 /// was never undone.
 #[test]
-#[ignore = "core bug: aging clears the hot mark and reload does not restore it (pool.rs age_out, mod.rs reload)"]
 fn a_hot_cursor_stays_hot_after_being_aged_out_and_reloaded() {
     let instance = open(
         "lc-hot-aged",
@@ -785,12 +784,11 @@ fn stress(name: &'static str, unmark: bool, check_accounting: bool) {
     assert!(number(&executing[0][0]) <= 1, "{executing:?}");
 }
 
-/// Core bug: `LibraryCache::mark_hot(hash, false)` (library_cache/mod.rs) gives back the hot
+/// Regression (a core bug, fixed): `LibraryCache::mark_hot(hash, false)` (library_cache/mod.rs) gives back the hot
 /// copies' handle bytes (KGLHD) but not the bytes of the child cursors built in them (SQLA,
 /// charged by `CursorPin::publish`): once the copies are dropped nothing holds those bytes,
 /// and the shared pool stays charged for them for good.
 #[test]
-#[ignore = "core bug: UNMARKHOT does not give back the SQLA bytes of the copies' children (mod.rs mark_hot)"]
 fn unmarkhot_gives_back_everything_the_copies_held() {
     let instance = open("lc-unmarkhot-bytes", &[("_kgl_hot_object_copies", "2")]);
     let mut observer = instance.connect().unwrap();
@@ -824,7 +822,7 @@ fn sessions_share_age_invalidate_flush_and_mark_hot_at_once() {
     stress("lc-stress", true, false);
 }
 
-/// Core bug: under concurrency the shared pool ends up charged for bytes that no object in the
+/// Regression (a core bug, fixed): under concurrency the shared pool ends up charged for bytes that no object in the
 /// library cache holds (a few KB per run, not every run), with the flushes alone and with the
 /// DDL alone (UNMARKHOT is left out: it leaks on its own, see
 /// `unmarkhot_gives_back_everything_the_copies_held`). The likely causes, from reading the
@@ -841,7 +839,6 @@ fn sessions_share_age_invalidate_flush_and_mark_hot_at_once() {
 /// 3. `LibraryCache::reload` charges heap 0 before it takes the handle's mutex; if the ager
 ///    frees the (unloaded) handle meanwhile, heap 0 is installed in an obsolete handle.
 #[test]
-#[ignore = "core bug: CursorPin::publish charges bytes for children or handles already dropped (cursor.rs, mod.rs pin)"]
 fn concurrent_work_leaves_the_pool_charged_for_exactly_what_it_holds() {
     stress("lc-stress-accounting", false, true);
 }

@@ -3,8 +3,9 @@
 //!
 //! Every number is read from the instance's [`LibraryCache`] (`ViewContext::library_cache`;
 //! without one, as in the views' unit tests, these views have no rows). Nothing is cached:
-//! each query of a view walks the bucket array (`LibraryCache::handles`, which takes each
-//! bucket's mutex shared in turn) and reads each handle under its own mutex, shared, at
+//! each query of a view lists the handles (`LibraryCache::handles`, a copy of the shared
+//! pool's LRU list, taken under the 'shared pool' latch) and reads each handle under its own
+//! mutex, shared, at
 //! location `kglhdgc1 102`. Like the instrumentation views, a read is not one instant: a
 //! cursor parsed or aged out while the view walks may be missing, and the counters are
 //! atomics read one after the other.
@@ -454,8 +455,8 @@ fn sql_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 unix_date(counter(&statistics.last_active)),
                 yes_no(obsolete),
                 yes_no(child.is_valid()),
-                number(handle.exact_signature),
-                number(handle.force_signature),
+                number(handle.signatures().0),
+                number(handle.signatures().1),
                 text(if child.is_valid() { "VALID" } else { "INVALID" }),
             ]);
             rows.push(row);
@@ -513,8 +514,8 @@ fn sqlarea_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 load_time_text(handle.first_load),
                 unix_date(last_active),
                 yes_no(handle.obsolete.load(Ordering::Acquire)),
-                number(handle.exact_signature),
-                number(handle.force_signature),
+                number(handle.signatures().0),
+                number(handle.signatures().1),
             ]);
             row
         })
@@ -719,7 +720,7 @@ fn db_object_cache_rows(context: &ViewContext) -> Vec<Vec<Value>> {
             number(openers.get(&handle.address).copied().unwrap_or(0)),
             number(parent.pins.into()),
             text(if parent.kept { "YES" } else { "NO" }),
-            number(u64::from(hash_value) % buckets),
+            number(handle.bucket_hash % buckets),
             number(
                 children
                     .iter()
