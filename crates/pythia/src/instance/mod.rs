@@ -385,7 +385,12 @@ impl Instance {
         let library_cache = Arc::new(crate::library_cache::LibraryCache::new(
             parameters.kgl_bucket_count() as usize,
             parameters.get_bytes(names::SHARED_POOL_SIZE),
-            parameters.get_integer(names::KGL_HOT_OBJECT_COPIES) as u32,
+            match parameters.get_integer(names::KGL_HOT_OBJECT_COPIES) {
+                // 0: Oracle's default, half the CPUs, here at least two.
+                0 => std::thread::available_parallelism().map_or(2, |cpus| (cpus.get() / 2).max(2))
+                    as u32,
+                copies => copies as u32,
+            },
         ));
         let invalidated = library_cache.clone();
         catalog.set_change_hook(Box::new(move |before, after| {

@@ -142,6 +142,18 @@ pub(crate) struct HandleState {
     pub(crate) loads: u64,
 }
 
+impl HandleState {
+    /// Bytes of heap 0 and the children: what aging the handle out gives back.
+    pub fn loaded_bytes(&self) -> u64 {
+        self.statement_bytes
+            + self
+                .children
+                .iter()
+                .map(|child| child.sharable_bytes.load(Ordering::Relaxed))
+                .sum::<u64>()
+    }
+}
+
 impl Handle {
     pub(crate) fn new(text: Arc<str>, id: SqlId, copy: u32, address: u64) -> Handle {
         Handle {
@@ -400,7 +412,22 @@ impl CursorPin {
         let bytes = CHILD_BYTES + if plan.is_some() { plan_bytes } else { 0 };
         self.library
             .allocate(bytes, super::pool::Category::SqlArea, &self.handle.text)?;
-        self.child.sharable_bytes.store(bytes, Ordering::Relaxed);
+        // Charged only while the child is in a live handle's list: a handle freed before
+        // this session pinned it (or a copy UNMARKHOT dropped) gives the bytes straight back,
+        // since nothing would uncharge them later. Pinned, the handle cannot be freed now.
+        let listed = {
+            let state = self.handle.state.exclusive(location::PIN);
+            !self.handle.obsolete.load(Ordering::Acquire)
+                && state
+                    .children
+                    .iter()
+                    .any(|child| Arc::ptr_eq(child, &self.child))
+        };
+        if listed {
+            self.child.sharable_bytes.store(bytes, Ordering::Relaxed);
+        } else {
+            self.library.release(bytes, super::pool::Category::SqlArea);
+        }
         if let Some(plan) = plan {
             let _ = self.child.plan.set(plan);
         }

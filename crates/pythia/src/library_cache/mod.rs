@@ -207,6 +207,12 @@ impl LibraryCache {
             self.release(bytes, Category::Heap0);
             return Ok(existing);
         }
+        if handle.obsolete.load(Ordering::Acquire) {
+            // Freed meanwhile: this session uses its tree; the next parse loads anew.
+            drop(state);
+            self.release(bytes, Category::Heap0);
+            return Ok(statement);
+        }
         state.statement = Some(statement.clone());
         state.statement_bytes = bytes;
         state.loads += 1;
@@ -422,10 +428,12 @@ impl LibraryCache {
                 state = handle.state.exclusive(location::PIN);
                 continue;
             }
+            // An invalid child is replaced once built: one still being built is its
+            // builder's to publish (and charge), and stays in the list until then.
             let replaced = state
                 .children
                 .iter()
-                .position(|child| child.key == *key && !child.is_valid())
+                .position(|child| child.key == *key && !child.is_valid() && child.is_built())
                 .map(|position| state.children.remove(position));
             let (number, loads, invalidations) = match &replaced {
                 Some(old) => (
@@ -516,14 +524,20 @@ impl LibraryCache {
     /// `name`.
     fn named(&self, name: &str) -> Vec<Arc<Handle>> {
         let name = name.trim().to_lowercase();
+        let full_hash = parse_full_hash(&name).ok();
+        let address_hash = name.split_once(',').and_then(|(address, hash)| {
+            Some((
+                u64::from_str_radix(address.trim(), 16).ok()?,
+                hash.trim().parse::<u32>().ok()?,
+            ))
+        });
         self.handles()
             .into_iter()
             .filter(|handle| {
                 handle.copy == 0
-                    && (handle.id.full_hash_value() == name
-                        || handle.id.to_string() == name
-                        || format!("{:016x},{}", handle.address, handle.id.hash_value()) == name
-                        || format!("{:x},{}", handle.address, handle.id.hash_value()) == name)
+                    && (full_hash == Some(handle.id.words)
+                        || address_hash == Some((handle.address, handle.id.hash_value()))
+                        || (name.len() == sql_id::SQL_ID_LENGTH && handle.id.to_string() == name))
             })
             .collect()
     }
@@ -556,11 +570,14 @@ impl LibraryCache {
             handle.hot.store(hot, Ordering::Relaxed);
             if !hot {
                 let copies = std::mem::take(&mut handle.state.exclusive(location::INSPECT).copies);
-                let bytes: u64 = copies.iter().map(|copy| copy.handle_bytes()).sum();
                 for copy in copies {
+                    let children =
+                        std::mem::take(&mut copy.state.exclusive(location::INSPECT).children);
+                    let bytes: u64 = children.iter().map(|child| child.sharable_bytes()).sum();
                     copy.obsolete.store(true, Ordering::Release);
+                    self.release(bytes, Category::SqlArea);
+                    self.release(copy.handle_bytes(), Category::Handles);
                 }
-                self.release(bytes, Category::Handles);
             }
         }
         Ok(())

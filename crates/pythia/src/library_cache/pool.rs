@@ -201,7 +201,6 @@ impl super::LibraryCache {
                 Self::unload(state, &mut handle_state, &handle);
                 unloaded = true;
             }
-            handle.hot.store(false, Ordering::Relaxed);
             drop(handle_state);
             if unloaded || !copies.is_empty() {
                 flushed += 1;

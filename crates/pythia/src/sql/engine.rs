@@ -101,6 +101,10 @@ pub struct Session {
     next_plan_id: u64,
 }
 
+/// ORA-00979 (not a GROUP BY expression) and ORA-00937 (not a single-group group function):
+/// what replacing a GROUP BY expression's literals by distinct binds can cause.
+const FORCED_GROUPING_ERRORS: [u32; 2] = [979, 937];
+
 /// The most object names a cursor records as its dependencies.
 pub const DEPENDENCIES_MAX: usize = 1024;
 
@@ -238,7 +242,21 @@ impl Session {
             let _call = instrumentation::user_call();
             self.inherit_system_changes();
             match self.parse(sql, binds.is_empty()) {
-                Ok(cursor) => self.run_cursor(&cursor, binds, true),
+                Ok(cursor) => match self.run_cursor(&cursor, binds, true) {
+                    // CURSOR_SHARING=FORCE gives each literal its own bind, so an expression
+                    // repeated in GROUP BY no longer matches its select-list twin; then the
+                    // statement runs as written (a failed statement changed nothing).
+                    (Err(error), _)
+                        if !cursor.forced_binds.is_empty()
+                            && FORCED_GROUPING_ERRORS.contains(&error.code()) =>
+                    {
+                        match self.parse(sql, false) {
+                            Ok(exact) => self.run_cursor(&exact, binds, true),
+                            Err(error) => (Err(error), None),
+                        }
+                    }
+                    outcome => outcome,
+                },
                 Err(error) => (Err(error), None),
             }
         };
@@ -813,6 +831,7 @@ impl Session {
         let context = crate::views::ViewContext {
             sid: self.sid(),
             parameters: self.parameters.visible_rows(),
+            library_cache: Some(self.instance.library_cache().clone()),
         };
         Ok(
             crate::views::fixed_table(name, &context).map(|table| RowSet {
@@ -1635,6 +1654,14 @@ impl Session {
                 .collect::<Result<Vec<_>>>()?;
             Ok((positional, named))
         })?;
+        if crate::sql::shared_pool_procedures::names_package(&call.name) {
+            return crate::sql::shared_pool_procedures::run(
+                &self.instance,
+                &call.name,
+                positional,
+                named,
+            );
+        }
         let catalog = self.instance.catalog();
         let table = |name: &str| {
             catalog

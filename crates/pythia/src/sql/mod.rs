@@ -10,3 +10,4 @@ pub mod parser;
 pub mod print;
 pub mod procedures;
 pub mod query;
+pub mod shared_pool_procedures;

@@ -1,6 +1,8 @@
 //! The procedures a CALL statement or an anonymous block of calls (`BEGIN p(...); END;`)
-//! may name: the DBMS_STATS package so far (GATHER_TABLE_STATS, GATHER_SCHEMA_STATS,
-//! GATHER_INDEX_STATS, DELETE_TABLE_STATS, DELETE_INDEX_STATS, DELETE_SCHEMA_STATS).
+//! may name: the DBMS_STATS package (GATHER_TABLE_STATS, GATHER_SCHEMA_STATS,
+//! GATHER_INDEX_STATS, DELETE_TABLE_STATS, DELETE_INDEX_STATS, DELETE_SCHEMA_STATS), and
+//! DBMS_SHARED_POOL, which `shared_pool_procedures` resolves and runs with the same binding
+//! rules (this file's [`bind`]).
 //!
 //! ```text
 //!   ProcedureCall { name, positional args, named args }
@@ -26,10 +28,10 @@ use crate::types::Value;
 
 /// One procedure: its name and its parameters in declared order, the first `required` of
 /// them without a default.
-struct Procedure {
-    name: &'static str,
-    parameters: &'static [&'static str],
-    required: usize,
+pub(super) struct Procedure {
+    pub(super) name: &'static str,
+    pub(super) parameters: &'static [&'static str],
+    pub(super) required: usize,
 }
 
 const PACKAGE: &str = "DBMS_STATS";
@@ -176,7 +178,7 @@ pub enum StatisticsCall {
 }
 
 /// ORA-06550 with a PLS- error, as Oracle reports a block that does not compile.
-fn pls(message: String) -> Error {
+pub(super) fn pls(message: String) -> Error {
     Error::new(6550, format!("line 1, column 7:\n{message}"))
 }
 
@@ -206,6 +208,9 @@ fn resolve(name: &str) -> Result<&'static Procedure> {
 
 /// Checks that `name` is a known procedure (before its arguments are evaluated).
 pub fn check_procedure(name: &str) -> Result<()> {
+    if super::shared_pool_procedures::names_package(name) {
+        return super::shared_pool_procedures::check_procedure(name);
+    }
     resolve(name).map(|_| ())
 }
 
@@ -303,7 +308,7 @@ pub fn not_found(kind: &str, owner: &str, name: &str) -> Error {
 
 /// Arguments in declared order (NULL where not given). PLS-00306 for too many positional
 /// arguments, an unknown or repeated name, or a required parameter left out.
-fn bind(
+pub(super) fn bind(
     procedure: &Procedure,
     positional: Vec<Value>,
     named: Vec<(String, Value)>,
@@ -342,7 +347,7 @@ fn bind(
 }
 
 /// A name argument: uppercased unless in double quotes; None for NULL.
-fn object_name(value: &Value, parameter: &str) -> Result<Option<String>> {
+pub(super) fn object_name(value: &Value, parameter: &str) -> Result<Option<String>> {
     match value {
         Value::Null => Ok(None),
         Value::Text(text) => {
@@ -391,7 +396,7 @@ fn sample_size(value: &Value) -> Result<SampleSize> {
 }
 
 /// A BOOLEAN argument (CASCADE); None for NULL.
-fn flag(value: &Value, parameter: &str) -> Result<Option<bool>> {
+pub(super) fn flag(value: &Value, parameter: &str) -> Result<Option<bool>> {
     match value {
         Value::Null => Ok(None),
         Value::Boolean(flag) => Ok(Some(*flag)),

@@ -341,6 +341,7 @@ mod tests {
         ViewContext {
             sid,
             parameters: Vec::new(),
+            library_cache: None,
         }
     }
 

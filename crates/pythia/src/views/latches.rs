@@ -192,6 +192,7 @@ mod tests {
         ViewContext {
             sid: 0,
             parameters: Vec::new(),
+            library_cache: None,
         }
     }
 

@@ -16,21 +16,27 @@
 //!                  v$event_histogram v$event_histogram_micro
 //!   sessions.rs    v$session v$parameter
 //!   latches.rs     v$latchname v$latch v$latch_children v$mutex_sleep v$mutex_sleep_history
+//!   library_cache.rs v$librarycache v$sql v$sqlarea v$sqltext v$sql_shared_cursor
+//!                  v$open_cursor v$sgastat v$db_object_cache x$kghlu
 //!   registry.rs    the list of views, lookup by name, v$fixed_table
 //!        |
 //!        v  crate::instrumentation::{system_statistics, session_events, latches, ...}
 //!   per-session counters, departed and unattributed accumulators, latch families, mutex table
+//!        and the instance's library cache (ViewContext::library_cache)
 //! ```
 //!
 //! # Where the numbers come from
 //!
-//! Everything but v$parameter comes from `crate::instrumentation`, which is process-global:
+//! Everything but v$parameter and the library cache views comes from
+//! `crate::instrumentation`, which is process-global:
 //! every instance in the process, and every test, counts into the same registry of sessions.
 //! System-wide views (v$sysstat, v$system_event, v$event_histogram, v$sys_time_model) show
 //! `departed + unattributed + the sum over live sessions`; per-session views (v$sesstat,
 //! v$session_event, v$sess_time_model) show the live sessions only, as Oracle does.
 //! v$parameter shows `ViewContext::parameters`, the querying session's own copy (so
-//! `ALTER SESSION` shows there), as `Parameters::visible_rows()` gives it.
+//! `ALTER SESSION` shows there), as `Parameters::visible_rows()` gives it. The library cache
+//! views (library_cache.rs) read the querying session's instance's library cache, which is
+//! per instance; without one (`ViewContext::library_cache` None) they have no rows.
 //!
 //! # How consistent a read is
 //!
@@ -61,12 +67,16 @@
 
 mod events;
 mod latches;
+mod library_cache;
 mod registry;
 mod sessions;
 mod statistics;
 mod table;
 
+use std::sync::Arc;
+
 use crate::instance::parameters::ParameterRow;
+use crate::library_cache::LibraryCache;
 use crate::types::{DataType, Value};
 
 pub use registry::{fixed_table, fixed_table_names};
@@ -80,10 +90,24 @@ pub struct FixedTable {
 }
 
 /// What the views need from the caller.
-#[derive(Clone, Debug)]
+#[derive(Clone)]
 pub struct ViewContext {
     /// The querying session's sid (v$mystat shows this session's rows).
     pub sid: u32,
     /// The querying session's parameters as v$parameter shows them (`Parameters::visible_rows()`).
     pub parameters: Vec<ParameterRow>,
+    /// The querying session's instance's library cache (v$sql, v$librarycache, ...); None
+    /// where there is no instance, as in unit tests: those views then have no rows.
+    pub library_cache: Option<Arc<LibraryCache>>,
+}
+
+impl std::fmt::Debug for ViewContext {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct("ViewContext")
+            .field("sid", &self.sid)
+            .field("parameters", &self.parameters)
+            .field("library_cache", &self.library_cache.is_some())
+            .finish()
+    }
 }

@@ -5,7 +5,7 @@
 //! rows to [`table::build`], which checks them against the columns.
 
 use super::table::{self, varchar2, Columns};
-use super::{events, latches, sessions, statistics, FixedTable, ViewContext};
+use super::{events, latches, library_cache, sessions, statistics, FixedTable, ViewContext};
 use crate::types::Value;
 
 /// One fixed view: what [`fixed_table`] returns for `name`.
@@ -30,6 +30,7 @@ const GROUPS: &[&[FixedView]] = &[
     events::VIEWS,
     sessions::VIEWS,
     latches::VIEWS,
+    library_cache::VIEWS,
     VIEWS,
 ];
 
@@ -52,13 +53,22 @@ pub fn fixed_table_names() -> Vec<&'static str> {
 
 const FIXED_TABLE_COLUMNS: Columns = &[("NAME", varchar2(128)), ("TYPE", varchar2(5))];
 
-/// v$fixed_table: every fixed view, in name order. Pythia has no X$ tables, so every row's
-/// TYPE is VIEW.
+/// v$fixed_table: every fixed view and fixed table, in name order; TYPE is TABLE for the X$
+/// tables (x$kghlu) and VIEW for the V$ views, as Oracle lists them.
 fn fixed_table_rows(_context: &ViewContext) -> Vec<Vec<Value>> {
     fixed_table_names()
         .into_iter()
-        .map(|name| vec![table::text(name), table::text("VIEW")])
+        .map(|name| vec![table::text(name), table::text(fixed_type(name))])
         .collect()
+}
+
+/// v$fixed_table.type of `name`.
+fn fixed_type(name: &str) -> &'static str {
+    if name.starts_with("X$") {
+        "TABLE"
+    } else {
+        "VIEW"
+    }
 }
 
 #[cfg(test)]
@@ -73,6 +83,7 @@ mod tests {
         ViewContext {
             sid,
             parameters: Parameters::defaults().visible_rows(),
+            library_cache: None,
         }
     }
 
@@ -101,7 +112,7 @@ mod tests {
         let unique: HashSet<&str> = names.iter().copied().collect();
         assert_eq!(unique.len(), names.len());
         for name in &names {
-            assert!(name.starts_with("V$"), "{name}");
+            assert!(name.starts_with("V$") || name.starts_with("X$"), "{name}");
             assert_eq!(*name, name.to_ascii_uppercase());
         }
         assert!(names.windows(2).all(|pair| pair[0] < pair[1]));
@@ -124,6 +135,15 @@ mod tests {
             "V$SESS_TIME_MODEL",
             "V$PARAMETER",
             "V$FIXED_TABLE",
+            "V$LIBRARYCACHE",
+            "V$SQL",
+            "V$SQLAREA",
+            "V$SQLTEXT",
+            "V$SQL_SHARED_CURSOR",
+            "V$OPEN_CURSOR",
+            "V$SGASTAT",
+            "V$DB_OBJECT_CACHE",
+            "X$KGHLU",
         ] {
             assert!(unique.contains(required), "{required} missing");
         }
@@ -135,7 +155,18 @@ mod tests {
         let listed: Vec<Value> = table.rows.iter().map(|row| row[0].clone()).collect();
         let names: Vec<Value> = fixed_table_names().into_iter().map(table::text).collect();
         assert_eq!(listed, names);
-        assert!(table.rows.iter().all(|row| row[1] == table::text("VIEW")));
+        for row in &table.rows {
+            let name = row[0].to_text().unwrap();
+            let expected = if name.starts_with("X$") {
+                "TABLE"
+            } else {
+                "VIEW"
+            };
+            assert_eq!(row[1], table::text(expected), "{name}");
+        }
+        assert!(table
+            .rows
+            .contains(&vec![table::text("X$KGHLU"), table::text("TABLE")]));
     }
 
     /// Whether `value` may stand in a column of `data_type`.
@@ -165,7 +196,9 @@ mod tests {
                 1,
             ));
         }
-        let context = context(session.sid());
+        let mut context = context(session.sid());
+        // A library cache with a cursor, so that its views have rows to check.
+        context.library_cache = Some(library_cache::sample_library_cache());
         for name in fixed_table_names() {
             let table = fixed_table(name, &context).unwrap();
             assert!(!table.columns.is_empty(), "{name} has no columns");
@@ -210,6 +243,15 @@ mod tests {
             "V$SESS_TIME_MODEL",
             "V$PARAMETER",
             "V$FIXED_TABLE",
+            "V$LIBRARYCACHE",
+            "V$SQL",
+            "V$SQLAREA",
+            "V$SQLTEXT",
+            "V$SQL_SHARED_CURSOR",
+            "V$OPEN_CURSOR",
+            "V$SGASTAT",
+            "V$DB_OBJECT_CACHE",
+            "X$KGHLU",
         ] {
             let table = fixed_table(always_filled, &context).unwrap();
             assert!(!table.rows.is_empty(), "{always_filled} is empty");

@@ -152,6 +152,7 @@ mod tests {
         ViewContext {
             sid: 0,
             parameters: parameters.visible_rows(),
+            library_cache: None,
         }
     }
 

@@ -204,6 +204,7 @@ mod tests {
         ViewContext {
             sid,
             parameters: Vec::new(),
+            library_cache: None,
         }
     }
 
