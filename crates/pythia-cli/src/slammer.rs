@@ -104,6 +104,8 @@ struct Workload {
     sessions: usize,
     stmts_per_slam: u64,
     total_slams: u64,
+    /// Slams of the throughput comparison's runs (binds, FORCE, SQLite: the cheap ones).
+    comparison_slams: u64,
     slam_sleep: Duration,
     stmt_size: usize,
     random_comment: bool,
@@ -579,6 +581,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             sessions: 10,
             stmts_per_slam: 5,
             total_slams: 1000,
+            comparison_slams: 5000,
             slam_sleep: Duration::ZERO,
             stmt_size: 100,
             random_comment: false,
@@ -589,6 +592,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             sessions: 10,
             stmts_per_slam: 5,
             total_slams: 5000,
+            comparison_slams: 5000,
             slam_sleep: Duration::from_micros(100),
             stmt_size: 100,
             random_comment: false,
@@ -660,17 +664,40 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         yes_no(binds.elapsed < literal.elapsed && force.elapsed < literal.elapsed)
     );
 
-    // SQLite, the same literal statements prepared each time.
+    comparison(dir, &workload)?;
+
+    shared_pool_sweep(dir, &workload, quick)
+}
+
+/// Pythia FORCE vs Pythia binds vs SQLite re-preparing the same literal statements, each run
+/// anew with `comparison_slams` slams so that none lasts only a few tens of milliseconds
+/// (the cheap configurations do in Table 3 at quick scale).
+fn comparison(dir: &Path, workload: &Workload) -> pythia::Result<()> {
+    let workload = Workload {
+        total_slams: workload.comparison_slams,
+        ..workload.clone()
+    };
+    let binds = run_configuration(
+        &dir.join("slammer-compare-binds"),
+        &workload,
+        CONFIGURATIONS[1],
+        "15M",
+    )?;
+    let force = run_configuration(
+        &dir.join("slammer-compare-force"),
+        &workload,
+        CONFIGURATIONS[2],
+        "15M",
+    )?;
     let sqlite = run_sqlite(&dir.join("slammer-sqlite"), &workload)?;
-    let mut comparison = Table::new();
-    comparison.set_header(vec!["run", "statements", "elapsed s", "statements/s"]);
+    let mut table = Table::new();
+    table.set_header(vec!["run", "statements", "elapsed s", "statements/s"]);
     for (name, result) in [
-        ("Pythia literals EXACT", literal),
-        ("Pythia binds EXACT", binds),
-        ("Pythia literals FORCE", force),
+        ("Pythia binds EXACT", &binds),
+        ("Pythia literals FORCE", &force),
         ("SQLite literals, prepare each time", &sqlite),
     ] {
-        comparison.add_row(vec![
+        table.add_row(vec![
             name.to_string(),
             result.statements.to_string(),
             format!("{:.2}", result.elapsed),
@@ -678,10 +705,10 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         ]);
     }
     println!(
-        "throughput, {} sessions on their own threads (SQLite: a connection each, one file, WAL)",
-        workload.sessions
+        "throughput: {} sessions x {} slams x {} statements, each session on its own thread (SQLite: a connection each, one file, WAL)",
+        workload.sessions, workload.total_slams, workload.stmts_per_slam
     );
-    println!("{comparison}");
+    println!("{table}");
     let force_vs_binds = force.statements_per_second() / binds.statements_per_second().max(1e-9);
     let force_vs_sqlite = force.statements_per_second() / sqlite.statements_per_second().max(1e-9);
     println!(
@@ -689,8 +716,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         yes_no(force_vs_binds >= 0.9),
         yes_no(force_vs_sqlite >= 2.0)
     );
-
-    shared_pool_sweep(dir, &workload, quick)
+    Ok(())
 }
 
 /// Seed 000 Figure 1: literal SQL under EXACT as the shared pool grows. Oracle 8.1.5 got 25%
