@@ -735,7 +735,8 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
         "parse count (hard)",
         "flushed chunks",
         "shared pool latch sleep rate",
-        "library cache latch sleep rate",
+        "latch wait s",
+        "DB CPU s",
     ]);
     // Interleaved repetitions, the fastest of each size kept: a run of a fraction of a second
     // on 2 cores moves by 10-15% with where the shared pool latch's sleeps fall.
@@ -766,7 +767,8 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
             result.hard_parses.to_string(),
             or_na(result.flushed_chunks.map(|value| format!("{value:.0}"))),
             rate(result.shared_pool),
-            rate(result.library_cache),
+            format!("{:.2}", result.latch_wait_micros as f64 / 1e6),
+            format!("{:.2}", result.db_cpu_micros as f64 / 1e6),
         ]);
         rates.push(result.statements_per_second());
     }
