@@ -127,7 +127,23 @@ impl Snapshot {
 
     /// The non-idle wait events by time waited since `before`, at most `limit` of them.
     pub fn events_table(&self, before: &Snapshot, limit: usize) -> Table {
-        let mut rows: Vec<(&str, u64, u64)> = self
+        let mut table = Table::new();
+        table.set_header(vec!["wait event", "waits", "time waited ms", "avg wait us"]);
+        for (name, waits, time) in self.top_events(before, limit) {
+            table.add_row(vec![
+                name.to_string(),
+                waits.to_string(),
+                format!("{:.1}", time as f64 / 1000.0),
+                format!("{:.0}", time as f64 / waits.max(1) as f64),
+            ]);
+        }
+        table
+    }
+
+    /// The non-idle wait events that were waited on since `before`, most time first, at most
+    /// `limit` of them: (event, waits, microseconds).
+    pub fn top_events(&self, before: &Snapshot, limit: usize) -> Vec<(&'static str, u64, u64)> {
+        let mut rows: Vec<(&'static str, u64, u64)> = self
             .events
             .iter()
             .filter(|(_, (_, _, idle))| !idle)
@@ -143,17 +159,8 @@ impl Snapshot {
             .filter(|(_, waits, _)| *waits > 0)
             .collect();
         rows.sort_by(|a, b| b.2.cmp(&a.2).then(a.0.cmp(b.0)));
-        let mut table = Table::new();
-        table.set_header(vec!["wait event", "waits", "time waited ms", "avg wait us"]);
-        for (name, waits, time) in rows.into_iter().take(limit) {
-            table.add_row(vec![
-                name.to_string(),
-                waits.to_string(),
-                format!("{:.1}", time as f64 / 1000.0),
-                format!("{:.0}", time as f64 / waits.max(1) as f64),
-            ]);
-        }
-        table
+        rows.truncate(limit);
+        rows
     }
 }
 

@@ -266,6 +266,8 @@ struct Measured {
     /// DB CPU (time model) over the run, to check 'CPU used by this session' against.
     db_cpu_micros: u64,
     parse_cpu_centiseconds: u64,
+    /// The two non-idle events waited on longest: "event: ms, ...".
+    top_events: String,
 }
 
 impl Measured {
@@ -381,6 +383,12 @@ fn run_configuration(
         cpu_centiseconds: after.statistic_delta(&before, "CPU used by this session"),
         db_cpu_micros,
         parse_cpu_centiseconds: after.statistic_delta(&before, "parse time cpu"),
+        top_events: after
+            .top_events(&before, 2)
+            .iter()
+            .map(|(event, _, micros)| format!("{event}: {:.0} ms", *micros as f64 / 1000.0))
+            .collect::<Vec<_>>()
+            .join(", "),
     })
 }
 
@@ -515,6 +523,7 @@ fn run_sqlite(dir: &Path, workload: &Workload) -> pythia::Result<Measured> {
         cpu_centiseconds: 0,
         db_cpu_micros: 0,
         parse_cpu_centiseconds: 0,
+        top_events: String::new(),
     })
 }
 
@@ -670,11 +679,14 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
 }
 
 /// Pythia FORCE vs Pythia binds vs SQLite re-preparing the same literal statements, each run
-/// anew with `comparison_slams` slams so that none lasts only a few tens of milliseconds
-/// (the cheap configurations do in Table 3 at quick scale).
+/// anew with `comparison_slams` slams and no sleep, so that none lasts only a few tens of
+/// milliseconds (the cheap configurations do in Table 3 at quick scale) or measures sleeps.
 fn comparison(dir: &Path, workload: &Workload) -> pythia::Result<()> {
+    // No sleep: at 0.1 ms between slams the cheap configurations would measure the sleep
+    // (5 statements take a few microseconds).
     let workload = Workload {
         total_slams: workload.comparison_slams,
+        slam_sleep: Duration::ZERO,
         ..workload.clone()
     };
     let binds = run_configuration(
@@ -705,14 +717,14 @@ fn comparison(dir: &Path, workload: &Workload) -> pythia::Result<()> {
         ]);
     }
     println!(
-        "throughput: {} sessions x {} slams x {} statements, each session on its own thread (SQLite: a connection each, one file, WAL)",
+        "throughput: {} sessions x {} slams x {} statements, no sleep, each session on its own thread (SQLite: a connection each, one file, WAL)",
         workload.sessions, workload.total_slams, workload.stmts_per_slam
     );
     println!("{table}");
     let force_vs_binds = force.statements_per_second() / binds.statements_per_second().max(1e-9);
     let force_vs_sqlite = force.statements_per_second() / sqlite.statements_per_second().max(1e-9);
     println!(
-        "  FORCE / binds = {force_vs_binds:.2}x (target >= 0.9x: {}); FORCE / SQLite re-prepare = {force_vs_sqlite:.2}x (target >= 2x: {})",
+        "  FORCE / binds = {force_vs_binds:.3}x (target >= 0.9x: {}); FORCE / SQLite re-prepare = {force_vs_sqlite:.3}x (target >= 2x: {})",
         yes_no(force_vs_binds >= 0.9),
         yes_no(force_vs_sqlite >= 2.0)
     );
@@ -737,6 +749,7 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
         "shared pool latch sleep rate",
         "latch wait s",
         "DB CPU s",
+        "top wait events",
     ]);
     // Interleaved repetitions, the fastest of each size kept: a run of a fraction of a second
     // on 2 cores moves by 10-15% with where the shared pool latch's sleeps fall.
@@ -769,6 +782,7 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
             rate(result.shared_pool),
             format!("{:.2}", result.latch_wait_micros as f64 / 1e6),
             format!("{:.2}", result.db_cpu_micros as f64 / 1e6),
+            result.top_events.clone(),
         ]);
         rates.push(result.statements_per_second());
     }
