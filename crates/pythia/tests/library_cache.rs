@@ -903,3 +903,45 @@ fn a_pool_full_of_kept_cursors_is_ora_04031_until_they_are_unkept() {
     let kghlu = query(&mut session, "select kghlunfu from x$kghlu", &[]);
     assert!(number(&kghlu[0][0]) >= 2, "{kghlu:?}");
 }
+
+/// Regression: a prepared statement held the parent cursor it was prepared with; once a flush
+/// freed that parent, its executions built and used children in a handle no view or DDL
+/// could see. Now an execution of a freed parent parses again.
+#[test]
+fn a_prepared_statement_outlives_a_flush_of_its_cursor() {
+    let instance = open("lc-prepared-flush", &[]);
+    let mut session = instance.connect().unwrap();
+    let mut observer = instance.connect().unwrap();
+    run(&mut session, "create table prepared_t (id number)");
+    run(&mut session, "insert into prepared_t values (7)");
+    run(&mut session, "commit");
+    let sql = "select id from prepared_t where id = :1";
+    let prepared = session.prepare(sql).unwrap();
+    let rows = session
+        .execute_prepared(&prepared, &[Value::integer(7)])
+        .unwrap()
+        .rows;
+    assert_eq!(rows, vec![vec![Value::integer(7)]]);
+    run(&mut observer, "alter system flush shared_pool");
+    assert!(children(&mut observer, sql, "executions").is_empty());
+    for _ in 0..2 {
+        let rows = session
+            .execute_prepared(&prepared, &[Value::integer(7)])
+            .unwrap()
+            .rows;
+        assert_eq!(rows, vec![vec![Value::integer(7)]]);
+    }
+    assert_eq!(
+        children(&mut observer, sql, "executions"),
+        vec![vec![Value::integer(2)]]
+    );
+    // DDL reaches it: the next execution builds its child again.
+    run(&mut observer, "create index prepared_i on prepared_t (id)");
+    session
+        .execute_prepared(&prepared, &[Value::integer(7)])
+        .unwrap();
+    assert_eq!(
+        children(&mut observer, sql, "invalidations, loads"),
+        vec![vec![Value::integer(1), Value::integer(2)]]
+    );
+}

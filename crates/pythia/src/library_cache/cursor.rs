@@ -195,6 +195,11 @@ impl Handle {
         self.loaded.load(Ordering::Acquire) && !self.obsolete.load(Ordering::Acquire)
     }
 
+    /// Freed from the library cache (sessions may still hold it).
+    pub fn is_obsolete(&self) -> bool {
+        self.obsolete.load(Ordering::Acquire)
+    }
+
     pub fn is_hot(&self) -> bool {
         self.hot.load(Ordering::Relaxed)
     }

@@ -285,7 +285,16 @@ impl Session {
         let (result, child) = {
             let _call = instrumentation::user_call();
             self.inherit_system_changes();
-            self.run_cursor(&prepared.cursor, binds, false)
+            if prepared.cursor.handle.is_obsolete() {
+                // Its parent was freed from the shared pool: parse again (the cursor it finds
+                // or loads is in the library cache, where the views and DDL see it).
+                match self.parse(&prepared.text, true) {
+                    Ok(cursor) => self.run_cursor(&cursor, binds, true),
+                    Err(error) => (Err(error), None),
+                }
+            } else {
+                self.run_cursor(&prepared.cursor, binds, false)
+            }
         };
         self.charge_cpu(child, cpu_before);
         result
