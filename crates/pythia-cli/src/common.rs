@@ -269,3 +269,46 @@ pub fn latches_that_slept(
 pub fn lab_error(message: impl Into<String>) -> pythia::Error {
     pythia::Error::new(900, message)
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn counts(gets: f64, sleeps: f64, wait_time: f64) -> LatchCounts {
+        LatchCounts {
+            gets,
+            sleeps,
+            wait_time,
+        }
+    }
+
+    #[test]
+    fn latch_deltas_keep_the_latches_that_slept_most_first() {
+        let before = HashMap::from([
+            ("shared pool".to_string(), counts(100.0, 2.0, 50.0)),
+            ("library cache".to_string(), counts(10.0, 0.0, 0.0)),
+        ]);
+        let after = HashMap::from([
+            ("shared pool".to_string(), counts(300.0, 5.0, 80.0)),
+            ("library cache".to_string(), counts(40.0, 0.0, 0.0)),
+            ("redo copy".to_string(), counts(7.0, 4.0, 9.0)),
+        ]);
+        assert_eq!(
+            latch_delta(&before, &after, "shared pool"),
+            counts(200.0, 3.0, 30.0)
+        );
+        // A latch first seen after the run counts from zero; one that never slept is left out.
+        let slept = latches_that_slept(&before, &after, 5);
+        let names: Vec<&str> = slept.iter().map(|(name, _)| name.as_str()).collect();
+        assert_eq!(names, ["redo copy", "shared pool"]);
+        assert_eq!(latches_that_slept(&before, &after, 1).len(), 1);
+    }
+
+    #[test]
+    fn numbers_read_from_values_and_nothing_else() {
+        assert_eq!(number(&pythia::Value::integer(42)), Some(42.0));
+        assert_eq!(number(&pythia::Value::text("0.5")), Some(0.5));
+        assert_eq!(number(&pythia::Value::text("HOT")), None);
+        assert_eq!(number(&pythia::Value::Null), None);
+    }
+}
