@@ -14,7 +14,15 @@ use pythia::instrumentation::{self, SessionInstrumentation, SessionType, Statist
 use pythia::redo::mtr::Mtr;
 use pythia::storage::segment::{self, SegmentKind};
 
-pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
+pub fn run_lab(
+    name: Option<&str>,
+    quick: bool,
+    dir: &std::path::Path,
+    parameters: &[(String, String)],
+) -> pythia::Result<()> {
+    if !parameters.is_empty() && name != Some("slammer") {
+        eprintln!("note: only the slammer experiment applies -p settings; they are ignored");
+    }
     match name {
         None => {
             let started = std::time::Instant::now();
@@ -39,7 +47,7 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
         Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
         Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
         Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
-        Some("slammer") => crate::slammer::run(quick, &dir.join("lab-slammer")),
+        Some("slammer") => crate::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
         Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),
         Some(other) => Err(pythia::Error::new(
             900,

@@ -56,7 +56,9 @@ enum Action {
         /// The data directory (created if absent).
         #[arg(long, default_value = "pythia-data")]
         dir: PathBuf,
-        /// An initialization parameter (repeatable); accepted, not yet applied by the lab.
+        /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
+        /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
+        /// shared_pool_size; the other experiments ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
@@ -106,10 +108,9 @@ fn main() {
             dir,
             parameters,
         } => {
-            if !parameters.is_empty() {
-                eprintln!("note: the lab does not apply -p parameters yet; they are ignored");
-            }
-            if let Err(error) = lab::run_lab(name.as_deref(), quick || name.is_none(), &dir) {
+            if let Err(error) =
+                lab::run_lab(name.as_deref(), quick || name.is_none(), &dir, &parameters)
+            {
                 eprintln!("{error}");
                 std::process::exit(1);
             }

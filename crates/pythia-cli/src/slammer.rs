@@ -39,6 +39,10 @@ const SEED: u64 = 0x534c_414d_4d45; // "SLAMME"
 const LITERAL_VALUES: u64 = 10_000_000;
 /// A session gives up after this many failed statements.
 const SESSION_ERRORS_MAX: u64 = 10;
+/// The most sessions `-p sessions=` accepts.
+const SESSIONS_MAX: u64 = 256;
+/// The longest statement `-p stmt_size=` accepts, in characters.
+const STMT_SIZE_MAX: u64 = 64 * 1024;
 
 const COMMENT_HEAD: &str = "SELECT /* comment: ";
 
@@ -585,7 +589,66 @@ fn yes_no(condition: bool) -> &'static str {
 }
 
 pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
-    let workload = if quick {
+    run_with(quick, dir, &[])
+}
+
+/// Applies `-p name=value` settings to the workload: the SQLSlammer parameters by their
+/// Listing 1 names (without `_IN`), `sessions`, `time_limit` (seconds) and
+/// `shared_pool_size` (Table 3's and the comparison's pool). Returns the pool size.
+fn apply_parameters(
+    workload: &mut Workload,
+    parameters: &[(String, String)],
+) -> pythia::Result<String> {
+    let mut shared_pool_size = "15M".to_string();
+    for (name, value) in parameters {
+        let invalid = || lab_error(format!("slammer: invalid value '{value}' for {name}"));
+        let count = |value: &str| value.parse::<u64>().ok().filter(|count| *count > 0);
+        let seconds = |value: &str| {
+            value
+                .parse::<f64>()
+                .ok()
+                .filter(|seconds| seconds.is_finite() && *seconds >= 0.0 && *seconds <= 3600.0)
+                .map(Duration::from_secs_f64)
+        };
+        match name.to_ascii_lowercase().as_str() {
+            "sessions" => {
+                workload.sessions = count(value)
+                    .filter(|sessions| *sessions <= SESSIONS_MAX)
+                    .ok_or_else(invalid)? as usize
+            }
+            "stmts_per_slam" => workload.stmts_per_slam = count(value).ok_or_else(invalid)?,
+            "total_slams" => {
+                workload.total_slams = count(value).ok_or_else(invalid)?;
+                workload.comparison_slams = workload.total_slams.max(workload.comparison_slams);
+            }
+            "slam_sleeptime" => workload.slam_sleep = seconds(value).ok_or_else(invalid)?,
+            "stmt_size" => {
+                workload.stmt_size = count(value)
+                    .filter(|size| *size <= STMT_SIZE_MAX)
+                    .ok_or_else(invalid)? as usize
+            }
+            "tfuse_rand_comment" | "random_comment" => {
+                workload.random_comment = match value.to_ascii_lowercase().as_str() {
+                    "true" | "1" | "yes" => true,
+                    "false" | "0" | "no" => false,
+                    _ => return Err(invalid()),
+                }
+            }
+            "time_limit" => workload.time_limit = seconds(value).ok_or_else(invalid)?,
+            "shared_pool_size" => shared_pool_size = value.clone(),
+            _ => {
+                return Err(lab_error(format!(
+                    "slammer: unknown parameter '{name}'; known: sessions, stmts_per_slam, total_slams, slam_sleeptime, stmt_size, random_comment, time_limit, shared_pool_size"
+                )))
+            }
+        }
+    }
+    Ok(shared_pool_size)
+}
+
+/// The experiment with `-p` settings applied over the quick or full defaults.
+pub fn run_with(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
+    let mut workload = if quick {
         Workload {
             sessions: 10,
             stmts_per_slam: 5,
@@ -608,11 +671,12 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             time_limit: Duration::from_secs(60),
         }
     };
+    let shared_pool_size = apply_parameters(&mut workload, parameters)?;
     println!(
         "slammer experiment (seed 000, SQLSlammer): {}",
         workload.describe()
     );
-    println!("shared_pool_size = 15M; each configuration on a fresh instance");
+    println!("shared_pool_size = {shared_pool_size}; each configuration on a fresh instance");
 
     let mut measured = Vec::new();
     for configuration in CONFIGURATIONS {
@@ -620,7 +684,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             &dir.join(format!("slammer-{}", measured.len())),
             &workload,
             configuration,
-            "15M",
+            &shared_pool_size,
         )?;
         if result.errors > 0 {
             println!(
@@ -673,7 +737,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         yes_no(binds.elapsed < literal.elapsed && force.elapsed < literal.elapsed)
     );
 
-    comparison(dir, &workload)?;
+    comparison(dir, &workload, &shared_pool_size)?;
 
     shared_pool_sweep(dir, &workload, quick)
 }
@@ -681,7 +745,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
 /// Pythia FORCE vs Pythia binds vs SQLite re-preparing the same literal statements, each run
 /// anew with `comparison_slams` slams and no sleep, so that none lasts only a few tens of
 /// milliseconds (the cheap configurations do in Table 3 at quick scale) or measures sleeps.
-fn comparison(dir: &Path, workload: &Workload) -> pythia::Result<()> {
+fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia::Result<()> {
     // No sleep: at 0.1 ms between slams the cheap configurations would measure the sleep
     // (5 statements take a few microseconds).
     let workload = Workload {
@@ -693,13 +757,13 @@ fn comparison(dir: &Path, workload: &Workload) -> pythia::Result<()> {
         &dir.join("slammer-compare-binds"),
         &workload,
         CONFIGURATIONS[1],
-        "15M",
+        shared_pool_size,
     )?;
     let force = run_configuration(
         &dir.join("slammer-compare-force"),
         &workload,
         CONFIGURATIONS[2],
-        "15M",
+        shared_pool_size,
     )?;
     let sqlite = run_sqlite(&dir.join("slammer-sqlite"), &workload)?;
     let mut table = Table::new();
@@ -840,6 +904,58 @@ mod tests {
         assert_ne!(stream(4), stream(5));
         let distinct: std::collections::HashSet<String> = stream(4).into_iter().collect();
         assert!(distinct.len() > 45, "literals repeat too often");
+    }
+
+    #[test]
+    fn parameters_set_the_workload_and_unknown_ones_fail() {
+        let mut workload = Workload {
+            sessions: 10,
+            stmts_per_slam: 5,
+            total_slams: 1000,
+            comparison_slams: 5000,
+            slam_sleep: Duration::ZERO,
+            stmt_size: 100,
+            random_comment: false,
+            time_limit: Duration::from_secs(4),
+        };
+        let set = |pairs: &[(&str, &str)]| -> Vec<(String, String)> {
+            pairs
+                .iter()
+                .map(|(name, value)| (name.to_string(), value.to_string()))
+                .collect()
+        };
+        let pool = apply_parameters(
+            &mut workload,
+            &set(&[
+                ("sessions", "3"),
+                ("total_slams", "20000"),
+                ("slam_sleeptime", ".02"),
+                ("random_comment", "true"),
+                ("stmt_size", "50"),
+                ("shared_pool_size", "50M"),
+            ]),
+        )
+        .unwrap();
+        assert_eq!(pool, "50M");
+        assert_eq!(workload.sessions, 3);
+        assert_eq!(workload.total_slams, 20000);
+        assert_eq!(workload.comparison_slams, 20000);
+        assert_eq!(workload.slam_sleep, Duration::from_millis(20));
+        assert!(workload.random_comment);
+        assert_eq!(workload.stmt_size, 50);
+        assert_eq!(apply_parameters(&mut workload, &[]).unwrap(), "15M");
+        for bad in [
+            ("sessions", "0"),
+            ("sessions", "100000"),
+            ("slam_sleeptime", "-1"),
+            ("random_comment", "maybe"),
+            ("no_such", "1"),
+        ] {
+            assert!(
+                apply_parameters(&mut workload, &set(&[bad])).is_err(),
+                "{bad:?}"
+            );
+        }
     }
 
     #[test]
