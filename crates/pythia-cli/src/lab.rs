@@ -1,8 +1,8 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
-//! Today the lab runs the experiments that need only the storage, redo and transaction
-//! layers; the SQL experiments arrive with the executor. The lab builds its instances from an
-//! [`InstanceConfig`] of its own, so `-p name=value` is accepted but not yet applied.
+//! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer` and `hotcursor` (a file each); with
+//! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
+//! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;

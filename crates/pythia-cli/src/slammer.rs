@@ -13,12 +13,13 @@
 //! Three configurations on a fresh instance each (seed 000 Table 2, tests 1, 2 and 3):
 //! literals under `cursor_sharing = EXACT`, binds under EXACT, literals under FORCE, at
 //! `shared_pool_size = 15M`. The report has the shape of the seed's Table 3, with its numbers
-//! beside. The full run adds the seed's Figure 1 sweep (literal SQL, EXACT, shared pool 10M to
-//! 50M: Oracle 8.1.5 got 25-31% slower as the pool grew) and, in every run, the same literal
-//! statements on SQLite re-prepared for each execution.
+//! beside. Then a throughput comparison without sleeps: Pythia binds, Pythia FORCE, and the
+//! same literal statements on SQLite re-prepared for each execution; and the seed's Figure 1
+//! sweep (literal SQL, EXACT, shared pool 10M to 50M, two sizes at quick scale: Oracle 8.1.5
+//! got 25-31% slower as the pool grew). `-p name=value` sets the SQLSlammer parameters.
 //!
-//! Views this build may not have yet (x$kghlu) print "n/a". Every loop stops at its count or
-//! at the configuration's time limit, whichever comes first.
+//! A view the build does not have prints "n/a". Every loop stops at its count or at the
+//! configuration's time limit, whichever comes first.
 
 use std::collections::HashMap;
 use std::path::Path;
