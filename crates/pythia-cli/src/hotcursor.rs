@@ -40,8 +40,8 @@ const SESSION_ERRORS_MAX: u64 = 10;
 /// Executions of each statement before MARKHOT, so that the cursors exist to be marked.
 const WARM_UP_EXECUTIONS: u64 = 20;
 const HOT_OBJECT_COPIES: &str = "4";
-/// Below this many 'library cache: mutex X' waits in run 1, a change is noise.
-const MUTEX_X_WAITS_TO_JUDGE: u64 = 100;
+/// Below this many mutex waits (or sleeps) in run 1, a change is noise.
+const MUTEX_WAITS_TO_JUDGE: f64 = 100.0;
 
 /// The hot statements: (text, number of binds). No quotes in them: their texts are used as
 /// literals in the queries of v$db_object_cache.
@@ -464,6 +464,22 @@ fn library_cache_sleeps(run: &HotRun) -> Option<f64> {
     })
 }
 
+/// Prints whether `what` fell by at least 90% from run 1 to run 2, or that run 1 had too few
+/// for the change to mean anything.
+fn verdict(what: &str, before: f64, after: f64) {
+    if before < MUTEX_WAITS_TO_JUDGE {
+        println!(
+            "  {what}: {before:.0} -> {after:.0}; run 1 had fewer than {MUTEX_WAITS_TO_JUDGE:.0}, too few for the target (down >= 90%) to mean anything"
+        );
+    } else {
+        println!(
+            "  {what}: {before:.0} -> {after:.0}, {} (target: down >= 90%): {}",
+            change(before, after),
+            if after * 10.0 <= before { "yes" } else { "NO" }
+        );
+    }
+}
+
 fn change(before: f64, after: f64) -> String {
     if before <= 0.0 {
         "n/a (none before)".to_string()
@@ -597,17 +613,14 @@ fn compare_runs(dir: &Path, scale: &Scale, mode: Mode) -> pythia::Result<()> {
         "throughput improved".to_string(),
     ]);
     println!("{summary}");
-    let (before, after) = (plain.mutex_x.0, hot.mutex_x.0);
-    if before < MUTEX_X_WAITS_TO_JUDGE {
-        println!(
-            "  'library cache: mutex X' waits: {before} -> {after}; run 1 had fewer than {MUTEX_X_WAITS_TO_JUDGE}, too few for the target (down >= 90%) to mean anything"
-        );
-    } else {
-        println!(
-            "  'library cache: mutex X' waits {before} -> {after}, {} (target: down >= 90%): {}",
-            change(before as f64, after as f64),
-            if after * 10 <= before { "yes" } else { "NO" }
-        );
+    verdict(
+        "'library cache: mutex X' waits",
+        plain.mutex_x.0 as f64,
+        hot.mutex_x.0 as f64,
+    );
+    if let (Some(before), Some(after)) = (library_cache_sleeps(&plain), library_cache_sleeps(&hot))
+    {
+        verdict("Library Cache mutex sleeps (v$mutex_sleep)", before, after);
     }
     Ok(())
 }
