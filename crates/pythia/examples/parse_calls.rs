@@ -1,7 +1,9 @@
 //! A profiling harness for parse calls: N executions of one statement with a bind, as a
 //! `kind` of parse call: `hard` (N distinct texts, each new), `soft` (one text, found in the
 //! library cache; session cursor cache off), `cached` (one text, in the session cursor
-//! cache) or `none` (an open cursor executed, no parse call). Instructions per parse call:
+//! cache), `force` (one text with a literal under CURSOR_SHARING = FORCE: the literal
+//! replaced, then as `cached`) or `none` (an open cursor executed, no parse call).
+//! Instructions per parse call:
 //!
 //! ```text
 //! cargo build --release -p pythia --example parse_calls
@@ -27,6 +29,10 @@ fn main() -> pythia::Result<()> {
     if kind == "soft" {
         session.execute("ALTER SESSION SET session_cached_cursors = 0")?;
     }
+    if kind == "force" {
+        session.execute("ALTER SESSION SET cursor_sharing = FORCE")?;
+    }
+    let literal = "SELECT /* parse calls */ dummy FROM dual WHERE dummy = 'X'";
     let prepared = session.prepare(text)?;
     for _ in 0..3 {
         session.execute_with(text, &bind)?;
@@ -39,6 +45,9 @@ fn main() -> pythia::Result<()> {
             }
             "none" => {
                 session.execute_prepared(&prepared, &bind)?;
+            }
+            "force" => {
+                session.execute(literal)?;
             }
             _ => {
                 session.execute_with(text, &bind)?;

@@ -17,6 +17,8 @@
 //!
 //! A minus sign before a number stays an operator: `x = -1` becomes `x = -:"SYS_B_0"`.
 
+use std::fmt::Write;
+
 use crate::error::Result;
 use crate::sql::lexer::{tokenize, Token, TokenKind};
 use crate::types::Value;
@@ -43,7 +45,7 @@ pub fn force_literals(sql: &str) -> Option<ForcedText> {
     for (number, &index) in replaced.iter().enumerate() {
         let token = &tokens[index];
         text.push_str(&sql[written..token.start]);
-        text.push_str(&format!(":\"SYS_B_{number}\""));
+        let _ = write!(text, ":\"SYS_B_{number}\"");
         written = token.end;
         binds.push(literal_value(&token.kind).ok()?);
     }

@@ -614,6 +614,7 @@ impl LibraryCache {
                 Self::unload(&mut pool, &mut state, &handle);
             }
         }
+        pool::unlock(pool);
         Ok(())
     }
 

@@ -28,7 +28,9 @@ use std::sync::Arc;
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
 
-use super::cursor::Handle;
+use super::cursor::{ChildCursor, Handle};
+use crate::instrumentation::LatchGuard;
+use crate::sql::ast::Statement;
 
 /// What an allocation holds (v$sgastat names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
@@ -59,6 +61,16 @@ pub(crate) struct PoolState {
     pub(crate) category_bytes: [u64; 3],
     /// Every handle in the library cache, least recently placed first.
     pub(crate) lru: VecDeque<Arc<Handle>>,
+    /// What aging took out, dropped only once the latch is released (`unlock`): freeing a
+    /// tree or a plan is many frees of cold memory, which the latch must not wait for.
+    pub(crate) garbage: Vec<Garbage>,
+}
+
+/// An object aged out, kept alive until the 'shared pool' latch is released.
+pub(crate) enum Garbage {
+    Statement(#[allow(dead_code)] Arc<Statement>),
+    Child(#[allow(dead_code)] Arc<ChildCursor>),
+    Handle(#[allow(dead_code)] Arc<Handle>),
 }
 
 /// x$kghlu: the shared pool LRU's counters (Steve Adams' shared_pool_lru_stats.sql).
@@ -95,6 +107,7 @@ impl SharedPool {
                     used_bytes: 0,
                     category_bytes: [0; 3],
                     lru: VecDeque::new(),
+                    garbage: Vec::new(),
                 },
             ),
             counters: LruCounters::default(),
@@ -108,6 +121,13 @@ impl SharedPool {
     }
 }
 
+/// Releases the 'shared pool' latch, then drops what aging took out under it.
+pub(crate) fn unlock(mut state: LatchGuard<'_, PoolState>) {
+    let garbage = std::mem::take(&mut state.garbage);
+    drop(state);
+    drop(garbage);
+}
+
 impl super::LibraryCache {
     /// Charges `bytes` to the shared pool for `category`, aging out unpinned objects as
     /// needed; ORA-04031 when nothing more can go. `text` names the object in the error.
@@ -118,6 +138,7 @@ impl super::LibraryCache {
             self.age_out(&mut state, bytes, false);
         }
         if state.used_bytes + bytes > pool.size() {
+            unlock(state);
             pool.counters.failures.fetch_add(1, Ordering::Relaxed);
             pool.counters
                 .last_failure_bytes
@@ -133,6 +154,7 @@ impl super::LibraryCache {
         }
         state.used_bytes += bytes;
         state.category_bytes[category as usize] += bytes;
+        unlock(state);
         Ok(())
     }
 
@@ -211,6 +233,7 @@ impl super::LibraryCache {
             if self.remove_handle(&handle) {
                 Self::uncharge(state, handle.handle_bytes(), Category::Handles);
                 flushed += 1;
+                state.garbage.push(Garbage::Handle(handle));
             } else {
                 state.lru.push_back(handle);
             }
@@ -231,8 +254,11 @@ impl super::LibraryCache {
         Self::uncharge(state, handle_state.statement_bytes, Category::Heap0);
         for child in handle_state.children.drain(..) {
             Self::uncharge(state, child.sharable_bytes(), Category::SqlArea);
+            state.garbage.push(Garbage::Child(child));
         }
-        handle_state.statement = None;
+        if let Some(statement) = handle_state.statement.take() {
+            state.garbage.push(Garbage::Statement(statement));
+        }
         handle_state.statement_bytes = 0;
         handle.loaded.store(false, Ordering::Release);
     }
@@ -241,7 +267,9 @@ impl super::LibraryCache {
     pub fn flush(&self) -> u64 {
         let mut state = self.pool.state.lock();
         // Two passes: the first unloads heaps, the second frees the emptied handles.
-        self.age_out(&mut state, 0, true) + self.age_out(&mut state, 0, true)
+        let flushed = self.age_out(&mut state, 0, true) + self.age_out(&mut state, 0, true);
+        unlock(state);
+        flushed
     }
 
     /// Bytes in use, by category, and the pool's size (v$sgastat).
@@ -257,6 +285,7 @@ impl super::LibraryCache {
         if state.used_bytes > size_bytes {
             self.age_out(&mut state, 0, false);
         }
+        unlock(state);
     }
 
     pub fn lru_counters(&self) -> &LruCounters {
