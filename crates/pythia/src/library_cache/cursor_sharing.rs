@@ -57,6 +57,28 @@ pub fn force_literals(sql: &str) -> Option<ForcedText> {
     Some(ForcedText { text, binds })
 }
 
+/// Words whose parenthesized numbers are a data type's size, precision or scale.
+const TYPE_NAMES: &[&str] = &[
+    "NUMBER",
+    "NUMERIC",
+    "DECIMAL",
+    "DEC",
+    "FLOAT",
+    "VARCHAR2",
+    "VARCHAR",
+    "NVARCHAR2",
+    "CHAR",
+    "NCHAR",
+    "CHARACTER",
+    "RAW",
+    "TIMESTAMP",
+    "DAY",
+    "SECOND",
+    "YEAR",
+    "MONTH",
+    "UROWID",
+];
+
 /// The positions of the tokens to replace, None when the statement keeps its literals.
 fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
     // A word as written, when the token at `index` is one.
@@ -72,8 +94,18 @@ fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
         .iter()
         .take_while(|token| token.kind == TokenKind::LeftParen)
         .count();
-    const STATEMENTS: &[&str] = &["SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "CALL"];
+    const STATEMENTS: &[&str] = &[
+        "SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "CALL",
+    ];
     if !is_one_of(0, STATEMENTS) && !is_one_of(open, STATEMENTS) {
+        return None;
+    }
+    // A statement with binds of its own keeps its literals: system binds are not mixed with
+    // an application's (whose values come by position or name at each execution).
+    if tokens
+        .iter()
+        .any(|token| matches!(token.kind, TokenKind::Bind(_)))
+    {
         return None;
     }
     let exact = tokens.iter().any(|token| {
@@ -87,20 +119,38 @@ fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
         return None;
     }
     const CLAUSES: &[&str] = &[
-        "HAVING", "UNION", "INTERSECT", "MINUS", "EXCEPT", "FETCH", "OFFSET", "FOR", "WHERE",
+        "HAVING",
+        "UNION",
+        "INTERSECT",
+        "MINUS",
+        "EXCEPT",
+        "FETCH",
+        "OFFSET",
+        "FOR",
+        "WHERE",
         "FROM",
     ];
     let mut replaced = Vec::new();
     // The paren depths at which an ORDER BY or GROUP BY list is open.
     let mut sort_lists: Vec<usize> = Vec::new();
+    // The paren depths at which a data type's size or precision is open: `NUMBER(5,2)` in a
+    // CAST, `TIMESTAMP(3)`, `INTERVAL DAY(2) TO SECOND(3)` keep their numbers.
+    let mut type_sizes: Vec<usize> = Vec::new();
     let mut depth = 0usize;
     for (index, token) in tokens.iter().enumerate() {
         match &token.kind {
-            TokenKind::LeftParen => depth += 1,
+            TokenKind::LeftParen => {
+                depth += 1;
+                if index > 0 && is_one_of(index - 1, TYPE_NAMES) {
+                    type_sizes.push(depth);
+                }
+            }
             TokenKind::RightParen => {
+                type_sizes.retain(|open| *open != depth);
                 depth = depth.saturating_sub(1);
                 sort_lists.retain(|open| *open <= depth);
             }
+            TokenKind::Number(_) if type_sizes.last() == Some(&depth) => {}
             TokenKind::Word(_)
                 if is_one_of(index, &["ORDER", "GROUP"]) && is_one_of(index + 1, &["BY"]) =>
             {
@@ -110,8 +160,7 @@ fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
                 sort_lists.retain(|open| *open < depth);
             }
             TokenKind::String(_) | TokenKind::NationalString(_) => {
-                let typed =
-                    index > 0 && is_one_of(index - 1, &["DATE", "TIMESTAMP", "INTERVAL"]);
+                let typed = index > 0 && is_one_of(index - 1, &["DATE", "TIMESTAMP", "INTERVAL"]);
                 if !typed {
                     replaced.push(index);
                 }
@@ -159,6 +208,30 @@ mod tests {
 
     fn forced(sql: &str) -> Option<String> {
         force_literals(sql).map(|forced| forced.text)
+    }
+
+    #[test]
+    fn type_sizes_and_statements_with_binds_keep_their_numbers() {
+        assert_eq!(
+            forced("select cast(1.234 as number(5,2)), cast('abc' as varchar2(2)) from t"),
+            Some(
+                "select cast(:\"SYS_B_0\" as number(5,2)), cast(:\"SYS_B_1\" as varchar2(2)) from t"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            forced("select interval '5' day(3) to second(2), cast(x as timestamp(3)) from t where y = 4"),
+            Some(
+                "select interval '5' day(3) to second(2), cast(x as timestamp(3)) from t where y = :\"SYS_B_0\""
+                    .to_string()
+            )
+        );
+        // Functions of the same shape still share: mod(x, 7) is not a type.
+        assert_eq!(
+            forced("select mod(x, 7) from t"),
+            Some("select mod(x, :\"SYS_B_0\") from t".to_string())
+        );
+        assert_eq!(forced("select a from t where a = :1 and b = 'x'"), None);
     }
 
     #[test]
