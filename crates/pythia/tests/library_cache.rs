@@ -945,3 +945,28 @@ fn a_prepared_statement_outlives_a_flush_of_its_cursor() {
         vec![vec![Value::integer(1), Value::integer(2)]]
     );
 }
+
+/// Regression: under CURSOR_SHARING = FORCE, a prepared statement with binds of its own also
+/// had its literals replaced, and the forced binds then took the place of the caller's:
+/// `:1` received the literal's value (ORA-01722, or wrong rows).
+#[test]
+fn force_keeps_the_literals_of_a_statement_with_binds_of_its_own() {
+    let instance = open("lc-force-own-binds", &[("cursor_sharing", "FORCE")]);
+    let mut session = instance.connect().unwrap();
+    run(
+        &mut session,
+        "create table own_binds (a number, b varchar2(5))",
+    );
+    run(&mut session, "insert into own_binds values (1, 'x')");
+    run(&mut session, "insert into own_binds values (2, 'y')");
+    let sql = "select a from own_binds where a = :1 and b = 'x'";
+    let prepared = session.prepare(sql).unwrap();
+    let rows = session
+        .execute_prepared(&prepared, &[Value::integer(1)])
+        .unwrap()
+        .rows;
+    assert_eq!(rows, vec![vec![Value::integer(1)]]);
+    let rows = query(&mut session, sql, &[Value::integer(2)]);
+    assert!(rows.is_empty(), "{rows:?}");
+    assert_eq!(children(&mut session, sql, "executions").len(), 1);
+}

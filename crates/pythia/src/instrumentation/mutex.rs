@@ -305,8 +305,13 @@ impl<T> KglMutex<T> {
     }
 
     /// Gives back one [`KglMutex::acquire_shared`].
+    ///
+    /// # Safety
+    /// The caller must hold a shared get it has not given back: one from
+    /// `acquire_shared`, given back exactly once. Releasing a get nobody holds corrupts the
+    /// mutex word and can let an exclusive get in beside a shared guard.
     #[inline]
-    pub fn release_shared(&self) {
+    pub unsafe fn release_shared(&self) {
         let before = self.value.fetch_sub(1, Ordering::Release);
         debug_assert!(
             before & SHARED_REFERENCE_MASK > 0,
@@ -340,7 +345,12 @@ impl<T> KglMutex<T> {
     }
 
     /// Gives back one [`KglMutex::acquire_exclusive`].
-    pub fn release_exclusive(&self) {
+    ///
+    /// # Safety
+    /// The caller must be the exclusive holder, by `acquire_exclusive` on this thread, and
+    /// give it back exactly once: releasing another's exclusive get would let a second
+    /// `&mut T` exist.
+    pub unsafe fn release_exclusive(&self) {
         // Keep only the waiting bit: another exclusive requester may have set it.
         let before = self.value.fetch_and(EXCLUSIVE_WAITING, Ordering::Release);
         debug_assert!(
@@ -505,7 +515,8 @@ impl<T> std::ops::Deref for KglMutexSharedGuard<'_, T> {
 
 impl<T> Drop for KglMutexSharedGuard<'_, T> {
     fn drop(&mut self) {
-        self.mutex.release_shared();
+        // SAFETY: the guard holds one shared get, given back here once.
+        unsafe { self.mutex.release_shared() };
     }
 }
 
@@ -526,7 +537,8 @@ impl<T> std::ops::DerefMut for KglMutexExclusiveGuard<'_, T> {
 
 impl<T> Drop for KglMutexExclusiveGuard<'_, T> {
     fn drop(&mut self) {
-        self.mutex.release_exclusive();
+        // SAFETY: the guard is the exclusive holder, given back here once.
+        unsafe { self.mutex.release_exclusive() };
     }
 }
 

@@ -374,7 +374,11 @@ impl ChildCursor {
 
     pub(crate) fn depends_on_any(&self, names: &std::collections::BTreeSet<String>) -> bool {
         // Unbuilt children have no dependencies yet: they are rebuilt anyway if invalid.
-        !self.is_built() || self.dependencies().iter().any(|name| names.contains(name))
+        !self.is_built()
+            || self
+                .dependencies()
+                .iter()
+                .any(|name| name == super::ANY_OBJECT || names.contains(name))
     }
 }
 
@@ -420,17 +424,21 @@ impl CursorPin {
         // Charged only while the child is in a live handle's list: a handle freed before
         // this session pinned it (or a copy UNMARKHOT dropped) gives the bytes straight back,
         // since nothing would uncharge them later. Pinned, the handle cannot be freed now.
+        // The bytes are recorded under the handle's mutex, so that whoever takes the child
+        // out of the list (aging, UNMARKHOT) reads them and gives them back.
         let listed = {
             let state = self.handle.state.exclusive(location::PIN);
-            !self.handle.obsolete.load(Ordering::Acquire)
+            let listed = !self.handle.obsolete.load(Ordering::Acquire)
                 && state
                     .children
                     .iter()
-                    .any(|child| Arc::ptr_eq(child, &self.child))
+                    .any(|child| Arc::ptr_eq(child, &self.child));
+            if listed {
+                self.child.sharable_bytes.store(bytes, Ordering::Relaxed);
+            }
+            listed
         };
-        if listed {
-            self.child.sharable_bytes.store(bytes, Ordering::Relaxed);
-        } else {
+        if !listed {
             self.library.release(bytes, super::pool::Category::SqlArea);
         }
         if let Some(plan) = plan {
@@ -441,7 +449,8 @@ impl CursorPin {
         self.child.built.store(true, Ordering::Release);
         // Exclusive to shared: only a builder ever holds this pin exclusively, and this
         // builder is done, so nothing can take it between the two.
-        self.child.pin.release_exclusive();
+        // SAFETY: `building`: this pin holds the exclusive get `LibraryCache::pin` took.
+        unsafe { self.child.pin.release_exclusive() };
         self.child.pin.acquire_shared(location::CHILD_PIN);
         self.child
             .statistics
@@ -464,9 +473,11 @@ impl Drop for CursorPin {
                 .retain(|child| !Arc::ptr_eq(child, &self.child));
             state.pins -= 1;
             drop(state);
-            self.child.pin.release_exclusive();
+            // SAFETY: `building`: this pin holds the exclusive get `LibraryCache::pin` took.
+            unsafe { self.child.pin.release_exclusive() };
         } else {
-            self.child.pin.release_shared();
+            // SAFETY: not building: this pin holds one shared get (from `pin` or `publish`).
+            unsafe { self.child.pin.release_shared() };
             self.child
                 .statistics
                 .users_executing

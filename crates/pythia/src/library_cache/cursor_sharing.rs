@@ -20,7 +20,7 @@
 use std::fmt::Write;
 
 use crate::error::Result;
-use crate::sql::lexer::{tokenize, Token, TokenKind};
+use crate::sql::lexer::{tokenize, tokenize_spans, Token, TokenKind};
 use crate::types::Value;
 
 /// A statement's text with its literals replaced, and the literals' values in bind order.
@@ -33,9 +33,13 @@ pub struct ForcedText {
 /// The text `CURSOR_SHARING = FORCE` hashes for `sql`, and the values of the literals it
 /// replaced; None when nothing is replaced (the statement is kept as written). Lexical
 /// errors are the parser's to report: the text is then kept.
+///
+/// The pass reads spans only (`tokenize_spans`, which builds no values): words are compared
+/// as written, case-insensitively, and only a replaced literal's value is made, by lexing
+/// that literal's own text.
 pub fn force_literals(sql: &str) -> Option<ForcedText> {
-    let tokens = tokenize(sql).ok()?;
-    let replaced = literals_to_replace(&tokens)?;
+    let tokens = tokenize_spans(sql).ok()?;
+    let replaced = literals_to_replace(sql, &tokens)?;
     if replaced.is_empty() {
         return None;
     }
@@ -47,77 +51,116 @@ pub fn force_literals(sql: &str) -> Option<ForcedText> {
         text.push_str(&sql[written..token.start]);
         let _ = write!(text, ":\"SYS_B_{number}\"");
         written = token.end;
-        binds.push(literal_value(&token.kind).ok()?);
+        binds.push(literal_value(token.text(sql), &token.kind).ok()?);
     }
     text.push_str(&sql[written..]);
     Some(ForcedText { text, binds })
 }
 
+/// Words whose parenthesized numbers are a data type's size, precision or scale.
+const TYPE_NAMES: &[&str] = &[
+    "NUMBER",
+    "NUMERIC",
+    "DECIMAL",
+    "DEC",
+    "FLOAT",
+    "VARCHAR2",
+    "VARCHAR",
+    "NVARCHAR2",
+    "CHAR",
+    "NCHAR",
+    "CHARACTER",
+    "RAW",
+    "TIMESTAMP",
+    "DAY",
+    "SECOND",
+    "YEAR",
+    "MONTH",
+    "UROWID",
+];
+
 /// The positions of the tokens to replace, None when the statement keeps its literals.
-fn literals_to_replace(tokens: &[Token]) -> Option<Vec<usize>> {
-    let word = |index: usize| match tokens.get(index).map(|token| &token.kind) {
-        Some(TokenKind::Word(word)) => Some(word.as_str()),
+fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
+    // A word as written, when the token at `index` is one.
+    let word = |index: usize| match tokens.get(index) {
+        Some(token) if matches!(token.kind, TokenKind::Word(_)) => Some(token.text(sql)),
         _ => None,
     };
-    let first = word(0).or_else(|| {
-        // A statement may open with parentheses: `(SELECT ...) UNION ...`.
-        let open = tokens
-            .iter()
-            .take_while(|token| token.kind == TokenKind::LeftParen)
-            .count();
-        word(open)
-    })?;
-    if !matches!(
-        first,
-        "SELECT" | "WITH" | "INSERT" | "UPDATE" | "DELETE" | "MERGE" | "CALL"
-    ) {
+    let is_one_of = |index: usize, words: &[&str]| {
+        word(index).is_some_and(|word| words.iter().any(|w| word.eq_ignore_ascii_case(w)))
+    };
+    // A statement may open with parentheses: `(SELECT ...) UNION ...`.
+    let open = tokens
+        .iter()
+        .take_while(|token| token.kind == TokenKind::LeftParen)
+        .count();
+    const STATEMENTS: &[&str] = &[
+        "SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "CALL",
+    ];
+    if !is_one_of(0, STATEMENTS) && !is_one_of(open, STATEMENTS) {
+        return None;
+    }
+    // A statement with binds of its own keeps its literals: system binds are not mixed with
+    // an application's (whose values come by position or name at each execution).
+    if tokens
+        .iter()
+        .any(|token| matches!(token.kind, TokenKind::Bind(_)))
+    {
         return None;
     }
     let exact = tokens.iter().any(|token| {
-        matches!(&token.kind, TokenKind::Hint(hint)
-            if hint.to_uppercase().split(|c: char| !c.is_alphanumeric() && c != '_')
-                .any(|name| name == "CURSOR_SHARING_EXACT"))
+        matches!(token.kind, TokenKind::Hint(_))
+            && token
+                .text(sql)
+                .split(|c: char| !c.is_alphanumeric() && c != '_')
+                .any(|name| name.eq_ignore_ascii_case("CURSOR_SHARING_EXACT"))
     });
     if exact {
         return None;
     }
+    const CLAUSES: &[&str] = &[
+        "HAVING",
+        "UNION",
+        "INTERSECT",
+        "MINUS",
+        "EXCEPT",
+        "FETCH",
+        "OFFSET",
+        "FOR",
+        "WHERE",
+        "FROM",
+    ];
     let mut replaced = Vec::new();
     // The paren depths at which an ORDER BY or GROUP BY list is open.
     let mut sort_lists: Vec<usize> = Vec::new();
+    // The paren depths at which a data type's size or precision is open: `NUMBER(5,2)` in a
+    // CAST, `TIMESTAMP(3)`, `INTERVAL DAY(2) TO SECOND(3)` keep their numbers.
+    let mut type_sizes: Vec<usize> = Vec::new();
     let mut depth = 0usize;
     for (index, token) in tokens.iter().enumerate() {
         match &token.kind {
-            TokenKind::LeftParen => depth += 1,
+            TokenKind::LeftParen => {
+                depth += 1;
+                if index > 0 && is_one_of(index - 1, TYPE_NAMES) {
+                    type_sizes.push(depth);
+                }
+            }
             TokenKind::RightParen => {
+                type_sizes.retain(|open| *open != depth);
                 depth = depth.saturating_sub(1);
                 sort_lists.retain(|open| *open <= depth);
             }
-            TokenKind::Word(word)
-                if (word == "ORDER" || word == "GROUP")
-                    && matches!(tokens.get(index + 1).map(|t| &t.kind), Some(TokenKind::Word(by)) if by == "BY") =>
+            TokenKind::Number(_) if type_sizes.last() == Some(&depth) => {}
+            TokenKind::Word(_)
+                if is_one_of(index, &["ORDER", "GROUP"]) && is_one_of(index + 1, &["BY"]) =>
             {
                 sort_lists.push(depth);
             }
-            TokenKind::Word(word)
-                if matches!(
-                    word.as_str(),
-                    "HAVING"
-                        | "UNION"
-                        | "INTERSECT"
-                        | "MINUS"
-                        | "EXCEPT"
-                        | "FETCH"
-                        | "OFFSET"
-                        | "FOR"
-                        | "WHERE"
-                        | "FROM"
-                ) =>
-            {
+            TokenKind::Word(_) if is_one_of(index, CLAUSES) => {
                 sort_lists.retain(|open| *open < depth);
             }
             TokenKind::String(_) | TokenKind::NationalString(_) => {
-                let typed =
-                    index > 0 && matches!(word(index - 1), Some("DATE" | "TIMESTAMP" | "INTERVAL"));
+                let typed = index > 0 && is_one_of(index - 1, &["DATE", "TIMESTAMP", "INTERVAL"]);
                 if !typed {
                     replaced.push(index);
                 }
@@ -145,12 +188,17 @@ fn literals_to_replace(tokens: &[Token]) -> Option<Vec<usize>> {
     Some(replaced)
 }
 
-/// The value a literal token stands for.
-fn literal_value(kind: &TokenKind) -> Result<Value> {
+/// The value of a literal token written as `text`: a number is read as written; a string is
+/// lexed again alone, which unescapes it exactly as the statement's own lexing would.
+fn literal_value(text: &str, kind: &TokenKind) -> Result<Value> {
     Ok(match kind {
-        TokenKind::String(text) | TokenKind::NationalString(text) => Value::text(text),
-        TokenKind::Number(number) => Value::parse_number(number)?,
-        _ => unreachable!("only literals are replaced"),
+        TokenKind::Number(_) => Value::parse_number(text)?,
+        _ => match tokenize(text)?.into_iter().next().map(|token| token.kind) {
+            Some(TokenKind::String(value) | TokenKind::NationalString(value)) => {
+                Value::text(&value)
+            }
+            _ => unreachable!("a literal's text lexes as that literal"),
+        },
     })
 }
 
@@ -160,6 +208,30 @@ mod tests {
 
     fn forced(sql: &str) -> Option<String> {
         force_literals(sql).map(|forced| forced.text)
+    }
+
+    #[test]
+    fn type_sizes_and_statements_with_binds_keep_their_numbers() {
+        assert_eq!(
+            forced("select cast(1.234 as number(5,2)), cast('abc' as varchar2(2)) from t"),
+            Some(
+                "select cast(:\"SYS_B_0\" as number(5,2)), cast(:\"SYS_B_1\" as varchar2(2)) from t"
+                    .to_string()
+            )
+        );
+        assert_eq!(
+            forced("select interval '5' day(3) to second(2), cast(x as timestamp(3)) from t where y = 4"),
+            Some(
+                "select interval '5' day(3) to second(2), cast(x as timestamp(3)) from t where y = :\"SYS_B_0\""
+                    .to_string()
+            )
+        );
+        // Functions of the same shape still share: mod(x, 7) is not a type.
+        assert_eq!(
+            forced("select mod(x, 7) from t"),
+            Some("select mod(x, :\"SYS_B_0\") from t".to_string())
+        );
+        assert_eq!(forced("select a from t where a = :1 and b = 'x'"), None);
     }
 
     #[test]

@@ -55,6 +55,10 @@ pub use cursor::{ChildCursor, ChildKey, CursorPin, Handle, Mismatch, Namespace, 
 use pool::{Category, SharedPool};
 use sql_id::SqlId;
 
+/// A dependency that matches every object: a statement whose dependencies could not all be
+/// listed (`DEPENDENCIES_MAX`) is invalidated by any DDL.
+pub const ANY_OBJECT: &str = "*";
+
 /// Handles per bucket, on average, beyond which the bucket array doubles.
 pub const CHAIN_LENGTH_MAX: usize = 2;
 
@@ -257,6 +261,10 @@ impl LibraryCache {
         if self.hot_hashes.lock().contains(&handle.id.words) {
             handle.hot.store(true, Ordering::Relaxed);
         }
+        // In the LRU before any other session can find it in its bucket: invalidation and
+        // KEEP / MARKHOT list handles from the LRU, and must see every handle a session can
+        // pin. (New, it is marked used: the ager passes it over once.)
+        self.enter_lru(handle.clone());
         let existing = {
             let directory = self.directory.read();
             let mut chain = directory[Self::bucket_of(&directory, handle.bucket_hash)]
@@ -265,14 +273,17 @@ impl LibraryCache {
                 .iter()
                 .find(|other| other.bucket_hash == handle.bucket_hash && other.text == handle.text)
                 .cloned();
-            if existing.is_none() {
+            if existing.is_none() && !handle.is_obsolete() {
                 chain.push(handle.clone());
             }
             existing
         };
         if let Some(existing) = existing {
             // Another session loaded the same text meanwhile: use its handle (and its tree
-            // when it has one; the two trees are of the same text).
+            // when it has one; the two trees are of the same text). Ours leaves the LRU at
+            // the ager's next pass.
+            handle.obsolete.store(true, Ordering::Release);
+            handle.loaded.store(false, Ordering::Release);
             self.release(handle.handle_bytes(), Category::Handles);
             self.release(bytes, Category::Heap0);
             let theirs = existing
@@ -285,7 +296,6 @@ impl LibraryCache {
             return Ok(Parsed { handle, statement });
         }
         self.pool.counters.transient.fetch_add(1, Ordering::Relaxed);
-        self.enter_lru(handle.clone());
         let count = self.handles.fetch_add(1, Ordering::Relaxed) + 1;
         self.grow_if_long(count);
         let handle = self.copy_for(handle, &statement, sid)?;
@@ -366,7 +376,13 @@ impl LibraryCache {
             })
             .collect();
         let bytes: u64 = copies.iter().map(|copy| copy.handle_bytes()).sum();
-        self.allocate(bytes, Category::Handles, &handle.text)?;
+        if self
+            .allocate(bytes, Category::Handles, &handle.text)
+            .is_err()
+        {
+            // No room for the copies: the session uses the object itself, as if not hot.
+            return Ok(handle);
+        }
         for copy in &copies {
             let mut state = copy.state.exclusive(location::HANDLE_CREATE);
             state.statement = Some(statement.clone());
@@ -424,7 +440,8 @@ impl LibraryCache {
                     };
                 }
                 // Its build failed while this session waited: look again.
-                child.pin.release_shared();
+                // SAFETY: the shared get just taken above, given back once.
+                unsafe { child.pin.release_shared() };
                 state = handle.state.exclusive(location::PIN);
                 continue;
             }

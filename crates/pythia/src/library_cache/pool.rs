@@ -223,14 +223,18 @@ impl super::LibraryCache {
                 Self::unload(state, &mut handle_state, &handle);
                 unloaded = true;
             }
-            drop(handle_state);
             if unloaded || !copies.is_empty() {
+                drop(handle_state);
                 flushed += 1;
                 state.lru.push_back(handle);
                 continue;
             }
-            // Nothing loaded: free the handle itself.
-            if self.remove_handle(&handle) {
+            // Nothing loaded: free the handle itself, marked obsolete while its mutex is
+            // still held, so that a session reloading it sees either a loaded handle (and the
+            // ager passes it over) or an obsolete one (and keeps its tree to itself).
+            let removed = self.remove_handle(&handle);
+            drop(handle_state);
+            if removed {
                 Self::uncharge(state, handle.handle_bytes(), Category::Handles);
                 flushed += 1;
                 state.garbage.push(Garbage::Handle(handle));

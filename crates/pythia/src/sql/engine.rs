@@ -479,7 +479,13 @@ impl Session {
                     Err(error)
                 }
             }
-        })?;
+        });
+        let parsed = match parsed {
+            // What FORCE made of the text does not parse (a literal where the grammar wants
+            // one): the statement is parsed as written, which reports its own errors.
+            Err(_) if forced.is_some() => return self.parse(sql, false),
+            parsed => parsed?,
+        };
         let change = self
             .cursor_cache
             .note(text, &parsed.handle, &parsed.statement);
@@ -983,7 +989,8 @@ impl Session {
 
     /// The objects a statement depends on: the names its text uses, and through each view
     /// among them, the names of the view's query (so DDL on a view's table invalidates the
-    /// statement), at most `DEPENDENCIES_MAX` names.
+    /// statement). Past `DEPENDENCIES_MAX` names the list ends with
+    /// `library_cache::ANY_OBJECT`: any DDL then invalidates the statement.
     fn dependencies(&self, text: &str, dictionary: &Dictionary) -> Vec<String> {
         let mut names = crate::library_cache::referenced_names(text);
         let mut views: Vec<String> = names
@@ -992,8 +999,13 @@ impl Session {
             .cloned()
             .collect();
         let mut expanded = std::collections::BTreeSet::new();
+        let mut capped = false;
         while let Some(view) = views.pop() {
-            if !expanded.insert(view.clone()) || names.len() >= DEPENDENCIES_MAX {
+            if names.len() >= DEPENDENCIES_MAX {
+                capped = true;
+                break;
+            }
+            if !expanded.insert(view.clone()) {
                 continue;
             }
             if let Some(definition) = dictionary.views.get(&view) {
@@ -1005,7 +1017,12 @@ impl Session {
                 }
             }
         }
-        names.into_iter().take(DEPENDENCIES_MAX).collect()
+        let mut names: Vec<String> = names.into_iter().collect();
+        if capped || names.len() > DEPENDENCIES_MAX {
+            names.truncate(DEPENDENCIES_MAX);
+            names.push(crate::library_cache::ANY_OBJECT.to_string());
+        }
+        names
     }
 
     /// The open transaction, begun if there is none.

@@ -101,11 +101,23 @@ impl TokenKind {
 
 /// Splits `sql` into tokens. See the module documentation for the rules and the errors.
 pub fn tokenize(sql: &str) -> Result<Vec<Token>> {
+    lex(sql, true)
+}
+
+/// `tokenize` without the values: the same kinds, spans and errors, with every string in a
+/// kind left empty, so that nothing but the token vector is allocated. For passes that read
+/// the text itself through the spans (CURSOR_SHARING = FORCE's).
+pub fn tokenize_spans(sql: &str) -> Result<Vec<Token>> {
+    lex(sql, false)
+}
+
+fn lex(sql: &str, values: bool) -> Result<Vec<Token>> {
     let mut lexer = Lexer {
         sql,
         position: 0,
         // About one token per six bytes of SQL: one allocation for most statements.
         tokens: Vec::with_capacity(sql.len() / 6 + 4),
+        values,
     };
     while lexer.position < sql.len() {
         lexer.next_token()?;
@@ -237,6 +249,20 @@ struct Lexer<'a> {
     /// Offset of the next byte to read; always on a `char` boundary.
     position: usize,
     tokens: Vec<Token>,
+    /// Whether tokens carry their values (`tokenize`) or only kinds and spans, their
+    /// strings left empty (`tokenize_spans`).
+    values: bool,
+}
+
+impl Lexer<'_> {
+    /// `make()` when values are asked for, else an empty string (which allocates nothing).
+    fn value(&self, make: impl FnOnce() -> String) -> String {
+        if self.values {
+            make()
+        } else {
+            String::new()
+        }
+    }
 }
 
 fn is_whitespace(byte: u8) -> bool {
@@ -286,7 +312,7 @@ impl Lexer<'_> {
         let start = self.position;
         let next = self.byte_at(start + 1);
         match self.sql.as_bytes()[start] {
-            byte if is_whitespace(byte) => self.position += 1,
+            byte if is_whitespace(byte) => self.position = self.skip_bytes(start, is_whitespace),
             b'-' if next == Some(b'-') => self.line_comment(start),
             b'/' if next == Some(b'*') => self.block_comment(start)?,
             b'\'' => self.string_literal(start, start, false)?,
@@ -296,11 +322,8 @@ impl Lexer<'_> {
             b':' => self.colon(start)?,
             b'$' if next.is_some_and(|byte| byte.is_ascii_digit()) => {
                 let end = self.skip_bytes(start + 1, |byte| byte.is_ascii_digit());
-                self.push(
-                    TokenKind::Bind(self.sql[start + 1..end].to_string()),
-                    start,
-                    end,
-                );
+                let name = self.value(|| self.sql[start + 1..end].to_string());
+                self.push(TokenKind::Bind(name), start, end);
             }
             b'(' => self.left_parenthesis(start),
             _ => self.word_or_operator(start)?,
@@ -314,7 +337,7 @@ impl Lexer<'_> {
             .find('\n')
             .map_or(self.sql.len(), |offset| start + offset);
         if self.byte_at(start + 2) == Some(b'+') {
-            let hint = self.sql[start + 3..end].trim().to_string();
+            let hint = self.value(|| self.sql[start + 3..end].trim().to_string());
             self.push(TokenKind::Hint(hint), start, end);
         } else {
             self.position = end;
@@ -332,7 +355,7 @@ impl Lexer<'_> {
         };
         let close = start + 2 + offset;
         if self.byte_at(start + 2) == Some(b'+') {
-            let hint = self.sql[start + 3..close].trim().to_string();
+            let hint = self.value(|| self.sql[start + 3..close].trim().to_string());
             self.push(TokenKind::Hint(hint), start, close + 2);
         } else {
             self.position = close + 2;
@@ -350,7 +373,9 @@ impl Lexer<'_> {
             match self.byte_at(index) {
                 None => return Err(unterminated_string(start)),
                 Some(b'\'') if self.byte_at(index + 1) == Some(b'\'') => {
-                    value.push_str(&self.sql[segment..=index]);
+                    if self.values {
+                        value.push_str(&self.sql[segment..=index]);
+                    }
                     index += 2;
                     segment = index;
                 }
@@ -360,7 +385,9 @@ impl Lexer<'_> {
                 Some(_) => index += 1,
             }
         }
-        value.push_str(&self.sql[segment..index]);
+        if self.values {
+            value.push_str(&self.sql[segment..index]);
+        }
         let kind = if national {
             TokenKind::NationalString(value)
         } else {
@@ -391,7 +418,7 @@ impl Lexer<'_> {
         let Some(length) = self.sql[content..].find(&terminator) else {
             return Err(unterminated_string(start));
         };
-        let value = self.sql[content..content + length].to_string();
+        let value = self.value(|| self.sql[content..content + length].to_string());
         let kind = if national {
             TokenKind::NationalString(value)
         } else {
@@ -452,11 +479,8 @@ impl Lexer<'_> {
                 end = self.skip_bytes(exponent, digit);
             }
         }
-        self.push(
-            TokenKind::Number(self.sql[start..end].to_string()),
-            start,
-            end,
-        );
+        let number = self.value(|| self.sql[start..end].to_string());
+        self.push(TokenKind::Number(number), start, end);
     }
 
     /// `::`, a bind (`:name`, `:1`, `:"name"`), or a lone `:`.
@@ -479,15 +503,13 @@ impl Lexer<'_> {
                 if name.len() > IDENTIFIER_BYTES_MAX {
                     return Err(identifier_too_long(start));
                 }
-                self.push(TokenKind::Bind(name.to_string()), start, after + length + 2);
+                let name = self.value(|| name.to_string());
+                self.push(TokenKind::Bind(name), start, after + length + 2);
             }
             Some(byte) if byte.is_ascii_digit() => {
                 let end = self.skip_bytes(after, |byte| byte.is_ascii_digit());
-                self.push(
-                    TokenKind::Bind(self.sql[after..end].to_string()),
-                    start,
-                    end,
-                );
+                let name = self.value(|| self.sql[after..end].to_string());
+                self.push(TokenKind::Bind(name), start, end);
             }
             _ if self
                 .char_at(after)
@@ -497,11 +519,8 @@ impl Lexer<'_> {
                 if end - after > IDENTIFIER_BYTES_MAX {
                     return Err(identifier_too_long(start));
                 }
-                self.push(
-                    TokenKind::Bind(self.sql[after..end].to_uppercase()),
-                    start,
-                    end,
-                );
+                let name = self.value(|| self.sql[after..end].to_uppercase());
+                self.push(TokenKind::Bind(name), start, end);
             }
             _ => self.push(TokenKind::Colon, start, after),
         }
@@ -523,10 +542,22 @@ impl Lexer<'_> {
 
     /// The offset just past the word characters starting at `start`.
     fn word_end(&self, start: usize) -> usize {
-        self.sql[start..]
-            .char_indices()
-            .find(|&(_, character)| !is_word_character(character))
-            .map_or(self.sql.len(), |(offset, _)| start + offset)
+        // ASCII bytes first (most words); a non-ASCII byte hands over to the char scan.
+        let bytes = self.sql.as_bytes();
+        let mut end = start;
+        while let Some(&byte) = bytes.get(end) {
+            if !byte.is_ascii() {
+                return self.sql[end..]
+                    .char_indices()
+                    .find(|&(_, character)| !is_word_character(character))
+                    .map_or(self.sql.len(), |(offset, _)| end + offset);
+            }
+            if !(byte.is_ascii_alphanumeric() || matches!(byte, b'_' | b'$' | b'#')) {
+                break;
+            }
+            end += 1;
+        }
+        end
     }
 
     fn word_or_operator(&mut self, start: usize) -> Result<()> {
@@ -582,11 +613,13 @@ impl Lexer<'_> {
             return Err(identifier_too_long(start));
         }
         // Most words are ASCII, whose uppercasing is a byte map (to_uppercase walks chars).
-        let word = if text.is_ascii() {
-            text.to_ascii_uppercase()
-        } else {
-            text.to_uppercase()
-        };
+        let word = self.value(|| {
+            if text.is_ascii() {
+                text.to_ascii_uppercase()
+            } else {
+                text.to_uppercase()
+            }
+        });
         self.push(TokenKind::Word(word), start, end);
         Ok(())
     }
@@ -595,6 +628,51 @@ impl Lexer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `tokenize_spans` must find exactly `tokenize`'s tokens (kinds and spans) and errors:
+    /// CURSOR_SHARING = FORCE replaces literals at the spans it finds.
+    fn same_spans(sql: &str) {
+        let full = tokenize(sql);
+        let spans = tokenize_spans(sql);
+        match (full, spans) {
+            (Ok(full), Ok(spans)) => {
+                assert_eq!(full.len(), spans.len(), "{sql:?}");
+                for (a, b) in full.iter().zip(&spans) {
+                    assert_eq!((a.start, a.end), (b.start, b.end), "{sql:?}");
+                    assert_eq!(
+                        std::mem::discriminant(&a.kind),
+                        std::mem::discriminant(&b.kind),
+                        "{sql:?}"
+                    );
+                }
+            }
+            (Err(a), Err(b)) => assert_eq!(a.to_string(), b.to_string(), "{sql:?}"),
+            (a, b) => panic!("{sql:?}: {a:?} against {b:?}"),
+        }
+    }
+
+    #[test]
+    fn spans_alone_are_the_tokens_spans() {
+        for sql in [
+            "SELECT /*+ FULL(t) */ c FROM t WHERE c = 'it''s' -- done",
+            "select q'[a]b]' , nq'{x}', N'n', 1.5e-3, .5, 1e, 2..3 from dual",
+            "select :name, :1, :\"SYS_B_0\", $2, a::int, x(+) from t --+ hint",
+            "select \"Quoted \"\"x\"\"\" from t where ünïcode = 'é'",
+            "select 'unterminated",
+            "select /* unterminated",
+            "select \"\" from t",
+            "select a ~ b",
+        ] {
+            same_spans(sql);
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn spans_alone_agree_on_any_text(sql in "[a-zA-Z0-9 '\"qQnN:$._,()+*/=<>|-]{0,40}") {
+            same_spans(&sql);
+        }
+    }
 
     /// (kind, text as written) of every token of `sql`.
     fn lex(sql: &str) -> Vec<(TokenKind, &str)> {
