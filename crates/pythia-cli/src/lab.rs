@@ -1,8 +1,8 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
-//! Today the lab runs the experiments that need only the storage, redo and transaction
-//! layers; the SQL experiments arrive with the executor. The lab builds its instances from an
-//! [`InstanceConfig`] of its own, so `-p name=value` is accepted but not yet applied.
+//! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer` and `hotcursor` (a file each); with
+//! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
+//! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
 
 use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
@@ -14,7 +14,15 @@ use pythia::instrumentation::{self, SessionInstrumentation, SessionType, Statist
 use pythia::redo::mtr::Mtr;
 use pythia::storage::segment::{self, SegmentKind};
 
-pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
+pub fn run_lab(
+    name: Option<&str>,
+    quick: bool,
+    dir: &std::path::Path,
+    parameters: &[(String, String)],
+) -> pythia::Result<()> {
+    if !parameters.is_empty() && name != Some("slammer") {
+        eprintln!("note: only the slammer experiment applies -p settings; they are ignored");
+    }
     match name {
         None => {
             let started = std::time::Instant::now();
@@ -25,6 +33,10 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
             crate::sqlite_bench::run(true, &dir.join("lab-sqlite"))?;
             println!();
             crate::parse_cost::run(true, &dir.join("lab-parse"))?;
+            println!();
+            crate::slammer::run(true, &dir.join("lab-slammer"))?;
+            println!();
+            crate::hotcursor::run(true, &dir.join("lab-hotcursor"))?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -35,9 +47,13 @@ pub fn run_lab(name: Option<&str>, quick: bool, dir: &std::path::Path) -> pythia
         Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
         Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
         Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
+        Some("slammer") => crate::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
+        Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),
         Some(other) => Err(pythia::Error::new(
             900,
-            format!("unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse"),
+            format!(
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor"
+            ),
         )),
     }
 }

@@ -12,7 +12,9 @@ mod parse_cost;
 mod shell;
 
 mod common;
+mod hotcursor;
 mod oltp;
+mod slammer;
 mod slt;
 mod sqlite_bench;
 
@@ -46,7 +48,7 @@ enum Action {
     },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
-        /// The experiment to run: `commit`, `oltp` or `sqlite`.
+        /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer` or `hotcursor`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -54,7 +56,9 @@ enum Action {
         /// The data directory (created if absent).
         #[arg(long, default_value = "pythia-data")]
         dir: PathBuf,
-        /// An initialization parameter (repeatable); accepted, not yet applied by the lab.
+        /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
+        /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
+        /// shared_pool_size; the other experiments ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
@@ -104,10 +108,9 @@ fn main() {
             dir,
             parameters,
         } => {
-            if !parameters.is_empty() {
-                eprintln!("note: the lab does not apply -p parameters yet; they are ignored");
-            }
-            if let Err(error) = lab::run_lab(name.as_deref(), quick || name.is_none(), &dir) {
+            if let Err(error) =
+                lab::run_lab(name.as_deref(), quick || name.is_none(), &dir, &parameters)
+            {
                 eprintln!("{error}");
                 std::process::exit(1);
             }
