@@ -505,6 +505,7 @@ impl LibraryCache {
             let pool = self.pool.state.lock();
             pool.lru
                 .iter()
+                .chain(&pool.in_flight)
                 .filter(|handle| !handle.obsolete.load(Ordering::Acquire))
                 .cloned()
                 .collect()

@@ -64,6 +64,8 @@ pub(crate) struct PoolState {
     /// What aging took out, dropped only once the latch is released (`unlock`): freeing a
     /// tree or a plan is many frees of cold memory, which the latch must not wait for.
     pub(crate) garbage: Vec<Garbage>,
+    /// Handles taken from the LRU by an allocation's ager, being examined without the latch.
+    pub(crate) in_flight: Vec<Arc<Handle>>,
 }
 
 /// An object aged out, kept alive until the 'shared pool' latch is released.
@@ -108,6 +110,7 @@ impl SharedPool {
                     category_bytes: [0; 3],
                     lru: VecDeque::new(),
                     garbage: Vec::new(),
+                    in_flight: Vec::new(),
                 },
             ),
             counters: LruCounters::default(),
@@ -128,34 +131,100 @@ pub(crate) fn unlock(mut state: LatchGuard<'_, PoolState>) {
     drop(garbage);
 }
 
+/// Handles the ager takes from the LRU at a time, to examine outside the latch.
+pub const AGING_BATCH: usize = 16;
+
+/// What examining one handle for aging did.
+enum Aged {
+    /// Used, pinned, kept or busy: back to the LRU's tail.
+    Kept(Arc<Handle>),
+    /// Its heaps (and hot copies) went; the handle stays, back to the LRU's tail.
+    Unloaded(Arc<Handle>, [u64; 3]),
+    /// Nothing was loaded: the handle itself was freed.
+    Freed([u64; 3]),
+    /// Already freed by someone else.
+    Gone,
+}
+
 impl super::LibraryCache {
     /// Charges `bytes` to the shared pool for `category`, aging out unpinned objects as
     /// needed; ORA-04031 when nothing more can go. `text` names the object in the error.
+    ///
+    /// Aging works in batches: [`AGING_BATCH`] handles leave the LRU's head under the latch
+    /// (listed as in flight, so that `handles` still sees them), are examined and aged with
+    /// the latch released (touching a cold handle, its mutex and its bucket costs cache
+    /// misses that would otherwise lengthen the latch's hold, and more so the larger the
+    /// pool), and come back (or their bytes do) under the latch.
     pub(crate) fn allocate(&self, bytes: u64, category: Category, text: &str) -> Result<()> {
         let pool = &self.pool;
-        let mut state = pool.state.lock();
-        if state.used_bytes + bytes > pool.size() {
-            self.age_out(&mut state, bytes, false);
+        let mut examined = 0usize;
+        let mut budget = None;
+        loop {
+            let batch: Vec<Arc<Handle>> = {
+                let mut state = pool.state.lock();
+                if state.used_bytes + bytes <= pool.size() {
+                    state.used_bytes += bytes;
+                    state.category_bytes[category as usize] += bytes;
+                    unlock(state);
+                    return Ok(());
+                }
+                let budget = *budget.get_or_insert(state.lru.len() * 2 + 1);
+                let count = AGING_BATCH.min(state.lru.len());
+                if examined >= budget || count == 0 {
+                    unlock(state);
+                    break;
+                }
+                let batch: Vec<Arc<Handle>> = state.lru.drain(..count).collect();
+                state.in_flight.extend(batch.iter().cloned());
+                batch
+            };
+            examined += batch.len();
+            let mut garbage = Vec::new();
+            let aged: Vec<Aged> = batch
+                .into_iter()
+                .map(|handle| self.age_one(handle, false, &mut garbage))
+                .collect();
+            let mut state = pool.state.lock();
+            let mut flushed = 0;
+            for outcome in aged {
+                let (handle, freed) = match outcome {
+                    Aged::Kept(handle) => (Some(handle), [0; 3]),
+                    Aged::Unloaded(handle, freed) => {
+                        flushed += 1;
+                        (Some(handle), freed)
+                    }
+                    Aged::Freed(freed) => {
+                        flushed += 1;
+                        (None, freed)
+                    }
+                    Aged::Gone => (None, [0; 3]),
+                };
+                for category in Category::ALL {
+                    Self::uncharge(&mut state, freed[category as usize], category);
+                }
+                if let Some(handle) = handle {
+                    state.in_flight.retain(|other| !Arc::ptr_eq(other, &handle));
+                    state.lru.push_back(handle);
+                }
+            }
+            // Handles freed or gone left `in_flight` as they went (`age_one`).
+            state.in_flight.retain(|other| !other.is_obsolete());
+            drop(state);
+            drop(garbage);
+            pool.counters.flushed.fetch_add(flushed, Ordering::Relaxed);
         }
-        if state.used_bytes + bytes > pool.size() {
-            unlock(state);
-            pool.counters.failures.fetch_add(1, Ordering::Relaxed);
-            pool.counters
-                .last_failure_bytes
-                .store(bytes, Ordering::Relaxed);
-            let name: String = text.chars().take(32).collect();
-            return Err(Error::new(
-                4031,
-                format!(
-                    "unable to allocate {bytes} bytes of shared memory (\"shared pool\",\"{name}\",\"{}\",\"kglhin\")",
-                    category.name()
-                ),
-            ));
-        }
-        state.used_bytes += bytes;
-        state.category_bytes[category as usize] += bytes;
-        unlock(state);
-        Ok(())
+        pool.counters.failures.fetch_add(1, Ordering::Relaxed);
+        pool.counters
+            .last_failure_bytes
+            .store(bytes, Ordering::Relaxed);
+        let name: String = text.chars().take(32).collect();
+        Err(Error::new(
+            4031,
+            format!(
+                "unable to allocate {bytes} bytes of shared memory (\"shared pool\",\"{name}\",\"{}\",\"kglhin\")",
+                category.name()
+            ),
+        ))
     }
 
     /// Gives back bytes charged for `category`.
@@ -175,7 +244,8 @@ impl super::LibraryCache {
     }
 
     /// Ages out unpinned, unkept objects until `bytes` more fit (or, with `everything`, all
-    /// that can go: ALTER SYSTEM FLUSH SHARED_POOL). Returns the objects flushed.
+    /// that can go: ALTER SYSTEM FLUSH SHARED_POOL), with the latch held throughout.
+    /// Returns the objects flushed.
     pub(crate) fn age_out(&self, state: &mut PoolState, bytes: u64, everything: bool) -> u64 {
         let size = self.pool.size();
         let mut examined = 0;
@@ -186,60 +256,25 @@ impl super::LibraryCache {
                 break;
             };
             examined += 1;
-            if handle.obsolete.load(Ordering::Acquire) {
-                continue;
-            }
-            if !everything && handle.used.swap(false, Ordering::Relaxed) {
-                state.lru.push_back(handle);
-                continue;
-            }
-            let Some(mut handle_state) = handle.state.try_exclusive() else {
-                state.lru.push_back(handle);
-                continue;
-            };
-            let copies = handle_state.copies.clone();
-            let mut copy_states = Vec::with_capacity(copies.len());
-            for copy in &copies {
-                match copy.state.try_exclusive() {
-                    Some(copy_state) if copy_state.pins == 0 => copy_states.push(copy_state),
-                    _ => break,
+            let mut garbage = std::mem::take(&mut state.garbage);
+            let outcome = self.age_one(handle, everything, &mut garbage);
+            state.garbage = garbage;
+            match outcome {
+                Aged::Kept(handle) => state.lru.push_back(handle),
+                Aged::Unloaded(handle, freed) => {
+                    flushed += 1;
+                    for category in Category::ALL {
+                        Self::uncharge(state, freed[category as usize], category);
+                    }
+                    state.lru.push_back(handle);
                 }
-            }
-            if handle_state.pins > 0 || handle_state.kept || copy_states.len() < copies.len() {
-                drop(copy_states);
-                drop(handle_state);
-                state.lru.push_back(handle);
-                continue;
-            }
-            let mut unloaded = false;
-            for (copy, mut copy_state) in copies.iter().zip(copy_states) {
-                Self::unload(state, &mut copy_state, copy);
-                drop(copy_state);
-                copy.obsolete.store(true, Ordering::Release);
-                Self::uncharge(state, copy.handle_bytes(), Category::Handles);
-            }
-            handle_state.copies.clear();
-            if handle_state.statement.is_some() || !handle_state.children.is_empty() {
-                Self::unload(state, &mut handle_state, &handle);
-                unloaded = true;
-            }
-            if unloaded || !copies.is_empty() {
-                drop(handle_state);
-                flushed += 1;
-                state.lru.push_back(handle);
-                continue;
-            }
-            // Nothing loaded: free the handle itself, marked obsolete while its mutex is
-            // still held, so that a session reloading it sees either a loaded handle (and the
-            // ager passes it over) or an obsolete one (and keeps its tree to itself).
-            let removed = self.remove_handle(&handle);
-            drop(handle_state);
-            if removed {
-                Self::uncharge(state, handle.handle_bytes(), Category::Handles);
-                flushed += 1;
-                state.garbage.push(Garbage::Handle(handle));
-            } else {
-                state.lru.push_back(handle);
+                Aged::Freed(freed) => {
+                    flushed += 1;
+                    for category in Category::ALL {
+                        Self::uncharge(state, freed[category as usize], category);
+                    }
+                }
+                Aged::Gone => {}
             }
         }
         self.pool
@@ -249,22 +284,95 @@ impl super::LibraryCache {
         flushed
     }
 
-    /// Drops a handle's heap 0 and children, giving their bytes back.
+    /// Examines one handle taken from the LRU: gives it a second chance if used since the
+    /// last pass (unless `everything`), keeps it if pinned, kept or busy, else unloads its
+    /// heaps and hot copies, or frees it when nothing was loaded. What it takes out goes to
+    /// `garbage`, for the caller to drop without the latch. Touches no pool state: it runs
+    /// with or without the latch.
+    fn age_one(&self, handle: Arc<Handle>, everything: bool, garbage: &mut Vec<Garbage>) -> Aged {
+        if handle.is_obsolete() {
+            return Aged::Gone;
+        }
+        if !everything && handle.used.swap(false, Ordering::Relaxed) {
+            return Aged::Kept(handle);
+        }
+        let Some(mut handle_state) = handle.state.try_exclusive() else {
+            return Aged::Kept(handle);
+        };
+        let copies = handle_state.copies.clone();
+        let mut copy_states = Vec::with_capacity(copies.len());
+        for copy in &copies {
+            match copy.state.try_exclusive() {
+                Some(copy_state) if copy_state.pins == 0 => copy_states.push(copy_state),
+                _ => break,
+            }
+        }
+        if handle_state.pins > 0 || handle_state.kept || copy_states.len() < copies.len() {
+            drop(copy_states);
+            drop(handle_state);
+            return Aged::Kept(handle);
+        }
+        let mut freed = [0u64; 3];
+        for (copy, mut copy_state) in copies.iter().zip(copy_states) {
+            Self::unload_into(&mut copy_state, copy, &mut freed, garbage);
+            drop(copy_state);
+            copy.obsolete.store(true, Ordering::Release);
+            freed[Category::Handles as usize] += copy.handle_bytes();
+        }
+        handle_state.copies.clear();
+        if handle_state.statement.is_some() || !handle_state.children.is_empty() {
+            Self::unload_into(&mut handle_state, &handle, &mut freed, garbage);
+        }
+        if freed != [0; 3] {
+            drop(handle_state);
+            return Aged::Unloaded(handle, freed);
+        }
+        // Nothing loaded: free the handle itself, marked obsolete while its mutex is still
+        // held, so that a session reloading it sees either a loaded handle (and the ager
+        // passes it over) or an obsolete one (and keeps its tree to itself).
+        let removed = self.remove_handle(&handle);
+        drop(handle_state);
+        if removed {
+            freed[Category::Handles as usize] += handle.handle_bytes();
+            garbage.push(Garbage::Handle(handle));
+            Aged::Freed(freed)
+        } else {
+            Aged::Kept(handle)
+        }
+    }
+
+    /// Drops a handle's heap 0 and children into `garbage`, adding their bytes to `freed`.
+    fn unload_into(
+        handle_state: &mut super::cursor::HandleState,
+        handle: &Handle,
+        freed: &mut [u64; 3],
+        garbage: &mut Vec<Garbage>,
+    ) {
+        freed[Category::Heap0 as usize] += handle_state.statement_bytes;
+        for child in handle_state.children.drain(..) {
+            freed[Category::SqlArea as usize] += child.sharable_bytes();
+            garbage.push(Garbage::Child(child));
+        }
+        if let Some(statement) = handle_state.statement.take() {
+            garbage.push(Garbage::Statement(statement));
+        }
+        handle_state.statement_bytes = 0;
+        handle.loaded.store(false, Ordering::Release);
+    }
+
+    /// Drops a handle's heap 0 and children, giving their bytes back (the latch held).
     pub(crate) fn unload(
         state: &mut PoolState,
         handle_state: &mut super::cursor::HandleState,
         handle: &Handle,
     ) {
-        Self::uncharge(state, handle_state.statement_bytes, Category::Heap0);
-        for child in handle_state.children.drain(..) {
-            Self::uncharge(state, child.sharable_bytes(), Category::SqlArea);
-            state.garbage.push(Garbage::Child(child));
+        let mut freed = [0u64; 3];
+        let mut garbage = std::mem::take(&mut state.garbage);
+        Self::unload_into(handle_state, handle, &mut freed, &mut garbage);
+        state.garbage = garbage;
+        for category in Category::ALL {
+            Self::uncharge(state, freed[category as usize], category);
         }
-        if let Some(statement) = handle_state.statement.take() {
-            state.garbage.push(Garbage::Statement(statement));
-        }
-        handle_state.statement_bytes = 0;
-        handle.loaded.store(false, Ordering::Release);
     }
 
     /// ALTER SYSTEM FLUSH SHARED_POOL: everything not pinned or kept goes.
