@@ -2,9 +2,12 @@
 //! cache object the bytes it really holds (its syntax tree, its plan), measured rather than
 //! estimated.
 //!
-//! With the `heap-accounting` feature (on by default) Pythia's global allocator wraps the
-//! system allocator and keeps, per thread, the net bytes allocated (allocations minus
-//! frees). [`measure`] reads that count before and after a closure: the difference is what
+//! With the `heap-accounting` feature (on by default) Pythia's global allocator wraps
+//! mimalloc and keeps, per thread, the net bytes allocated (allocations minus frees).
+//! mimalloc rather than the system allocator: the shared pool frees, on one session's
+//! thread, trees and plans that other sessions' threads allocated, and glibc's malloc
+//! serializes such frees on its arena locks (seen as idle CPU in the `slammer` lab, outside
+//! any wait event, growing with the pool's size); mimalloc frees them without a lock. [`measure`] reads that count before and after a closure: the difference is what
 //! the closure built and kept, temporary allocations having been freed. One thread-local
 //! add per allocation and per free is the whole cost.
 //!
@@ -16,14 +19,20 @@
 //! only its own temporaries), so the difference is never less than the object's size by
 //! more than what the window freed of older memory, and is clamped at zero.
 
-use std::alloc::{GlobalAlloc, Layout, System};
+use std::alloc::{GlobalAlloc, Layout};
 use std::cell::Cell;
 
 thread_local! {
     static NET_BYTES: Cell<i64> = const { Cell::new(0) };
 }
 
-/// The system allocator, counting each thread's net bytes.
+#[cfg(feature = "heap-accounting")]
+use mimalloc::MiMalloc as Inner;
+#[cfg(not(feature = "heap-accounting"))]
+use std::alloc::System as Inner;
+
+/// The underlying allocator (mimalloc with `heap-accounting`), counting each thread's net
+/// bytes.
 pub struct CountingAllocator;
 
 #[inline]
@@ -32,11 +41,11 @@ fn count(bytes: i64) {
     let _ = NET_BYTES.try_with(|net| net.set(net.get() + bytes));
 }
 
-// SAFETY: every call is forwarded unchanged to `System`; only a thread-local counter is
+// SAFETY: every call is forwarded unchanged to `Inner`; only a thread-local counter is
 // updated beside it.
 unsafe impl GlobalAlloc for CountingAllocator {
     unsafe fn alloc(&self, layout: Layout) -> *mut u8 {
-        let pointer = System.alloc(layout);
+        let pointer = Inner.alloc(layout);
         if !pointer.is_null() {
             count(layout.size() as i64);
         }
@@ -44,7 +53,7 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 
     unsafe fn alloc_zeroed(&self, layout: Layout) -> *mut u8 {
-        let pointer = System.alloc_zeroed(layout);
+        let pointer = Inner.alloc_zeroed(layout);
         if !pointer.is_null() {
             count(layout.size() as i64);
         }
@@ -52,12 +61,12 @@ unsafe impl GlobalAlloc for CountingAllocator {
     }
 
     unsafe fn dealloc(&self, pointer: *mut u8, layout: Layout) {
-        System.dealloc(pointer, layout);
+        Inner.dealloc(pointer, layout);
         count(-(layout.size() as i64));
     }
 
     unsafe fn realloc(&self, pointer: *mut u8, layout: Layout, new_size: usize) -> *mut u8 {
-        let moved = System.realloc(pointer, layout, new_size);
+        let moved = Inner.realloc(pointer, layout, new_size);
         if !moved.is_null() {
             count(new_size as i64 - layout.size() as i64);
         }

@@ -863,17 +863,7 @@ mod tests {
             parameters: Vec::new(),
             library_cache: None,
         };
-        for name in [
-            "V$LIBRARYCACHE",
-            "V$SQL",
-            "V$SQLAREA",
-            "V$SQLTEXT",
-            "V$SQL_SHARED_CURSOR",
-            "V$OPEN_CURSOR",
-            "V$SGASTAT",
-            "V$DB_OBJECT_CACHE",
-            "X$KGHLU",
-        ] {
+        for name in VIEWS.iter().map(|view| view.name) {
             assert!(
                 fixed_table(name, &context).unwrap().rows.is_empty(),
                 "{name}"

@@ -135,16 +135,10 @@ mod tests {
             "V$SESS_TIME_MODEL",
             "V$PARAMETER",
             "V$FIXED_TABLE",
-            "V$LIBRARYCACHE",
-            "V$SQL",
-            "V$SQLAREA",
-            "V$SQLTEXT",
-            "V$SQL_SHARED_CURSOR",
-            "V$OPEN_CURSOR",
-            "V$SGASTAT",
-            "V$DB_OBJECT_CACHE",
-            "X$KGHLU",
-        ] {
+        ]
+        .into_iter()
+        .chain(library_cache::VIEWS.iter().map(|view| view.name))
+        {
             assert!(unique.contains(required), "{required} missing");
         }
     }
@@ -243,16 +237,10 @@ mod tests {
             "V$SESS_TIME_MODEL",
             "V$PARAMETER",
             "V$FIXED_TABLE",
-            "V$LIBRARYCACHE",
-            "V$SQL",
-            "V$SQLAREA",
-            "V$SQLTEXT",
-            "V$SQL_SHARED_CURSOR",
-            "V$OPEN_CURSOR",
-            "V$SGASTAT",
-            "V$DB_OBJECT_CACHE",
-            "X$KGHLU",
-        ] {
+        ]
+        .into_iter()
+        .chain(library_cache::VIEWS.iter().map(|view| view.name))
+        {
             let table = fixed_table(always_filled, &context).unwrap();
             assert!(!table.rows.is_empty(), "{always_filled} is empty");
         }
