@@ -70,6 +70,15 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         cached = cached.min(per_statement(started));
     }
 
+    // The open cursor again, last: the process's first loop also pays for warming it up.
+    for _ in 0..2 {
+        let started = Instant::now();
+        for _ in 0..statements {
+            session.execute_prepared(&prepared, &bind)?;
+        }
+        execute_only = execute_only.min(per_statement(started));
+    }
+
     let parse = |total: f64| (total - execute_only).max(1.0);
     let mut table = Table::new();
     table.set_header(vec![
