@@ -193,6 +193,14 @@ fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
 fn literal_value(text: &str, kind: &TokenKind) -> Result<Value> {
     Ok(match kind {
         TokenKind::Number(_) => Value::parse_number(text)?,
+        // The common case, 'text' with no quote inside: the value is what the quotes hold.
+        TokenKind::String(_)
+            if text.len() >= 2
+                && text.starts_with('\'')
+                && !text[1..text.len() - 1].contains('\'') =>
+        {
+            Value::text(&text[1..text.len() - 1])
+        }
         _ => match tokenize(text)?.into_iter().next().map(|token| token.kind) {
             Some(TokenKind::String(value) | TokenKind::NationalString(value)) => {
                 Value::text(&value)
