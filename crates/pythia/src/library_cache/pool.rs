@@ -80,7 +80,8 @@ pub(crate) enum Garbage {
 pub struct LruCounters {
     /// KGHLUFSH: objects flushed (aged out) to make room.
     pub flushed: AtomicU64,
-    /// KGHLUOPS: pins and releases of objects.
+    /// KGHLUOPS: pins and releases: a cursor's pin and unpin at each execution, and each
+    /// allocation and release of shared pool memory (a hard parse makes three).
     pub operations: AtomicU64,
     /// KGHLURCR: loads of objects that had been loaded before (recurrent).
     pub recurrent: AtomicU64,
@@ -157,6 +158,7 @@ impl super::LibraryCache {
     /// pool), and come back (or their bytes do) under the latch.
     pub(crate) fn allocate(&self, bytes: u64, category: Category, text: &str) -> Result<()> {
         let pool = &self.pool;
+        self.count_lru_operation();
         let mut examined = 0usize;
         let mut budget = None;
         loop {
@@ -229,6 +231,7 @@ impl super::LibraryCache {
 
     /// Gives back bytes charged for `category`.
     pub(crate) fn release(&self, bytes: u64, category: Category) {
+        self.count_lru_operation();
         let mut state = self.pool.state.lock();
         Self::uncharge(&mut state, bytes, category);
     }
