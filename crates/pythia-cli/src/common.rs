@@ -270,6 +270,34 @@ pub fn lab_error(message: impl Into<String>) -> pythia::Error {
     pythia::Error::new(900, message)
 }
 
+/// Runs `sessions` lab sessions, each on its own thread (`work(number)`), and hands each one's
+/// result to `add` in session order. The first error sets `stop` (which the sessions poll, so
+/// the others end early) and is returned once every session has ended.
+pub fn run_sessions<T: Send>(
+    sessions: usize,
+    stop: &std::sync::atomic::AtomicBool,
+    work: impl Fn(usize) -> pythia::Result<T> + Sync,
+    mut add: impl FnMut(T),
+) -> pythia::Result<()> {
+    std::thread::scope(|scope| {
+        let work = &work;
+        let workers: Vec<_> = (0..sessions)
+            .map(|number| scope.spawn(move || work(number)))
+            .collect();
+        let mut first_error = None;
+        for worker in workers {
+            match worker.join().expect("lab session panicked") {
+                Ok(result) => add(result),
+                Err(error) => {
+                    stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        first_error.map_or(Ok(()), Err)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

@@ -226,26 +226,12 @@ fn run_once(dir: &Path, scale: &Scale, mode: Mode, hot: bool) -> pythia::Result<
         },
     );
     let mut executions = 0;
-    std::thread::scope(|scope| -> pythia::Result<()> {
-        let workers: Vec<_> = (0..scale.sessions)
-            .map(|number| {
-                let instance = instance.clone();
-                let (stop, bar) = (&stop, &bar);
-                scope.spawn(move || worker(&instance, number, scale, mode, deadline, stop, bar))
-            })
-            .collect();
-        let mut first_error = None;
-        for worker in workers {
-            match worker.join().expect("hotcursor session panicked") {
-                Ok(count) => executions += count,
-                Err(error) => {
-                    stop.store(true, Ordering::Relaxed);
-                    first_error.get_or_insert(error);
-                }
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    })?;
+    crate::common::run_sessions(
+        scale.sessions,
+        &stop,
+        |number| worker(&instance, number, scale, mode, deadline, &stop, &bar),
+        |count| executions += count,
+    )?;
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let after = Snapshot::take();

@@ -101,26 +101,12 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         "oltp operations",
     );
     let mut total = Tally::default();
-    std::thread::scope(|scope| -> pythia::Result<()> {
-        let workers: Vec<_> = (0..scale.sessions)
-            .map(|number| {
-                let instance = instance.clone();
-                let (scale, stop, bar) = (&scale, &stop, &bar);
-                scope.spawn(move || worker(&instance, number, scale, deadline, stop, bar))
-            })
-            .collect();
-        let mut first_error = None;
-        for worker in workers {
-            match worker.join().expect("oltp session panicked") {
-                Ok(tally) => total.add(&tally),
-                Err(error) => {
-                    stop.store(true, Ordering::Relaxed);
-                    first_error.get_or_insert(error);
-                }
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    })?;
+    crate::common::run_sessions(
+        scale.sessions,
+        &stop,
+        |number| worker(&instance, number, &scale, deadline, &stop, &bar),
+        |tally| total.add(&tally),
+    )?;
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let after = Snapshot::take();

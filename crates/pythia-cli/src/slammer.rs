@@ -324,39 +324,25 @@ fn run_configuration(
     );
     let mut statements = 0;
     let mut errors = 0;
-    std::thread::scope(|scope| -> pythia::Result<()> {
-        let workers: Vec<_> = (0..workload.sessions)
-            .map(|number| {
-                let instance = instance.clone();
-                let (stop, bar) = (&stop, &bar);
-                scope.spawn(move || {
-                    slam(
-                        &instance,
-                        number as u64,
-                        workload,
-                        configuration.style,
-                        deadline,
-                        stop,
-                        bar,
-                    )
-                })
-            })
-            .collect();
-        let mut first_error = None;
-        for worker in workers {
-            match worker.join().expect("slammer session panicked") {
-                Ok(tally) => {
-                    statements += tally.statements;
-                    errors += tally.errors;
-                }
-                Err(error) => {
-                    stop.store(true, Ordering::Relaxed);
-                    first_error.get_or_insert(error);
-                }
-            }
-        }
-        first_error.map_or(Ok(()), Err)
-    })?;
+    crate::common::run_sessions(
+        workload.sessions,
+        &stop,
+        |number| {
+            slam(
+                &instance,
+                number as u64,
+                workload,
+                configuration.style,
+                deadline,
+                &stop,
+                &bar,
+            )
+        },
+        |tally| {
+            statements += tally.statements;
+            errors += tally.errors;
+        },
+    )?;
     bar.finish_and_clear();
     let elapsed = started.elapsed().as_secs_f64();
     let after = Snapshot::take();
