@@ -452,10 +452,11 @@ impl Session {
         } else {
             None
         };
-        let (text, forced_binds): (&str, Arc<[Value]>) = match &forced {
-            Some(forced) => (&forced.text, forced.binds.clone().into()),
-            None => (sql, Arc::from(Vec::new())),
+        let (forced_text, forced_binds): (Option<String>, Arc<[Value]>) = match forced {
+            Some(forced) => (Some(forced.text), forced.binds.into()),
+            None => (None, Arc::from(Vec::new())),
         };
+        let text = forced_text.as_deref().unwrap_or(sql);
         let library_cache = self.instance.library_cache().clone();
         if let Some((handle, statement)) = self.cursor_cache.lookup(text) {
             instrumentation::add(Statistic::SessionCursorCacheHits, 1);
@@ -483,7 +484,7 @@ impl Session {
         let parsed = match parsed {
             // What FORCE made of the text does not parse (a literal where the grammar wants
             // one): the statement is parsed as written, which reports its own errors.
-            Err(_) if forced.is_some() => return self.parse(sql, false),
+            Err(_) if forced_text.is_some() => return self.parse(sql, false),
             parsed => parsed?,
         };
         let change = self
