@@ -189,27 +189,14 @@ impl super::LibraryCache {
             let mut state = pool.state.lock();
             let mut flushed = 0;
             for outcome in aged {
-                let (handle, freed) = match outcome {
-                    Aged::Kept(handle) => (Some(handle), [0; 3]),
-                    Aged::Unloaded(handle, freed) => {
-                        flushed += 1;
-                        (Some(handle), freed)
-                    }
-                    Aged::Freed(freed) => {
-                        flushed += 1;
-                        (None, freed)
-                    }
-                    Aged::Gone => (None, [0; 3]),
-                };
-                for category in Category::ALL {
-                    Self::uncharge(&mut state, freed[category as usize], category);
-                }
+                let (handle, flushed_one) = Self::settle(&mut state, outcome);
+                flushed += u64::from(flushed_one);
                 if let Some(handle) = handle {
                     state.in_flight.retain(|other| !Arc::ptr_eq(other, &handle));
                     state.lru.push_back(handle);
                 }
             }
-            // Handles freed or gone left `in_flight` as they went (`age_one`).
+            // Handles freed (or found freed) are obsolete: they leave `in_flight` here.
             state.in_flight.retain(|other| !other.is_obsolete());
             drop(state);
             drop(garbage);
@@ -241,6 +228,26 @@ impl super::LibraryCache {
         state.category_bytes[category as usize] -= bytes;
     }
 
+    /// Gives back bytes freed in every category (indexed by `Category as usize`).
+    fn uncharge_all(state: &mut PoolState, freed: [u64; 3]) {
+        for category in Category::ALL {
+            Self::uncharge(state, freed[category as usize], category);
+        }
+    }
+
+    /// Gives back what aging one handle freed. Returns the handle when it goes back to the
+    /// LRU, and whether anything was flushed.
+    fn settle(state: &mut PoolState, outcome: Aged) -> (Option<Arc<Handle>>, bool) {
+        let (handle, freed, flushed) = match outcome {
+            Aged::Kept(handle) => (Some(handle), [0; 3], false),
+            Aged::Unloaded(handle, freed) => (Some(handle), freed, true),
+            Aged::Freed(freed) => (None, freed, true),
+            Aged::Gone => (None, [0; 3], false),
+        };
+        Self::uncharge_all(state, freed);
+        (handle, flushed)
+    }
+
     /// Puts a new handle at the tail of the LRU (its bytes already charged).
     pub(crate) fn enter_lru(&self, handle: Arc<Handle>) {
         self.pool.state.lock().lru.push_back(handle);
@@ -259,25 +266,11 @@ impl super::LibraryCache {
                 break;
             };
             examined += 1;
-            let mut garbage = std::mem::take(&mut state.garbage);
-            let outcome = self.age_one(handle, everything, &mut garbage);
-            state.garbage = garbage;
-            match outcome {
-                Aged::Kept(handle) => state.lru.push_back(handle),
-                Aged::Unloaded(handle, freed) => {
-                    flushed += 1;
-                    for category in Category::ALL {
-                        Self::uncharge(state, freed[category as usize], category);
-                    }
-                    state.lru.push_back(handle);
-                }
-                Aged::Freed(freed) => {
-                    flushed += 1;
-                    for category in Category::ALL {
-                        Self::uncharge(state, freed[category as usize], category);
-                    }
-                }
-                Aged::Gone => {}
+            let outcome = self.age_one(handle, everything, &mut state.garbage);
+            let (handle, flushed_one) = Self::settle(state, outcome);
+            flushed += u64::from(flushed_one);
+            if let Some(handle) = handle {
+                state.lru.push_back(handle);
             }
         }
         self.pool
@@ -370,12 +363,8 @@ impl super::LibraryCache {
         handle: &Handle,
     ) {
         let mut freed = [0u64; 3];
-        let mut garbage = std::mem::take(&mut state.garbage);
-        Self::unload_into(handle_state, handle, &mut freed, &mut garbage);
-        state.garbage = garbage;
-        for category in Category::ALL {
-            Self::uncharge(state, freed[category as usize], category);
-        }
+        Self::unload_into(handle_state, handle, &mut freed, &mut state.garbage);
+        Self::uncharge_all(state, freed);
     }
 
     /// ALTER SYSTEM FLUSH SHARED_POOL: everything not pinned or kept goes.

@@ -236,32 +236,7 @@ impl Session {
     /// Executes one statement with bind values (`:1`, `$1` by number; `:name` in order of
     /// first appearance).
     pub fn execute_with(&mut self, sql: &str, binds: &[Value]) -> Result<StatementResult> {
-        let _entered = instrumentation::enter(&self.instrumentation);
-        let cpu_before = self.instrumentation.time_model(TimeModelStatistic::DbCpu);
-        let (result, child) = {
-            let _call = instrumentation::user_call();
-            self.inherit_system_changes();
-            match self.parse(sql, binds.is_empty()) {
-                Ok(cursor) => match self.run_cursor(&cursor, binds, true) {
-                    // CURSOR_SHARING=FORCE gives each literal its own bind, so an expression
-                    // repeated in GROUP BY no longer matches its select-list twin; then the
-                    // statement runs as written (a failed statement changed nothing).
-                    (Err(error), _)
-                        if !cursor.forced_binds.is_empty()
-                            && FORCED_GROUPING_ERRORS.contains(&error.code()) =>
-                    {
-                        match self.parse(sql, false) {
-                            Ok(exact) => self.run_cursor(&exact, binds, true),
-                            Err(error) => (Err(error), None),
-                        }
-                    }
-                    outcome => outcome,
-                },
-                Err(error) => (Err(error), None),
-            }
-        };
-        self.charge_cpu(child, cpu_before);
-        result
+        self.executing_call(|session| session.parse_and_run(sql, binds, binds.is_empty()))
     }
 
     /// Parses once for repeated execution.
@@ -280,28 +255,30 @@ impl Session {
         prepared: &Prepared,
         binds: &[Value],
     ) -> Result<StatementResult> {
+        self.executing_call(|session| {
+            if prepared.cursor.handle.is_obsolete() {
+                // Its parent was freed from the shared pool: parse again (the cursor it finds
+                // or loads is in the library cache, where the views and DDL see it).
+                session.parse_and_run(&prepared.text, binds, true)
+            } else {
+                session.run_cursor(&prepared.cursor, binds, false)
+            }
+        })
+    }
+
+    /// One user call that executes a cursor (`work`): the session's instrumentation entered,
+    /// the call measured, and its CPU added to the child cursor it ran (v$sql.cpu_time).
+    fn executing_call(
+        &mut self,
+        work: impl FnOnce(&mut Session) -> (Result<StatementResult>, Option<Arc<ChildCursor>>),
+    ) -> Result<StatementResult> {
         let _entered = instrumentation::enter(&self.instrumentation);
         let cpu_before = self.instrumentation.time_model(TimeModelStatistic::DbCpu);
         let (result, child) = {
             let _call = instrumentation::user_call();
             self.inherit_system_changes();
-            if prepared.cursor.handle.is_obsolete() {
-                // Its parent was freed from the shared pool: parse again (the cursor it finds
-                // or loads is in the library cache, where the views and DDL see it).
-                match self.parse(&prepared.text, true) {
-                    Ok(cursor) => self.run_cursor(&cursor, binds, true),
-                    Err(error) => (Err(error), None),
-                }
-            } else {
-                self.run_cursor(&prepared.cursor, binds, false)
-            }
+            work(self)
         };
-        self.charge_cpu(child, cpu_before);
-        result
-    }
-
-    /// Adds the CPU of the call that just ended to the child cursor it executed (v$sql).
-    fn charge_cpu(&self, child: Option<Arc<ChildCursor>>, cpu_before: u64) {
         if let Some(child) = child {
             let cpu = self
                 .instrumentation
@@ -311,6 +288,32 @@ impl Session {
                 .statistics
                 .cpu_micros
                 .fetch_add(cpu, std::sync::atomic::Ordering::Relaxed);
+        }
+        result
+    }
+
+    /// A parse call for `sql` and the execution of its cursor. CURSOR_SHARING=FORCE gives
+    /// each literal its own bind, so an expression repeated in GROUP BY no longer matches its
+    /// select-list twin: a forced statement failing so runs again as written (a failed
+    /// statement changed nothing).
+    fn parse_and_run(
+        &mut self,
+        sql: &str,
+        binds: &[Value],
+        may_force: bool,
+    ) -> (Result<StatementResult>, Option<Arc<ChildCursor>>) {
+        let cursor = match self.parse(sql, may_force) {
+            Ok(cursor) => cursor,
+            Err(error) => return (Err(error), None),
+        };
+        match self.run_cursor(&cursor, binds, true) {
+            (Err(error), _)
+                if !cursor.forced_binds.is_empty()
+                    && FORCED_GROUPING_ERRORS.contains(&error.code()) =>
+            {
+                self.parse_and_run(sql, binds, false)
+            }
+            outcome => outcome,
         }
     }
 
@@ -332,8 +335,7 @@ impl Session {
             self.settings.optimizer.mode.name(),
             binds,
         );
-        let library_cache = self.instance.library_cache().clone();
-        let mut pin = library_cache.pin(&cursor.handle, &key);
+        let mut pin = self.instance.library_cache().pin(&cursor.handle, &key);
         let child = pin.child().clone();
         if parse_call {
             child
@@ -384,16 +386,12 @@ impl Session {
     /// settings statements read are derived again.
     fn parameters_changed(&mut self) {
         self.settings = StatementSettings::of(&self.parameters, &self.instance);
-        if self.settings.session_cached_cursors != self.cursor_cache_capacity() {
+        if self.settings.session_cached_cursors != self.cursor_cache.capacity() {
             let change = self
                 .cursor_cache
                 .resize(self.settings.session_cached_cursors);
             self.cursor_cache_changed(change);
         }
-    }
-
-    fn cursor_cache_capacity(&self) -> usize {
-        self.cursor_cache.capacity()
     }
 
     /// After cursors entered or left the session cursor cache: its statistic and
@@ -457,7 +455,7 @@ impl Session {
             None => (None, Arc::from(Vec::new())),
         };
         let text = forced_text.as_deref().unwrap_or(sql);
-        let library_cache = self.instance.library_cache().clone();
+        let library_cache = self.instance.library_cache();
         if let Some((handle, statement)) = self.cursor_cache.lookup(text) {
             instrumentation::add(Statistic::SessionCursorCacheHits, 1);
             library_cache.count_cached_get(&handle);
