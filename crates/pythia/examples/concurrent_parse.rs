@@ -1,0 +1,68 @@
+//! A profiling harness for sessions parsing and executing at once: THREADS sessions, each
+//! running COUNT statements `SELECT /* concurrent */ dummy FROM dual WHERE dummy = ...` as
+//! `binds` (one text, a bind, found in the session cursor cache) or `force` (a literal in
+//! each text, CURSOR_SHARING = FORCE). Prints statements per second; run it under `perf` to
+//! see where sessions contend:
+//!
+//! ```text
+//! cargo build --release -p pythia --example concurrent_parse
+//! perf record -g target/release/examples/concurrent_parse 10 200000 binds
+//! ```
+
+use std::time::Instant;
+
+use pythia::{Instance, Value};
+
+fn main() -> pythia::Result<()> {
+    let mut arguments = std::env::args().skip(1);
+    let mut number = |default: u64| {
+        arguments
+            .next()
+            .map_or(default, |text| text.parse().expect("a number"))
+    };
+    let threads = number(10);
+    let count = number(100_000);
+    let kind = arguments.next().unwrap_or_else(|| "binds".to_string());
+    let dir = std::env::temp_dir().join(format!("pythia-concurrent-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    let instance = Instance::open(&dir, &[("shared_pool_size", "64M")])?;
+    let started = Instant::now();
+    std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..threads)
+            .map(|thread| {
+                let (instance, kind) = (&instance, &kind);
+                scope.spawn(move || -> pythia::Result<()> {
+                    let mut session = instance.connect()?;
+                    if kind == "force" {
+                        session.execute("ALTER SESSION SET cursor_sharing = FORCE")?;
+                    }
+                    let text = "SELECT /* concurrent */ dummy FROM dual WHERE dummy = :1";
+                    for number in 0..count {
+                        let value = format!("{:07}", (number * 7919 + thread) % 10_000_000);
+                        if kind == "force" {
+                            let literal = format!(
+                                "SELECT /* concurrent */ dummy FROM dual WHERE dummy = '{value}'"
+                            );
+                            session.execute(&literal)?;
+                        } else {
+                            session.execute_with(text, &[Value::text(value)])?;
+                        }
+                    }
+                    Ok(())
+                })
+            })
+            .collect();
+        for worker in workers {
+            worker.join().expect("a session panicked")?;
+        }
+        pythia::Result::Ok(())
+    })?;
+    let elapsed = started.elapsed().as_secs_f64();
+    println!(
+        "{threads} sessions x {count} {kind}: {:.0} statements/s",
+        (threads * count) as f64 / elapsed
+    );
+    instance.shutdown()?;
+    let _ = std::fs::remove_dir_all(&dir);
+    Ok(())
+}
