@@ -1,8 +1,10 @@
 //! A profiling harness for sessions parsing and executing at once: THREADS sessions, each
 //! running COUNT statements `SELECT /* concurrent */ dummy FROM dual WHERE dummy = ...` as
-//! `binds` (one text, a bind, found in the session cursor cache) or `force` (a literal in
-//! each text, CURSOR_SHARING = FORCE). Prints statements per second; run it under `perf` to
-//! see where sessions contend:
+//! `binds` (one text, a bind, found in the session cursor cache), `force` (a literal in
+//! each text, CURSOR_SHARING = FORCE) or `exact` (a literal in each text, each a hard
+//! parse). KINDS is a comma-separated list run in turn, each on a new instance, in one
+//! process. Prints statements per second; run it under `perf` to see where sessions
+//! contend:
 //!
 //! ```text
 //! cargo build --release -p pythia --example concurrent_parse
@@ -22,7 +24,14 @@ fn main() -> pythia::Result<()> {
     };
     let threads = number(10);
     let count = number(100_000);
-    let kind = arguments.next().unwrap_or_else(|| "binds".to_string());
+    let kinds = arguments.next().unwrap_or_else(|| "binds".to_string());
+    for kind in kinds.split(',') {
+        run(threads, count, kind)?;
+    }
+    Ok(())
+}
+
+fn run(threads: u64, count: u64, kind: &str) -> pythia::Result<()> {
     let dir = std::env::temp_dir().join(format!("pythia-concurrent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
     let instance = Instance::open(&dir, &[("shared_pool_size", "64M")])?;
@@ -30,7 +39,7 @@ fn main() -> pythia::Result<()> {
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
             .map(|thread| {
-                let (instance, kind) = (&instance, &kind);
+                let instance = &instance;
                 scope.spawn(move || -> pythia::Result<()> {
                     let mut session = instance.connect()?;
                     if kind == "force" {
@@ -39,7 +48,7 @@ fn main() -> pythia::Result<()> {
                     let text = "SELECT /* concurrent */ dummy FROM dual WHERE dummy = :1";
                     for number in 0..count {
                         let value = format!("{:07}", (number * 7919 + thread) % 10_000_000);
-                        if kind == "force" {
+                        if kind != "binds" {
                             let literal = format!(
                                 "SELECT /* concurrent */ dummy FROM dual WHERE dummy = '{value}'"
                             );

@@ -17,10 +17,8 @@
 //!
 //! A minus sign before a number stays an operator: `x = -1` becomes `x = -:"SYS_B_0"`.
 
-use std::fmt::Write;
-
 use crate::error::Result;
-use crate::sql::lexer::{tokenize, tokenize_spans, Token, TokenKind};
+use crate::sql::lexer::{tokenize, tokenize_spans, TokenKind};
 use crate::types::Value;
 
 /// A statement's text with its literals replaced, and the literals' values in bind order.
@@ -34,54 +32,172 @@ pub struct ForcedText {
 /// replaced; None when nothing is replaced (the statement is kept as written). Lexical
 /// errors are the parser's to report: the text is then kept.
 ///
-/// The pass reads spans only (`tokenize_spans`, which builds no values): words are compared
-/// as written, case-insensitively, and only a replaced literal's value is made, by lexing
-/// that literal's own text.
+/// The pass reads lexemes (`quick_scan`, or the lexer's spans for texts it does not take):
+/// only what the rules look at, with each word's keyword classes found once, and only a
+/// replaced literal's value is made, from that literal's own text.
 pub fn force_literals(sql: &str) -> Option<ForcedText> {
-    let tokens = match quick_scan(sql) {
-        Some(tokens) => tokens,
-        None => tokenize_spans(sql).ok()?,
-    };
-    let replaced = literals_to_replace(sql, &tokens)?;
-    if replaced.is_empty() {
-        return None;
+    match quick_scan(sql) {
+        Some(lexemes) => force_with(sql, &lexemes),
+        None => force_with(sql, &lexer_lexemes(sql)?),
     }
-    let mut text = String::with_capacity(sql.len() + replaced.len() * 8);
-    let mut binds = Vec::with_capacity(replaced.len());
-    let mut written = 0;
-    for (number, &index) in replaced.iter().enumerate() {
-        let token = &tokens[index];
-        text.push_str(&sql[written..token.start]);
-        let _ = write!(text, ":\"SYS_B_{number}\"");
-        written = token.end;
-        binds.push(literal_value(token.text(sql), &token.kind).ok()?);
-    }
-    text.push_str(&sql[written..]);
-    Some(ForcedText { text, binds })
 }
 
-/// The tokens `literals_to_replace` reads, for the texts most literal SQL is made of: ASCII
-/// words, numbers, plain quoted strings, plain comments, whitespace and operators. Anything
-/// else (a hint, a `--` comment, a quoted name, a bind, a prefixed string, `(+)`, a
-/// non-ASCII byte, an unterminated string or comment) returns None, and the lexer decides.
-/// Operators become `TokenKind::Equal` whatever they are: the rules only look at words,
-/// literals, parentheses, commas and semicolons. A test checks that what this finds gives
+/// What the rules need to know of a token: its kind (a word with its keyword classes) and
+/// where it is in the text.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+struct Lexeme {
+    kind: Kind,
+    start: usize,
+    end: usize,
+}
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+enum Kind {
+    /// An unquoted word, with the `KEYWORD_*` classes it belongs to.
+    Word(u8),
+    String,
+    Number,
+    LeftParen,
+    RightParen,
+    Comma,
+    Semicolon,
+    /// A bind the statement carries itself.
+    Bind,
+    /// A hint naming `CURSOR_SHARING_EXACT`.
+    ExactHint,
+    /// Anything else: operators, quoted names, other hints.
+    Other,
+}
+
+/// Keyword classes of a word (`keyword_classes`).
+const KEYWORD_STATEMENT: u8 = 1;
+/// Clauses that end an ORDER BY or GROUP BY list at their depth.
+const KEYWORD_CLAUSE: u8 = 2;
+const KEYWORD_ORDER_OR_GROUP: u8 = 4;
+const KEYWORD_BY: u8 = 8;
+/// Words whose parenthesized numbers are a data type's size, precision or scale.
+const KEYWORD_TYPE_NAME: u8 = 16;
+/// Words before a literal whose text a bind cannot stand for: `DATE '2020-01-01'`.
+const KEYWORD_TYPED_LITERAL: u8 = 32;
+
+/// The keyword classes of `word`, compared case-insensitively.
+fn keyword_classes(word: &[u8]) -> u8 {
+    const LONGEST: usize = 9;
+    if word.len() < 2 || word.len() > LONGEST {
+        return 0;
+    }
+    let mut upper = [0u8; LONGEST];
+    for (to, from) in upper.iter_mut().zip(word) {
+        *to = from.to_ascii_uppercase();
+    }
+    let upper = &upper[..word.len()];
+    // By length first: most words are names, and a name rarely has a keyword's length and
+    // first letter both.
+    match (upper.len(), upper[0]) {
+        (2, b'B') if upper == b"BY" => KEYWORD_BY,
+        (3, b'D') if upper == b"DAY" || upper == b"DEC" => KEYWORD_TYPE_NAME,
+        (3, b'F') if upper == b"FOR" => KEYWORD_CLAUSE,
+        (3, b'R') if upper == b"RAW" => KEYWORD_TYPE_NAME,
+        (4, b'C') if upper == b"CALL" => KEYWORD_STATEMENT,
+        (4, b'C') if upper == b"CHAR" => KEYWORD_TYPE_NAME,
+        (4, b'D') if upper == b"DATE" => KEYWORD_TYPED_LITERAL,
+        (4, b'F') if upper == b"FROM" => KEYWORD_CLAUSE,
+        (4, b'W') if upper == b"WITH" => KEYWORD_STATEMENT,
+        (4, b'Y') if upper == b"YEAR" => KEYWORD_TYPE_NAME,
+        (5, b'F') if upper == b"FETCH" => KEYWORD_CLAUSE,
+        (5, b'F') if upper == b"FLOAT" => KEYWORD_TYPE_NAME,
+        (5, b'G') if upper == b"GROUP" => KEYWORD_ORDER_OR_GROUP,
+        (5, b'M') if upper == b"MERGE" => KEYWORD_STATEMENT,
+        (5, b'M') if upper == b"MINUS" => KEYWORD_CLAUSE,
+        (5, b'M') if upper == b"MONTH" => KEYWORD_TYPE_NAME,
+        (5, b'N') if upper == b"NCHAR" => KEYWORD_TYPE_NAME,
+        (5, b'O') if upper == b"ORDER" => KEYWORD_ORDER_OR_GROUP,
+        (5, b'U') if upper == b"UNION" => KEYWORD_CLAUSE,
+        (5, b'W') if upper == b"WHERE" => KEYWORD_CLAUSE,
+        (6, b'D') if upper == b"DELETE" => KEYWORD_STATEMENT,
+        (6, b'E') if upper == b"EXCEPT" => KEYWORD_CLAUSE,
+        (6, b'H') if upper == b"HAVING" => KEYWORD_CLAUSE,
+        (6, b'I') if upper == b"INSERT" => KEYWORD_STATEMENT,
+        (6, b'N') if upper == b"NUMBER" => KEYWORD_TYPE_NAME,
+        (6, b'O') if upper == b"OFFSET" => KEYWORD_CLAUSE,
+        (6, b'S') if upper == b"SELECT" => KEYWORD_STATEMENT,
+        (6, b'S') if upper == b"SECOND" => KEYWORD_TYPE_NAME,
+        (6, b'U') if upper == b"UPDATE" => KEYWORD_STATEMENT,
+        (6, b'U') if upper == b"UROWID" => KEYWORD_TYPE_NAME,
+        (7, b'D') if upper == b"DECIMAL" => KEYWORD_TYPE_NAME,
+        (7, b'N') if upper == b"NUMERIC" => KEYWORD_TYPE_NAME,
+        (7, b'V') if upper == b"VARCHAR" => KEYWORD_TYPE_NAME,
+        (8, b'I') if upper == b"INTERVAL" => KEYWORD_TYPED_LITERAL,
+        (8, b'V') if upper == b"VARCHAR2" => KEYWORD_TYPE_NAME,
+        (9, b'C') if upper == b"CHARACTER" => KEYWORD_TYPE_NAME,
+        (9, b'I') if upper == b"INTERSECT" => KEYWORD_CLAUSE,
+        (9, b'N') if upper == b"NVARCHAR2" => KEYWORD_TYPE_NAME,
+        (9, b'T') if upper == b"TIMESTAMP" => KEYWORD_TYPE_NAME | KEYWORD_TYPED_LITERAL,
+        _ => 0,
+    }
+}
+
+/// The lexemes of `sql` from the lexer's spans; None on a lexical error.
+fn lexer_lexemes(sql: &str) -> Option<Vec<Lexeme>> {
+    let tokens = tokenize_spans(sql).ok()?;
+    Some(
+        tokens
+            .iter()
+            .map(|token| {
+                let kind = match &token.kind {
+                    TokenKind::Word(_) => Kind::Word(keyword_classes(token.text(sql).as_bytes())),
+                    TokenKind::String(_) | TokenKind::NationalString(_) => Kind::String,
+                    TokenKind::Number(_) => Kind::Number,
+                    TokenKind::LeftParen => Kind::LeftParen,
+                    TokenKind::RightParen => Kind::RightParen,
+                    TokenKind::Comma => Kind::Comma,
+                    TokenKind::Semicolon => Kind::Semicolon,
+                    TokenKind::Bind(_) => Kind::Bind,
+                    TokenKind::Hint(_)
+                        if token
+                            .text(sql)
+                            .split(|c: char| !c.is_alphanumeric() && c != '_')
+                            .any(|name| name.eq_ignore_ascii_case("CURSOR_SHARING_EXACT")) =>
+                    {
+                        Kind::ExactHint
+                    }
+                    _ => Kind::Other,
+                };
+                Lexeme {
+                    kind,
+                    start: token.start,
+                    end: token.end,
+                }
+            })
+            .collect(),
+    )
+}
+
+/// The lexemes of the texts most literal SQL is made of: ASCII words, numbers, plain quoted
+/// strings, plain comments, whitespace and operators. Anything else (a hint, a `--` comment,
+/// a quoted name, a bind, a prefixed string, `(+)`, a non-ASCII byte, an unterminated string
+/// or comment) returns None, and the lexer decides. Tests check that what this finds gives
 /// the same forced text as the lexer's tokens.
-fn quick_scan(sql: &str) -> Option<Vec<Token>> {
+fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
     let bytes = sql.as_bytes();
-    let mut tokens = Vec::with_capacity(sql.len() / 6 + 4);
+    let mut lexemes = Vec::with_capacity(sql.len() / 6 + 4);
     let mut index = 0;
-    let token = |kind, start, end| Token { kind, start, end };
     while let Some(&byte) = bytes.get(index) {
         let start = index;
-        match byte {
-            b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c' => index += 1,
+        let kind = match byte {
+            b' ' | b'\t' | b'\n' | b'\r' | b'\x0b' | b'\x0c' => {
+                index += 1;
+                continue;
+            }
             b'/' if bytes.get(index + 1) == Some(&b'*') => {
                 if bytes.get(index + 2) == Some(&b'+') {
                     return None;
                 }
-                let close = sql[index + 2..].find("*/")?;
+                let close = bytes[index + 2..]
+                    .windows(2)
+                    .position(|pair| pair == b"*/")?;
                 index += 2 + close + 2;
+                continue;
             }
             b'-' if bytes.get(index + 1) == Some(&b'-') => return None,
             b'\'' => {
@@ -95,7 +211,7 @@ fn quick_scan(sql: &str) -> Option<Vec<Token>> {
                     }
                 }
                 index += 1;
-                tokens.push(token(TokenKind::String(String::new()), start, index));
+                Kind::String
             }
             b'0'..=b'9' | b'.'
                 if byte != b'.' || bytes.get(index + 1).is_some_and(u8::is_ascii_digit) =>
@@ -119,7 +235,7 @@ fn quick_scan(sql: &str) -> Option<Vec<Token>> {
                         index = digits(exponent);
                     }
                 }
-                tokens.push(token(TokenKind::Number(String::new()), start, index));
+                Kind::Number
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
                 while bytes
@@ -128,17 +244,16 @@ fn quick_scan(sql: &str) -> Option<Vec<Token>> {
                 {
                     index += 1;
                 }
-                if index - start > crate::sql::lexer::IDENTIFIER_BYTES_MAX
+                let word = &bytes[start..index];
+                if word.len() > crate::sql::lexer::IDENTIFIER_BYTES_MAX
                     || bytes.get(index).is_some_and(|b| !b.is_ascii())
                     || (bytes.get(index) == Some(&b'\'')
-                        && matches!(
-                            &sql[start..index].to_ascii_uppercase()[..],
-                            "N" | "Q" | "NQ"
-                        ))
+                        && word.len() <= 2
+                        && matches!(word[0], b'n' | b'N' | b'q' | b'Q'))
                 {
                     return None;
                 }
-                tokens.push(token(TokenKind::Word(String::new()), start, index));
+                Kind::Word(keyword_classes(word))
             }
             b'(' => {
                 let after = sql[index + 1..].trim_start_matches([' ', '\t', '\n', '\r']);
@@ -146,168 +261,162 @@ fn quick_scan(sql: &str) -> Option<Vec<Token>> {
                     return None;
                 }
                 index += 1;
-                tokens.push(token(TokenKind::LeftParen, start, index));
+                Kind::LeftParen
             }
-            b')' | b',' | b';' => {
+            b')' => {
                 index += 1;
-                let kind = match byte {
-                    b')' => TokenKind::RightParen,
-                    b',' => TokenKind::Comma,
-                    _ => TokenKind::Semicolon,
-                };
-                tokens.push(token(kind, start, index));
+                Kind::RightParen
+            }
+            b',' => {
+                index += 1;
+                Kind::Comma
+            }
+            b';' => {
+                index += 1;
+                Kind::Semicolon
             }
             b'<' | b'>' | b'=' | b'!' | b'^' | b'|' | b'+' | b'-' | b'*' | b'/' | b'%' | b'.' => {
                 index += 1;
-                tokens.push(token(TokenKind::Equal, start, index));
+                Kind::Other
             }
             _ => return None,
-        }
+        };
+        lexemes.push(Lexeme {
+            kind,
+            start,
+            end: index,
+        });
     }
-    Some(tokens)
+    Some(lexemes)
 }
 
-/// Words whose parenthesized numbers are a data type's size, precision or scale.
-const TYPE_NAMES: &[&str] = &[
-    "NUMBER",
-    "NUMERIC",
-    "DECIMAL",
-    "DEC",
-    "FLOAT",
-    "VARCHAR2",
-    "VARCHAR",
-    "NVARCHAR2",
-    "CHAR",
-    "NCHAR",
-    "CHARACTER",
-    "RAW",
-    "TIMESTAMP",
-    "DAY",
-    "SECOND",
-    "YEAR",
-    "MONTH",
-    "UROWID",
-];
-
-/// The positions of the tokens to replace, None when the statement keeps its literals.
-fn literals_to_replace(sql: &str, tokens: &[Token]) -> Option<Vec<usize>> {
-    // A word as written, when the token at `index` is one.
-    let word = |index: usize| match tokens.get(index) {
-        Some(token) if matches!(token.kind, TokenKind::Word(_)) => Some(token.text(sql)),
-        _ => None,
-    };
-    let is_one_of = |index: usize, words: &[&str]| {
-        word(index).is_some_and(|word| words.iter().any(|w| word.eq_ignore_ascii_case(w)))
+/// Applies the rules of the module documentation to `lexemes` of `sql`: the forced text and
+/// its binds, or None when the statement keeps its literals.
+fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
+    let classes = |index: usize| match lexemes.get(index) {
+        Some(Lexeme {
+            kind: Kind::Word(classes),
+            ..
+        }) => *classes,
+        _ => 0,
     };
     // A statement may open with parentheses: `(SELECT ...) UNION ...`.
-    let open = tokens
+    let open = lexemes
         .iter()
-        .take_while(|token| token.kind == TokenKind::LeftParen)
+        .take_while(|lexeme| lexeme.kind == Kind::LeftParen)
         .count();
-    const STATEMENTS: &[&str] = &[
-        "SELECT", "WITH", "INSERT", "UPDATE", "DELETE", "MERGE", "CALL",
-    ];
-    if !is_one_of(0, STATEMENTS) && !is_one_of(open, STATEMENTS) {
+    if (classes(0) | classes(open)) & KEYWORD_STATEMENT == 0 {
         return None;
     }
     // A statement with binds of its own keeps its literals: system binds are not mixed with
     // an application's (whose values come by position or name at each execution).
-    if tokens
+    if lexemes
         .iter()
-        .any(|token| matches!(token.kind, TokenKind::Bind(_)))
+        .any(|lexeme| matches!(lexeme.kind, Kind::Bind | Kind::ExactHint))
     {
         return None;
     }
-    let exact = tokens.iter().any(|token| {
-        matches!(token.kind, TokenKind::Hint(_))
-            && token
-                .text(sql)
-                .split(|c: char| !c.is_alphanumeric() && c != '_')
-                .any(|name| name.eq_ignore_ascii_case("CURSOR_SHARING_EXACT"))
-    });
-    if exact {
-        return None;
-    }
-    const CLAUSES: &[&str] = &[
-        "HAVING",
-        "UNION",
-        "INTERSECT",
-        "MINUS",
-        "EXCEPT",
-        "FETCH",
-        "OFFSET",
-        "FOR",
-        "WHERE",
-        "FROM",
-    ];
-    let mut replaced = Vec::new();
+    let mut text = String::new();
+    let mut binds = Vec::new();
+    let mut written = 0;
     // The paren depths at which an ORDER BY or GROUP BY list is open.
     let mut sort_lists: Vec<usize> = Vec::new();
     // The paren depths at which a data type's size or precision is open: `NUMBER(5,2)` in a
     // CAST, `TIMESTAMP(3)`, `INTERVAL DAY(2) TO SECOND(3)` keep their numbers.
     let mut type_sizes: Vec<usize> = Vec::new();
     let mut depth = 0usize;
-    for (index, token) in tokens.iter().enumerate() {
-        match &token.kind {
-            TokenKind::LeftParen => {
+    for (index, lexeme) in lexemes.iter().enumerate() {
+        let previous = index.checked_sub(1).map_or(0, classes);
+        let replace = match lexeme.kind {
+            Kind::LeftParen => {
                 depth += 1;
-                if index > 0 && is_one_of(index - 1, TYPE_NAMES) {
+                if previous & KEYWORD_TYPE_NAME != 0 {
                     type_sizes.push(depth);
                 }
+                false
             }
-            TokenKind::RightParen => {
+            Kind::RightParen => {
                 type_sizes.retain(|open| *open != depth);
                 depth = depth.saturating_sub(1);
                 sort_lists.retain(|open| *open <= depth);
+                false
             }
-            TokenKind::Number(_) if type_sizes.last() == Some(&depth) => {}
-            TokenKind::Word(_)
-                if is_one_of(index, &["ORDER", "GROUP"]) && is_one_of(index + 1, &["BY"]) =>
-            {
-                sort_lists.push(depth);
-            }
-            TokenKind::Word(_) if is_one_of(index, CLAUSES) => {
-                sort_lists.retain(|open| *open < depth);
-            }
-            TokenKind::String(_) | TokenKind::NationalString(_) => {
-                let typed = index > 0 && is_one_of(index - 1, &["DATE", "TIMESTAMP", "INTERVAL"]);
-                if !typed {
-                    replaced.push(index);
+            Kind::Word(classes_here) => {
+                if classes_here & KEYWORD_ORDER_OR_GROUP != 0
+                    && classes(index + 1) & KEYWORD_BY != 0
+                {
+                    sort_lists.push(depth);
+                } else if classes_here & KEYWORD_CLAUSE != 0 {
+                    sort_lists.retain(|open| *open < depth);
                 }
+                false
             }
-            TokenKind::Number(_) => {
+            Kind::String => previous & KEYWORD_TYPED_LITERAL == 0,
+            Kind::Number if type_sizes.last() == Some(&depth) => false,
+            Kind::Number => {
                 let in_sort_list = sort_lists.last() == Some(&depth);
                 let whole_item = in_sort_list
                     && matches!(
-                        tokens.get(index.wrapping_sub(1)).map(|t| &t.kind),
-                        Some(TokenKind::Comma | TokenKind::Word(_))
+                        index.checked_sub(1).map(|before| lexemes[before].kind),
+                        Some(Kind::Comma | Kind::Word(_))
                     )
                     && matches!(
-                        tokens.get(index + 1).map(|t| &t.kind),
+                        lexemes.get(index + 1).map(|after| after.kind),
                         None | Some(
-                            TokenKind::Comma | TokenKind::RightParen | TokenKind::Semicolon
-                        ) | Some(TokenKind::Word(_))
+                            Kind::Comma | Kind::RightParen | Kind::Semicolon | Kind::Word(_)
+                        )
                     );
-                if !whole_item {
-                    replaced.push(index);
-                }
+                !whole_item
             }
-            _ => {}
+            _ => false,
+        };
+        if replace {
+            if text.is_empty() {
+                text.reserve(sql.len() + 16);
+            }
+            text.push_str(&sql[written..lexeme.start]);
+            push_system_bind(&mut text, binds.len());
+            written = lexeme.end;
+            binds.push(literal_value(&sql[lexeme.start..lexeme.end], lexeme.kind).ok()?);
         }
     }
-    Some(replaced)
+    if binds.is_empty() {
+        return None;
+    }
+    text.push_str(&sql[written..]);
+    Some(ForcedText { text, binds })
 }
 
-/// The value of a literal token written as `text`: a number is read as written; a string is
+/// Appends `:"SYS_B_<number>"` (without the formatting machinery: this is most of what a
+/// forced parse writes).
+fn push_system_bind(text: &mut String, number: usize) {
+    text.push_str(":\"SYS_B_");
+    let mut digits = [0u8; 20];
+    let mut at = digits.len();
+    let mut rest = number;
+    loop {
+        at -= 1;
+        digits[at] = b'0' + (rest % 10) as u8;
+        rest /= 10;
+        if rest == 0 {
+            break;
+        }
+    }
+    for &digit in &digits[at..] {
+        text.push(digit as char);
+    }
+    text.push('"');
+}
+
+/// The value of a literal written as `text`: a number is read as written; a string is
 /// lexed again alone, which unescapes it exactly as the statement's own lexing would.
-fn literal_value(text: &str, kind: &TokenKind) -> Result<Value> {
+fn literal_value(text: &str, kind: Kind) -> Result<Value> {
     Ok(match kind {
-        TokenKind::Number(_) => Value::parse_number(text)?,
+        Kind::Number => Value::parse_number(text)?,
         // The common case, 'text' with no quote inside: the value is what the quotes hold.
-        TokenKind::String(_)
-            if text.len() >= 2
-                && text.starts_with('\'')
-                && !text[1..text.len() - 1].contains('\'') =>
+        _ if text.len() >= 2
+            && text.starts_with('\'')
+            && !text[1..text.len() - 1].contains('\'') =>
         {
             Value::text(&text[1..text.len() - 1])
         }
@@ -328,27 +437,13 @@ mod tests {
         force_literals(sql).map(|forced| forced.text)
     }
 
-    /// What the lexer's tokens give, for comparison with the quick scan.
+    /// What the lexer's tokens give, checked against the quick scan's where it takes the text.
     fn forced_by_the_lexer(sql: &str) -> Option<ForcedText> {
-        let tokens = tokenize_spans(sql).ok()?;
-        let replaced = literals_to_replace(sql, &tokens)?;
-        let quick = quick_scan(sql).map(|tokens| literals_to_replace(sql, &tokens));
-        if let Some(quick) = quick {
-            let spans = |replaced: &[usize], tokens: &[Token]| -> Vec<(usize, usize)> {
-                replaced
-                    .iter()
-                    .map(|&i| (tokens[i].start, tokens[i].end))
-                    .collect()
-            };
-            let quick_tokens = quick_scan(sql).unwrap();
-            assert_eq!(
-                quick.map(|q| spans(&q, &quick_tokens)),
-                Some(spans(&replaced, &tokens)),
-                "{sql:?}"
-            );
+        let by_the_lexer = force_with(sql, &lexer_lexemes(sql)?);
+        if let Some(lexemes) = quick_scan(sql) {
+            assert_eq!(force_with(sql, &lexemes), by_the_lexer, "{sql:?}");
         }
-        (!replaced.is_empty()).then_some(())?;
-        force_literals(sql)
+        by_the_lexer
     }
 
     #[test]
@@ -373,6 +468,64 @@ mod tests {
             sql in "(SELECT|select) [a-zA-Z0-9 '.,()+*/=<>|_;-]{0,40}( ORDER BY [0-9, ]{0,8})?"
         ) {
             let _ = forced_by_the_lexer(&sql);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(2_000))]
+        #[test]
+        fn the_quick_scan_agrees_with_the_lexer_on_keywords(
+            head in proptest::sample::select(vec!["select", "SELECT", "(select", "insert into"]),
+            words in proptest::collection::vec(proptest::sample::select(vec![
+                "from", "t", "where", "x", "=", "'a'", "'it''s'", "1", "2.5", ",", "(", ")",
+                "order by", "group BY", "cast", "as", "number", "Varchar2", "date", "timestamp",
+                "interval", "day", "to", "second", "having", "union", "n'x'", "/* c */",
+                "--c\n", ":b", "fetch", "/*+ cursor_sharing_exact */", "rows", "-",
+                "values", ";",
+            ]), 1..24)
+        ) {
+            let _ = forced_by_the_lexer(&format!("{head} {}", words.join(" ")));
+        }
+    }
+
+    #[test]
+    fn every_keyword_is_classified_in_any_case() {
+        let classes = [
+            (
+                KEYWORD_STATEMENT,
+                "SELECT WITH INSERT UPDATE DELETE MERGE CALL",
+            ),
+            (
+                KEYWORD_CLAUSE,
+                "HAVING UNION INTERSECT MINUS EXCEPT FETCH OFFSET FOR WHERE FROM",
+            ),
+            (KEYWORD_ORDER_OR_GROUP, "ORDER GROUP"),
+            (KEYWORD_BY, "BY"),
+            (
+                KEYWORD_TYPE_NAME,
+                "NUMBER NUMERIC DECIMAL DEC FLOAT VARCHAR2 VARCHAR NVARCHAR2 CHAR NCHAR \
+                 CHARACTER RAW TIMESTAMP DAY SECOND YEAR MONTH UROWID",
+            ),
+            (KEYWORD_TYPED_LITERAL, "DATE TIMESTAMP INTERVAL"),
+        ];
+        for (class, words) in classes {
+            for word in words.split_whitespace() {
+                for written in [word.to_string(), word.to_lowercase()] {
+                    assert_ne!(keyword_classes(written.as_bytes()) & class, 0, "{written}");
+                }
+            }
+        }
+        for name in [
+            "T",
+            "DUMMY",
+            "SELECTS",
+            "BYE",
+            "DATES",
+            "X1",
+            "ORDERS",
+            "INTERVALS",
+        ] {
+            assert_eq!(keyword_classes(name.as_bytes()), 0, "{name}");
         }
     }
 
