@@ -740,35 +740,61 @@ fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia
         slam_sleep: Duration::ZERO,
         ..workload.clone()
     };
-    let binds = run_configuration(
-        &dir.join("slammer-compare-binds"),
-        &workload,
-        CONFIGURATIONS[1],
-        shared_pool_size,
-    )?;
-    let force = run_configuration(
-        &dir.join("slammer-compare-force"),
-        &workload,
-        CONFIGURATIONS[2],
-        shared_pool_size,
-    )?;
-    let sqlite = run_sqlite(&dir.join("slammer-sqlite"), &workload)?;
+    // Interleaved rounds, the fastest run of each kept: on this 2-vCPU VM a run's throughput
+    // is bimodal (within one process, from one run to the next, Pythia's and SQLite's
+    // alike), with where the host places the two vCPUs.
+    let runs: Vec<Box<dyn Fn(usize) -> pythia::Result<Measured> + '_>> = vec![
+        Box::new(|round| {
+            run_configuration(
+                &dir.join(format!("slammer-compare-binds-{round}")),
+                &workload,
+                CONFIGURATIONS[1],
+                shared_pool_size,
+            )
+        }),
+        Box::new(|round| {
+            run_configuration(
+                &dir.join(format!("slammer-compare-force-{round}")),
+                &workload,
+                CONFIGURATIONS[2],
+                shared_pool_size,
+            )
+        }),
+        Box::new(|round| run_sqlite(&dir.join(format!("slammer-sqlite-{round}")), &workload)),
+    ];
+    let mut fastest = fastest_of_rounds(COMPARISON_ROUNDS, &runs)?.into_iter();
+    let (Some((binds, binds_rates)), Some((force, force_rates)), Some((sqlite, sqlite_rates))) =
+        (fastest.next(), fastest.next(), fastest.next())
+    else {
+        unreachable!("three runs")
+    };
     let mut table = Table::new();
-    table.set_header(vec!["run", "statements", "elapsed s", "statements/s"]);
-    for (name, result) in [
-        ("Pythia binds EXACT", &binds),
-        ("Pythia literals FORCE", &force),
-        ("SQLite literals, prepare each time", &sqlite),
+    table.set_header(vec![
+        "run",
+        "statements",
+        "elapsed s",
+        "statements/s",
+        "every round's statements/s",
+    ]);
+    for (name, result, rates) in [
+        ("Pythia binds EXACT", &binds, &binds_rates),
+        ("Pythia literals FORCE", &force, &force_rates),
+        ("SQLite literals, prepare each time", &sqlite, &sqlite_rates),
     ] {
         table.add_row(vec![
             name.to_string(),
             result.statements.to_string(),
             format!("{:.2}", result.elapsed),
             format!("{:.0}", result.statements_per_second()),
+            rates
+                .iter()
+                .map(|rate| format!("{rate:.0}"))
+                .collect::<Vec<_>>()
+                .join(", "),
         ]);
     }
     println!(
-        "throughput: {} sessions x {} slams x {} statements, no sleep, each session on its own thread (SQLite: a connection each, one file, WAL)",
+        "throughput: {} sessions x {} slams x {} statements, no sleep, each session on its own thread (SQLite: a connection each, one file, WAL); the fastest of {COMPARISON_ROUNDS} interleaved rounds",
         workload.sessions, workload.total_slams, workload.stmts_per_slam
     );
     println!("{table}");
@@ -780,6 +806,35 @@ fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia
         yes_no(force_vs_sqlite >= 2.0)
     );
     Ok(())
+}
+
+/// Rounds of the comparison's runs (binds, FORCE, SQLite).
+const COMPARISON_ROUNDS: usize = 3;
+
+/// Runs each of `runs` once per round, `rounds` times, interleaved (the first of each, then
+/// the second, ...), and returns for each its fastest run and every run's statements per
+/// second.
+fn fastest_of_rounds(
+    rounds: usize,
+    runs: &[Box<dyn Fn(usize) -> pythia::Result<Measured> + '_>],
+) -> pythia::Result<Vec<(Measured, Vec<f64>)>> {
+    let mut fastest: Vec<Option<(Measured, Vec<f64>)>> = runs.iter().map(|_| None).collect();
+    for round in 0..rounds.max(1) {
+        for (run, kept) in runs.iter().zip(fastest.iter_mut()) {
+            let result = run(round)?;
+            let rate = result.statements_per_second();
+            match kept {
+                Some((best, rates)) => {
+                    rates.push(rate);
+                    if rate > best.statements_per_second() {
+                        *best = result;
+                    }
+                }
+                None => *kept = Some((result, vec![rate])),
+            }
+        }
+    }
+    Ok(fastest.into_iter().flatten().collect())
 }
 
 /// Seed 000 Figure 1: literal SQL under EXACT as the shared pool grows. Oracle 8.1.5 got 25%
@@ -802,28 +857,26 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
         "DB CPU s",
         "top wait events",
     ]);
-    // Interleaved repetitions, the fastest of each size kept: a run of a fraction of a second
-    // on 2 cores moves by 10-15% with where the shared pool latch's sleeps fall.
-    let repetitions = if quick { 2 } else { 1 };
-    let mut best: Vec<Option<Measured>> = sizes.iter().map(|_| None).collect();
-    for repetition in 0..repetitions {
-        for (index, size) in sizes.iter().enumerate() {
-            let result = run_configuration(
-                &dir.join(format!("slammer-pool-{size}-{repetition}")),
-                workload,
-                CONFIGURATIONS[0],
-                size,
-            )?;
-            let faster = best[index]
-                .as_ref()
-                .is_none_or(|kept| result.statements_per_second() > kept.statements_per_second());
-            if faster {
-                best[index] = Some(result);
-            }
-        }
-    }
+    // Interleaved repetitions, the fastest of each size kept: a run moves by 10-15% with
+    // where the shared pool latch's sleeps fall, and by more with where the host places the
+    // VM's two vCPUs.
+    let repetitions = 2;
+    let runs: Vec<Box<dyn Fn(usize) -> pythia::Result<Measured> + '_>> = sizes
+        .iter()
+        .map(|size| {
+            Box::new(move |repetition| {
+                run_configuration(
+                    &dir.join(format!("slammer-pool-{size}-{repetition}")),
+                    workload,
+                    CONFIGURATIONS[0],
+                    size,
+                )
+            }) as Box<dyn Fn(usize) -> pythia::Result<Measured>>
+        })
+        .collect();
+    let best = fastest_of_rounds(repetitions, &runs)?;
     let mut rates = Vec::new();
-    for (size, result) in sizes.iter().zip(best.iter().flatten()) {
+    for (size, (result, _)) in sizes.iter().zip(best.iter()) {
         table.add_row(vec![
             size.to_string(),
             format!("{:.2}", result.elapsed),
@@ -843,11 +896,11 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
     println!("{table}");
     let (first, last) = (rates[0], rates[rates.len() - 1]);
     println!(
-        "  {} -> {}: throughput {:+.1}% (seed, Oracle 8.1.5, 10M -> 50M: 25% to 31% slower); not slower (within 10%): {}",
+        "  {} -> {}: throughput {:+.1}% (seed, Oracle 8.1.5, 10M -> 50M: 25% to 31% slower); target within 5%: {}",
         sizes[0],
         sizes[sizes.len() - 1],
         100.0 * (last / first.max(1e-9) - 1.0),
-        yes_no(last >= 0.9 * first)
+        yes_no(last >= 0.95 * first)
     );
     if quick {
         println!(

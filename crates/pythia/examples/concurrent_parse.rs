@@ -2,13 +2,14 @@
 //! running COUNT statements `SELECT /* concurrent */ dummy FROM dual WHERE dummy = ...` as
 //! `binds` (one text, a bind, found in the session cursor cache), `force` (a literal in
 //! each text, CURSOR_SHARING = FORCE) or `exact` (a literal in each text, each a hard
-//! parse). KINDS is a comma-separated list run in turn, each on a new instance, in one
-//! process. Prints statements per second; run it under `perf` to see where sessions
+//! parse). KINDS is a comma-separated list run in turn, each on a new instance (with
+//! `shared_pool_size` POOL, 64M by default), in one process. Prints statements per second; run it under `perf` to see where sessions
 //! contend:
 //!
 //! ```text
 //! cargo build --release -p pythia --example concurrent_parse
 //! perf record -g target/release/examples/concurrent_parse 10 200000 binds
+//! target/release/examples/concurrent_parse 10 20000 exact,exact 10M
 //! ```
 
 use std::time::Instant;
@@ -25,16 +26,17 @@ fn main() -> pythia::Result<()> {
     let threads = number(10);
     let count = number(100_000);
     let kinds = arguments.next().unwrap_or_else(|| "binds".to_string());
+    let pool = arguments.next().unwrap_or_else(|| "64M".to_string());
     for kind in kinds.split(',') {
-        run(threads, count, kind)?;
+        run(threads, count, kind, &pool)?;
     }
     Ok(())
 }
 
-fn run(threads: u64, count: u64, kind: &str) -> pythia::Result<()> {
+fn run(threads: u64, count: u64, kind: &str, pool: &str) -> pythia::Result<()> {
     let dir = std::env::temp_dir().join(format!("pythia-concurrent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let instance = Instance::open(&dir, &[("shared_pool_size", "64M")])?;
+    let instance = Instance::open(&dir, &[("shared_pool_size", pool)])?;
     let started = Instant::now();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
@@ -71,6 +73,29 @@ fn run(threads: u64, count: u64, kind: &str) -> pythia::Result<()> {
         "{threads} sessions x {count} {kind}: {:.0} statements/s",
         (threads * count) as f64 / elapsed
     );
+    // What every statement took of what all sessions share: latch gets per statement.
+    let mut session = instance.connect()?;
+    let latches =
+        session.execute("SELECT name, gets FROM v$latch WHERE gets > 0 ORDER BY gets DESC")?;
+    let per_statement: Vec<String> = latches
+        .rows
+        .iter()
+        .map(|row| {
+            format!(
+                "{} {:.2}",
+                row[0],
+                row[1].to_string().parse::<f64>().unwrap_or(0.0) / (threads * count) as f64
+            )
+        })
+        .take(6)
+        .collect();
+    println!("  latch gets per statement: {}", per_statement.join(", "));
+    let sql = session.execute(
+        "SELECT executions, parse_calls, sql_text FROM v$sql WHERE sql_text LIKE '%concurrent%'",
+    )?;
+    for row in sql.rows.iter().take(3) {
+        println!("  v$sql: {row:?}");
+    }
     instance.shutdown()?;
     let _ = std::fs::remove_dir_all(&dir);
     Ok(())

@@ -53,8 +53,8 @@ struct Lexeme {
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 enum Kind {
-    /// An unquoted word, with the `KEYWORD_*` classes it belongs to.
-    Word(u8),
+    /// An unquoted word; `keyword_classes` tells what the rules need of it, when they ask.
+    Word,
     String,
     Number,
     LeftParen,
@@ -82,57 +82,52 @@ const KEYWORD_TYPED_LITERAL: u8 = 32;
 
 /// The keyword classes of `word`, compared case-insensitively.
 fn keyword_classes(word: &[u8]) -> u8 {
-    const LONGEST: usize = 9;
-    if word.len() < 2 || word.len() > LONGEST {
+    let Some(first) = word.first() else {
         return 0;
-    }
-    let mut upper = [0u8; LONGEST];
-    for (to, from) in upper.iter_mut().zip(word) {
-        *to = from.to_ascii_uppercase();
-    }
-    let upper = &upper[..word.len()];
+    };
+    let is = |keyword: &[u8]| word.eq_ignore_ascii_case(keyword);
     // By length first: most words are names, and a name rarely has a keyword's length and
     // first letter both.
-    match (upper.len(), upper[0]) {
-        (2, b'B') if upper == b"BY" => KEYWORD_BY,
-        (3, b'D') if upper == b"DAY" || upper == b"DEC" => KEYWORD_TYPE_NAME,
-        (3, b'F') if upper == b"FOR" => KEYWORD_CLAUSE,
-        (3, b'R') if upper == b"RAW" => KEYWORD_TYPE_NAME,
-        (4, b'C') if upper == b"CALL" => KEYWORD_STATEMENT,
-        (4, b'C') if upper == b"CHAR" => KEYWORD_TYPE_NAME,
-        (4, b'D') if upper == b"DATE" => KEYWORD_TYPED_LITERAL,
-        (4, b'F') if upper == b"FROM" => KEYWORD_CLAUSE,
-        (4, b'W') if upper == b"WITH" => KEYWORD_STATEMENT,
-        (4, b'Y') if upper == b"YEAR" => KEYWORD_TYPE_NAME,
-        (5, b'F') if upper == b"FETCH" => KEYWORD_CLAUSE,
-        (5, b'F') if upper == b"FLOAT" => KEYWORD_TYPE_NAME,
-        (5, b'G') if upper == b"GROUP" => KEYWORD_ORDER_OR_GROUP,
-        (5, b'M') if upper == b"MERGE" => KEYWORD_STATEMENT,
-        (5, b'M') if upper == b"MINUS" => KEYWORD_CLAUSE,
-        (5, b'M') if upper == b"MONTH" => KEYWORD_TYPE_NAME,
-        (5, b'N') if upper == b"NCHAR" => KEYWORD_TYPE_NAME,
-        (5, b'O') if upper == b"ORDER" => KEYWORD_ORDER_OR_GROUP,
-        (5, b'U') if upper == b"UNION" => KEYWORD_CLAUSE,
-        (5, b'W') if upper == b"WHERE" => KEYWORD_CLAUSE,
-        (6, b'D') if upper == b"DELETE" => KEYWORD_STATEMENT,
-        (6, b'E') if upper == b"EXCEPT" => KEYWORD_CLAUSE,
-        (6, b'H') if upper == b"HAVING" => KEYWORD_CLAUSE,
-        (6, b'I') if upper == b"INSERT" => KEYWORD_STATEMENT,
-        (6, b'N') if upper == b"NUMBER" => KEYWORD_TYPE_NAME,
-        (6, b'O') if upper == b"OFFSET" => KEYWORD_CLAUSE,
-        (6, b'S') if upper == b"SELECT" => KEYWORD_STATEMENT,
-        (6, b'S') if upper == b"SECOND" => KEYWORD_TYPE_NAME,
-        (6, b'U') if upper == b"UPDATE" => KEYWORD_STATEMENT,
-        (6, b'U') if upper == b"UROWID" => KEYWORD_TYPE_NAME,
-        (7, b'D') if upper == b"DECIMAL" => KEYWORD_TYPE_NAME,
-        (7, b'N') if upper == b"NUMERIC" => KEYWORD_TYPE_NAME,
-        (7, b'V') if upper == b"VARCHAR" => KEYWORD_TYPE_NAME,
-        (8, b'I') if upper == b"INTERVAL" => KEYWORD_TYPED_LITERAL,
-        (8, b'V') if upper == b"VARCHAR2" => KEYWORD_TYPE_NAME,
-        (9, b'C') if upper == b"CHARACTER" => KEYWORD_TYPE_NAME,
-        (9, b'I') if upper == b"INTERSECT" => KEYWORD_CLAUSE,
-        (9, b'N') if upper == b"NVARCHAR2" => KEYWORD_TYPE_NAME,
-        (9, b'T') if upper == b"TIMESTAMP" => KEYWORD_TYPE_NAME | KEYWORD_TYPED_LITERAL,
+    match (word.len(), first.to_ascii_uppercase()) {
+        (2, b'B') if is(b"BY") => KEYWORD_BY,
+        (3, b'D') if is(b"DAY") || is(b"DEC") => KEYWORD_TYPE_NAME,
+        (3, b'F') if is(b"FOR") => KEYWORD_CLAUSE,
+        (3, b'R') if is(b"RAW") => KEYWORD_TYPE_NAME,
+        (4, b'C') if is(b"CALL") => KEYWORD_STATEMENT,
+        (4, b'C') if is(b"CHAR") => KEYWORD_TYPE_NAME,
+        (4, b'D') if is(b"DATE") => KEYWORD_TYPED_LITERAL,
+        (4, b'F') if is(b"FROM") => KEYWORD_CLAUSE,
+        (4, b'W') if is(b"WITH") => KEYWORD_STATEMENT,
+        (4, b'Y') if is(b"YEAR") => KEYWORD_TYPE_NAME,
+        (5, b'F') if is(b"FETCH") => KEYWORD_CLAUSE,
+        (5, b'F') if is(b"FLOAT") => KEYWORD_TYPE_NAME,
+        (5, b'G') if is(b"GROUP") => KEYWORD_ORDER_OR_GROUP,
+        (5, b'M') if is(b"MERGE") => KEYWORD_STATEMENT,
+        (5, b'M') if is(b"MINUS") => KEYWORD_CLAUSE,
+        (5, b'M') if is(b"MONTH") => KEYWORD_TYPE_NAME,
+        (5, b'N') if is(b"NCHAR") => KEYWORD_TYPE_NAME,
+        (5, b'O') if is(b"ORDER") => KEYWORD_ORDER_OR_GROUP,
+        (5, b'U') if is(b"UNION") => KEYWORD_CLAUSE,
+        (5, b'W') if is(b"WHERE") => KEYWORD_CLAUSE,
+        (6, b'D') if is(b"DELETE") => KEYWORD_STATEMENT,
+        (6, b'E') if is(b"EXCEPT") => KEYWORD_CLAUSE,
+        (6, b'H') if is(b"HAVING") => KEYWORD_CLAUSE,
+        (6, b'I') if is(b"INSERT") => KEYWORD_STATEMENT,
+        (6, b'N') if is(b"NUMBER") => KEYWORD_TYPE_NAME,
+        (6, b'O') if is(b"OFFSET") => KEYWORD_CLAUSE,
+        (6, b'S') if is(b"SELECT") => KEYWORD_STATEMENT,
+        (6, b'S') if is(b"SECOND") => KEYWORD_TYPE_NAME,
+        (6, b'U') if is(b"UPDATE") => KEYWORD_STATEMENT,
+        (6, b'U') if is(b"UROWID") => KEYWORD_TYPE_NAME,
+        (7, b'D') if is(b"DECIMAL") => KEYWORD_TYPE_NAME,
+        (7, b'N') if is(b"NUMERIC") => KEYWORD_TYPE_NAME,
+        (7, b'V') if is(b"VARCHAR") => KEYWORD_TYPE_NAME,
+        (8, b'I') if is(b"INTERVAL") => KEYWORD_TYPED_LITERAL,
+        (8, b'V') if is(b"VARCHAR2") => KEYWORD_TYPE_NAME,
+        (9, b'C') if is(b"CHARACTER") => KEYWORD_TYPE_NAME,
+        (9, b'I') if is(b"INTERSECT") => KEYWORD_CLAUSE,
+        (9, b'N') if is(b"NVARCHAR2") => KEYWORD_TYPE_NAME,
+        (9, b'T') if is(b"TIMESTAMP") => KEYWORD_TYPE_NAME | KEYWORD_TYPED_LITERAL,
         _ => 0,
     }
 }
@@ -145,7 +140,7 @@ fn lexer_lexemes(sql: &str) -> Option<Vec<Lexeme>> {
             .iter()
             .map(|token| {
                 let kind = match &token.kind {
-                    TokenKind::Word(_) => Kind::Word(keyword_classes(token.text(sql).as_bytes())),
+                    TokenKind::Word(_) => Kind::Word,
                     TokenKind::String(_) | TokenKind::NationalString(_) => Kind::String,
                     TokenKind::Number(_) => Kind::Number,
                     TokenKind::LeftParen => Kind::LeftParen,
@@ -174,9 +169,9 @@ fn lexer_lexemes(sql: &str) -> Option<Vec<Lexeme>> {
 }
 
 /// The lexemes of the texts most literal SQL is made of: ASCII words, numbers, plain quoted
-/// strings, plain comments, whitespace and operators. Anything else (a hint, a `--` comment,
-/// a quoted name, a bind, a prefixed string, `(+)`, a non-ASCII byte, an unterminated string
-/// or comment) returns None, and the lexer decides. Tests check that what this finds gives
+/// strings, plain quoted names, plain comments, whitespace and operators. Anything else (a
+/// hint, a `--` comment, a bind, a prefixed string, `(+)`, a non-ASCII byte, an unterminated
+/// string or comment) returns None, and the lexer decides. Tests check that what this finds gives
 /// the same forced text as the lexer's tokens.
 fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
     let bytes = sql.as_bytes();
@@ -193,10 +188,16 @@ fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
                 if bytes.get(index + 2) == Some(&b'+') {
                     return None;
                 }
-                let close = bytes[index + 2..]
-                    .windows(2)
-                    .position(|pair| pair == b"*/")?;
-                index += 2 + close + 2;
+                // From star to star (`find` of a char is a memchr), to one before a slash.
+                let mut star = index + 2;
+                loop {
+                    star += sql[star..].find('*')?;
+                    if bytes.get(star + 1) == Some(&b'/') {
+                        break;
+                    }
+                    star += 1;
+                }
+                index = star + 2;
                 continue;
             }
             b'-' if bytes.get(index + 1) == Some(&b'-') => return None,
@@ -253,7 +254,28 @@ fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
                 {
                     return None;
                 }
-                Kind::Word(keyword_classes(word))
+                Kind::Word
+            }
+            // A quoted name: never a keyword. `""` inside, a non-ASCII byte, an empty or a
+            // too long name, or no closing quote: the lexer decides.
+            b'"' => {
+                index += 1;
+                while let Some(&byte) = bytes.get(index) {
+                    if byte == b'"' || !byte.is_ascii() {
+                        break;
+                    }
+                    index += 1;
+                }
+                let length = index - start - 1;
+                if bytes.get(index) != Some(&b'"')
+                    || bytes.get(index + 1) == Some(&b'"')
+                    || length == 0
+                    || length > crate::sql::lexer::IDENTIFIER_BYTES_MAX
+                {
+                    return None;
+                }
+                index += 1;
+                Kind::Other
             }
             b'(' => {
                 let after = sql[index + 1..].trim_start_matches([' ', '\t', '\n', '\r']);
@@ -293,13 +315,14 @@ fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
 /// Applies the rules of the module documentation to `lexemes` of `sql`: the forced text and
 /// its binds, or None when the statement keeps its literals.
 fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
+    // The keyword classes of the lexeme at `index`, found when a rule asks (0 for no word).
     let classes = |index: usize| match lexemes.get(index) {
-        Some(Lexeme {
-            kind: Kind::Word(classes),
-            ..
-        }) => *classes,
+        Some(lexeme) if lexeme.kind == Kind::Word => {
+            keyword_classes(&sql.as_bytes()[lexeme.start..lexeme.end])
+        }
         _ => 0,
     };
+    let previous_classes = |index: usize| index.checked_sub(1).map_or(0, classes);
     // A statement may open with parentheses: `(SELECT ...) UNION ...`.
     let open = lexemes
         .iter()
@@ -317,7 +340,7 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
         return None;
     }
     let mut text = String::new();
-    let mut binds = Vec::new();
+    let mut binds = Vec::with_capacity(4);
     let mut written = 0;
     // The paren depths at which an ORDER BY or GROUP BY list is open.
     let mut sort_lists: Vec<usize> = Vec::new();
@@ -326,11 +349,10 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
     let mut type_sizes: Vec<usize> = Vec::new();
     let mut depth = 0usize;
     for (index, lexeme) in lexemes.iter().enumerate() {
-        let previous = index.checked_sub(1).map_or(0, classes);
         let replace = match lexeme.kind {
             Kind::LeftParen => {
                 depth += 1;
-                if previous & KEYWORD_TYPE_NAME != 0 {
+                if previous_classes(index) & KEYWORD_TYPE_NAME != 0 {
                     type_sizes.push(depth);
                 }
                 false
@@ -341,7 +363,10 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
                 sort_lists.retain(|open| *open <= depth);
                 false
             }
-            Kind::Word(classes_here) => {
+            // ORDER and GROUP have five letters: other words are not asked unless a sort
+            // list is open (for the clauses that close it).
+            Kind::Word if lexeme.end - lexeme.start == 5 || !sort_lists.is_empty() => {
+                let classes_here = classes(index);
                 if classes_here & KEYWORD_ORDER_OR_GROUP != 0
                     && classes(index + 1) & KEYWORD_BY != 0
                 {
@@ -351,20 +376,18 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
                 }
                 false
             }
-            Kind::String => previous & KEYWORD_TYPED_LITERAL == 0,
+            Kind::String => previous_classes(index) & KEYWORD_TYPED_LITERAL == 0,
             Kind::Number if type_sizes.last() == Some(&depth) => false,
             Kind::Number => {
                 let in_sort_list = sort_lists.last() == Some(&depth);
                 let whole_item = in_sort_list
                     && matches!(
                         index.checked_sub(1).map(|before| lexemes[before].kind),
-                        Some(Kind::Comma | Kind::Word(_))
+                        Some(Kind::Comma | Kind::Word)
                     )
                     && matches!(
                         lexemes.get(index + 1).map(|after| after.kind),
-                        None | Some(
-                            Kind::Comma | Kind::RightParen | Kind::Semicolon | Kind::Word(_)
-                        )
+                        None | Some(Kind::Comma | Kind::RightParen | Kind::Semicolon | Kind::Word)
                     );
                 !whole_item
             }
@@ -481,7 +504,7 @@ mod tests {
                 "order by", "group BY", "cast", "as", "number", "Varchar2", "date", "timestamp",
                 "interval", "day", "to", "second", "having", "union", "n'x'", "/* c */",
                 "--c\n", ":b", "fetch", "/*+ cursor_sharing_exact */", "rows", "-",
-                "values", ";",
+                "values", ";", "\"DUMMY\"", "\"a\"\"b\"", "\"\"", "\"open",
             ]), 1..24)
         ) {
             let _ = forced_by_the_lexer(&format!("{head} {}", words.join(" ")));
