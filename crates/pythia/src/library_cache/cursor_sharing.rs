@@ -36,10 +36,27 @@ pub struct ForcedText {
 /// only what the rules look at, with each word's keyword classes found once, and only a
 /// replaced literal's value is made, from that literal's own text.
 pub fn force_literals(sql: &str) -> Option<ForcedText> {
-    match quick_scan(sql) {
-        Some(lexemes) => force_with(sql, &lexemes),
-        None => force_with(sql, &lexer_lexemes(sql)?),
-    }
+    LEXEMES.with(|buffer| {
+        let mut lexemes = buffer.take();
+        let forced = if quick_scan(sql, &mut lexemes) {
+            force_with(sql, &lexemes)
+        } else {
+            lexer_lexemes(sql).and_then(|lexemes| force_with(sql, &lexemes))
+        };
+        if lexemes.capacity() <= LEXEME_BUFFER_MAX {
+            lexemes.clear();
+            buffer.set(lexemes);
+        }
+        forced
+    })
+}
+
+/// A thread's lexeme buffer is kept for its next statement up to this many lexemes.
+const LEXEME_BUFFER_MAX: usize = 1024;
+
+thread_local! {
+    /// The quick scan's lexemes, reused from one statement to the next.
+    static LEXEMES: std::cell::Cell<Vec<Lexeme>> = const { std::cell::Cell::new(Vec::new()) };
 }
 
 /// What the rules need to know of a token: its kind (a word with its keyword classes) and
@@ -171,11 +188,15 @@ fn lexer_lexemes(sql: &str) -> Option<Vec<Lexeme>> {
 /// The lexemes of the texts most literal SQL is made of: ASCII words, numbers, plain quoted
 /// strings, plain quoted names, plain comments, whitespace and operators. Anything else (a
 /// hint, a `--` comment, a bind, a prefixed string, `(+)`, a non-ASCII byte, an unterminated
-/// string or comment) returns None, and the lexer decides. Tests check that what this finds gives
-/// the same forced text as the lexer's tokens.
-fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
+/// string or comment) returns false, and the lexer decides. Tests check that what this finds
+/// gives the same forced text as the lexer's tokens.
+fn quick_scan(sql: &str, lexemes: &mut Vec<Lexeme>) -> bool {
+    quick_scan_into(sql, lexemes).is_some()
+}
+
+fn quick_scan_into(sql: &str, lexemes: &mut Vec<Lexeme>) -> Option<()> {
     let bytes = sql.as_bytes();
-    let mut lexemes = Vec::with_capacity(sql.len() / 6 + 4);
+    lexemes.clear();
     let mut index = 0;
     while let Some(&byte) = bytes.get(index) {
         let start = index;
@@ -202,14 +223,14 @@ fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
             }
             b'-' if bytes.get(index + 1) == Some(&b'-') => return None,
             b'\'' => {
+                // Quote to quote (a memchr), past doubled quotes.
                 index += 1;
                 loop {
-                    match bytes.get(index) {
-                        None => return None,
-                        Some(b'\'') if bytes.get(index + 1) == Some(&b'\'') => index += 2,
-                        Some(b'\'') => break,
-                        Some(_) => index += 1,
+                    index += sql[index..].find('\'')?;
+                    if bytes.get(index + 1) != Some(&b'\'') {
+                        break;
                     }
+                    index += 2;
                 }
                 index += 1;
                 Kind::String
@@ -239,12 +260,10 @@ fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
                 Kind::Number
             }
             b'a'..=b'z' | b'A'..=b'Z' | b'_' => {
-                while bytes
-                    .get(index)
-                    .is_some_and(|b| b.is_ascii_alphanumeric() || matches!(b, b'_' | b'$' | b'#'))
-                {
-                    index += 1;
-                }
+                index += 1 + bytes[index + 1..]
+                    .iter()
+                    .position(|&b| !WORD_BYTES[b as usize])
+                    .unwrap_or(bytes.len() - index - 1);
                 let word = &bytes[start..index];
                 if word.len() > crate::sql::lexer::IDENTIFIER_BYTES_MAX
                     || bytes.get(index).is_some_and(|b| !b.is_ascii())
@@ -309,8 +328,20 @@ fn quick_scan(sql: &str) -> Option<Vec<Lexeme>> {
             end: index,
         });
     }
-    Some(lexemes)
+    Some(())
 }
+
+/// The bytes an unquoted word continues with: ASCII letters and digits, `_`, `$`, `#`.
+const WORD_BYTES: [bool; 256] = {
+    let mut table = [false; 256];
+    let mut byte = 0;
+    while byte < 256 {
+        let b = byte as u8;
+        table[byte] = b.is_ascii_alphanumeric() || b == b'_' || b == b'$' || b == b'#';
+        byte += 1;
+    }
+    table
+};
 
 /// Applies the rules of the module documentation to `lexemes` of `sql`: the forced text and
 /// its binds, or None when the statement keeps its literals.
@@ -463,7 +494,8 @@ mod tests {
     /// What the lexer's tokens give, checked against the quick scan's where it takes the text.
     fn forced_by_the_lexer(sql: &str) -> Option<ForcedText> {
         let by_the_lexer = force_with(sql, &lexer_lexemes(sql)?);
-        if let Some(lexemes) = quick_scan(sql) {
+        let mut lexemes = Vec::new();
+        if quick_scan(sql, &mut lexemes) {
             assert_eq!(force_with(sql, &lexemes), by_the_lexer, "{sql:?}");
         }
         by_the_lexer

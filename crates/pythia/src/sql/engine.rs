@@ -71,7 +71,7 @@ impl std::fmt::Debug for Prepared {
 struct ParsedCursor {
     handle: Arc<Handle>,
     statement: Arc<Statement>,
-    forced_binds: Arc<[Value]>,
+    forced_binds: Vec<Value>,
 }
 
 impl Prepared {
@@ -450,9 +450,9 @@ impl Session {
         } else {
             None
         };
-        let (forced_text, forced_binds): (Option<String>, Arc<[Value]>) = match forced {
-            Some(forced) => (Some(forced.text), forced.binds.into()),
-            None => (None, Arc::from(Vec::new())),
+        let (forced_text, forced_binds) = match forced {
+            Some(forced) => (Some(forced.text), forced.binds),
+            None => (None, Vec::new()),
         };
         let text = forced_text.as_deref().unwrap_or(sql);
         let library_cache = self.instance.library_cache();
