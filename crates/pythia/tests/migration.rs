@@ -324,3 +324,34 @@ fn concurrent_migrations(config: InstanceConfig, writes_per_writer: u32) {
     });
     check(&visible_rows(&instance, table));
 }
+
+/// Snapshots are registered by CPU: the oldest is the oldest any thread holds, wherever it
+/// was taken, and the current SCN when none is held.
+#[test]
+fn the_oldest_snapshot_is_the_oldest_any_thread_holds() {
+    let (instance, _, _, _) = heap_with_rows(config(), 1);
+    let transactions = instance.transactions();
+    let first = transactions.snapshot();
+    let start = first.scn;
+    transactions.advance_scn(start + 10);
+    let taken = std::sync::Barrier::new(5);
+    let checked = std::sync::Barrier::new(5);
+    std::thread::scope(|scope| {
+        for _ in 0..4 {
+            scope.spawn(|| {
+                let held: Vec<_> = (0..3).map(|_| transactions.snapshot()).collect();
+                assert!(held.iter().all(|snapshot| snapshot.scn == start + 10));
+                taken.wait();
+                checked.wait();
+            });
+        }
+        taken.wait();
+        assert_eq!(transactions.oldest_snapshot(), start);
+        drop(first);
+        assert_eq!(transactions.oldest_snapshot(), start + 10);
+        transactions.advance_scn(start + 20);
+        assert_eq!(transactions.oldest_snapshot(), start + 10);
+        checked.wait();
+    });
+    assert_eq!(transactions.oldest_snapshot(), start + 20);
+}

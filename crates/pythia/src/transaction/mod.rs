@@ -76,7 +76,7 @@
 
 pub mod undo;
 
-use std::collections::{BTreeMap, HashMap};
+use std::collections::HashMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
@@ -154,19 +154,50 @@ impl Transaction {
 /// A registered snapshot: its SCN is kept from being purged while the guard lives.
 pub struct Snapshot {
     pub scn: u64,
-    registry: Arc<Latch<BTreeMap<u64, usize>>>,
+    shard: Arc<SnapshotShard>,
 }
 
 impl Drop for Snapshot {
     fn drop(&mut self) {
-        let mut registry = self.registry.lock();
-        if let Some(count) = registry.get_mut(&self.scn) {
-            *count -= 1;
-            if *count == 0 {
-                registry.remove(&self.scn);
+        let mut registered = self.shard.0.lock();
+        if let Some(at) = registered.iter().position(|(scn, _)| *scn == self.scn) {
+            registered[at].1 -= 1;
+            if registered[at].1 == 0 {
+                registered.swap_remove(at);
             }
         }
     }
+}
+
+/// Statements' snapshots, registered in the shard of the CPU the statement starts on: every
+/// query takes one and drops it, and a single registry was a cache line (and a latch) all
+/// CPUs wrote to for every statement. The oldest snapshot, asked for by purging and
+/// pruning, reads every shard. A shard is a `mostly latch-free SCN` child latch over
+/// (SCN, statements at it), padded to its own cache lines.
+#[repr(align(128))]
+struct SnapshotShard(Latch<Vec<(u64, u32)>>);
+
+/// At most this many snapshot shards, one per CPU below it.
+const SNAPSHOT_SHARDS_MAX: usize = 64;
+
+/// The shard for the calling thread's current CPU among `count` (the thread's own when the
+/// platform cannot tell the CPU).
+fn current_cpu_shard(count: usize) -> usize {
+    #[cfg(target_os = "linux")]
+    {
+        // SAFETY: no arguments; returns -1 on failure.
+        let cpu = unsafe { libc::sched_getcpu() };
+        if cpu >= 0 {
+            return cpu as usize % count;
+        }
+    }
+    thread_local! {
+        static THREAD_SHARD: usize = {
+            static NEXT: AtomicU64 = AtomicU64::new(0);
+            NEXT.fetch_add(1, Ordering::Relaxed) as usize
+        };
+    }
+    THREAD_SHARD.with(|shard| *shard % count)
 }
 
 /// Part of the transaction table in memory: xid to its state. Every row a statement reads
@@ -185,7 +216,7 @@ pub struct TransactionManager {
     shards: Box<[Latch<TransactionShard>]>,
     free_slots: Latch<Vec<usize>>,
     commit_latch: Latch<()>,
-    snapshots: Arc<Latch<BTreeMap<u64, usize>>>,
+    snapshots: Box<[Arc<SnapshotShard>]>,
     waits_for: Latch<HashMap<u64, u64>>,
     ring: Latch<()>,
     ended_since_prune: AtomicU64,
@@ -221,7 +252,17 @@ impl TransactionManager {
                 (0..layout.slot_count()).rev().collect(),
             ),
             commit_latch: Latch::new(LatchName::MostlyLatchFreeScn, ()),
-            snapshots: Arc::new(Latch::new(LatchName::MostlyLatchFreeScn, BTreeMap::new())),
+            snapshots: {
+                let cpus = std::thread::available_parallelism().map_or(1, |cpus| cpus.get());
+                (0..cpus.clamp(1, SNAPSHOT_SHARDS_MAX))
+                    .map(|_| {
+                        Arc::new(SnapshotShard(Latch::new(
+                            LatchName::MostlyLatchFreeScn,
+                            Vec::new(),
+                        )))
+                    })
+                    .collect()
+            },
             waits_for: Latch::new(LatchName::EnqueueHashChains, HashMap::new()),
             ring: Latch::new(LatchName::UndoGlobalData, ()),
             ended_since_prune: AtomicU64::new(0),
@@ -252,23 +293,30 @@ impl TransactionManager {
 
     /// Takes a snapshot for a statement (statement-level read consistency).
     pub fn snapshot(&self) -> Snapshot {
-        let mut registry = self.snapshots.lock();
+        let shard = &self.snapshots[current_cpu_shard(self.snapshots.len())];
+        let mut registered = shard.0.lock();
+        // Read under the shard's latch: see `oldest_snapshot`.
         let scn = self.current_scn();
-        *registry.entry(scn).or_insert(0) += 1;
+        match registered.iter_mut().find(|(at, _)| *at == scn) {
+            Some((_, count)) => *count += 1,
+            None => registered.push((scn, 1)),
+        }
+        drop(registered);
         Snapshot {
             scn,
-            registry: self.snapshots.clone(),
+            shard: shard.clone(),
         }
     }
 
-    /// The oldest SCN some running statement still reads as of.
+    /// The oldest SCN some running statement still reads as of. The current SCN is read
+    /// first: a snapshot registered in a shard after this has read it reads the SCN under
+    /// that shard's latch, after this released it, so no earlier than this current SCN.
     pub fn oldest_snapshot(&self) -> u64 {
-        let registry = self.snapshots.lock();
-        registry
-            .keys()
-            .next()
-            .copied()
-            .unwrap_or_else(|| self.current_scn())
+        let current = self.current_scn();
+        self.snapshots
+            .iter()
+            .filter_map(|shard| shard.0.lock().iter().map(|(scn, _)| *scn).min())
+            .fold(current, u64::min)
     }
 
     pub fn status(&self, xid: u64) -> TransactionStatus {
