@@ -207,7 +207,6 @@ impl Instance {
         config: InstanceConfig,
         parameters: Parameters,
     ) -> Result<Arc<Instance>> {
-        crate::instrumentation::heap::configure_allocator();
         vfs.create_dir_all(dir)
             .map_err(|error| Error::io(dir, error))?;
         let directory_lock = vfs.lock_directory(dir).map_err(|error| {

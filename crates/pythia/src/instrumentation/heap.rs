@@ -47,26 +47,12 @@ mod mimalloc {
 
     /// Whether `mi_malloc(size)` is aligned to `align`: every block is a whole number of
     /// 8-byte words at a word-aligned place, and a block whose size is a multiple of 16
-    /// comes from a size class of such blocks in a 16-byte-aligned page.
+    /// comes from a size class of such blocks in a 16-byte-aligned page. This holds while
+    /// mimalloc's padding is off: the `secure` and `debug` features of libmimalloc-sys must
+    /// stay off (a test allocates runs of blocks of every size and checks).
     #[inline]
     fn plain(align: usize, size: usize) -> bool {
         (align <= 8 && align <= size) || (align == 16 && size > 0 && size.is_multiple_of(16))
-    }
-
-    /// `mi_option_purge_delay` in mimalloc 3's `mi_option_t` (include/mimalloc.h), which
-    /// the sys crate's constants (from mimalloc 2) do not name; a test reads its default.
-    pub(super) const OPTION_PURGE_DELAY: std::ffi::c_int = 15;
-
-    extern "C" {
-        fn mi_option_set(option: std::ffi::c_int, value: std::ffi::c_long);
-        #[cfg(test)]
-        pub(super) fn mi_option_get(option: std::ffi::c_int) -> std::ffi::c_long;
-    }
-
-    pub(super) fn set_purge_delay(milliseconds: i64) {
-        // SAFETY: setting an option is thread-safe in mimalloc; the option id is the v3
-        // header's, checked by a test.
-        unsafe { mi_option_set(OPTION_PURGE_DELAY, milliseconds as std::ffi::c_long) }
     }
 
     // SAFETY: each call is mimalloc's function for the layout: blocks from `mi_malloc` and
@@ -160,24 +146,6 @@ pub const fn enabled() -> bool {
     cfg!(feature = "heap-accounting")
 }
 
-/// How long mimalloc keeps freed pages committed before returning them to the OS, in
-/// milliseconds (its default is 10). The shared pool frees cursors and allocates new ones
-/// without pause under literal SQL: purging every 10 ms gave the pages back only to fault
-/// them in again, zeroed (`clear_page_erms`), which cost 15% of `lab slammer`'s literal
-/// throughput. A second keeps a steady workload's pages and still returns what a finished
-/// burst freed.
-pub const ALLOCATOR_PURGE_DELAY_MS: i64 = 1_000;
-
-/// Sets the allocator's options (`ALLOCATOR_PURGE_DELAY_MS`); called when an instance
-/// starts, once per process.
-pub fn configure_allocator() {
-    #[cfg(feature = "heap-accounting")]
-    {
-        static CONFIGURED: std::sync::Once = std::sync::Once::new();
-        CONFIGURED.call_once(|| mimalloc::set_purge_delay(ALLOCATOR_PURGE_DELAY_MS));
-    }
-}
-
 /// Runs `work` and returns its result with the bytes it left allocated on this thread, or
 /// None without the `heap-accounting` feature.
 pub fn measure<T>(work: impl FnOnce() -> T) -> (T, Option<u64>) {
@@ -207,22 +175,6 @@ mod tests {
         assert_eq!(nothing, Some(0));
     }
 
-    #[cfg(feature = "heap-accounting")]
-    #[test]
-    fn the_purge_delay_option_is_the_one_mimalloc_documents() {
-        // SAFETY: reading an option.
-        let before = unsafe { mimalloc::mi_option_get(mimalloc::OPTION_PURGE_DELAY) };
-        configure_allocator();
-        // SAFETY: reading an option.
-        let after = unsafe { mimalloc::mi_option_get(mimalloc::OPTION_PURGE_DELAY) };
-        // Either this test configured it (from the default, 10 ms) or an instance did.
-        assert!(
-            before == 10 || before == ALLOCATOR_PURGE_DELAY_MS as _,
-            "{before}"
-        );
-        assert_eq!(after, ALLOCATOR_PURGE_DELAY_MS as _);
-    }
-
     #[test]
     fn every_layout_gets_its_alignment_through_allocation_and_reallocation() {
         let allocator = CountingAllocator;
@@ -233,6 +185,13 @@ mod tests {
                 // SAFETY: a non-zero-sized layout; the block is written within its size,
                 // reallocated with the layout it has, and freed with the layout it has.
                 unsafe {
+                    // Several at once, so that consecutive blocks of a size class are seen
+                    // (with mimalloc's padding on, every other 16-byte block would be
+                    // misaligned).
+                    let held: Vec<*mut u8> = (0..8).map(|_| allocator.alloc(layout)).collect();
+                    for &block in &held {
+                        assert_eq!(block as usize % align, 0, "size {size} align {align}");
+                    }
                     let block = allocator.alloc(layout);
                     assert!(!block.is_null());
                     assert_eq!(block as usize % align, 0, "size {size} align {align}");
@@ -247,6 +206,9 @@ mod tests {
                     assert_eq!(zeroed as usize % align, 0, "zeroed {size} align {align}");
                     assert!((0..size).all(|at| *zeroed.add(at) == 0));
                     allocator.dealloc(zeroed, layout);
+                    for block in held {
+                        allocator.dealloc(block, layout);
+                    }
                 }
             }
         }

@@ -188,6 +188,9 @@ thread_local! {
 /// The calling thread's CPU time at monotonic time `now_nanos` (from `now_nanos()`), read
 /// from the kernel or extrapolated as the module documentation says.
 pub fn cpu_clock_nanos(now_nanos: u64) -> u64 {
+    if cfg!(not(unix)) {
+        return 0; // no per-thread clock to extrapolate from
+    }
     let anchor = CPU_CLOCK.with(Cell::get).and_then(|anchor| {
         let since = now_nanos.checked_sub(anchor.at_nanos)?;
         let fresh = now_nanos.saturating_sub(anchor.read_at_nanos) < CPU_CLOCK_REFRESH_NANOS;
