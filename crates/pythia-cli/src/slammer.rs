@@ -809,7 +809,7 @@ fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia
 }
 
 /// Rounds of the comparison's runs (binds, FORCE, SQLite).
-const COMPARISON_ROUNDS: usize = 3;
+const COMPARISON_ROUNDS: usize = 5;
 
 /// Runs each of `runs` once per round, `rounds` times, interleaved (the first of each, then
 /// the second, ...), and returns for each its fastest run and every run's statements per

@@ -209,10 +209,10 @@ fn quick_scan_into(sql: &str, lexemes: &mut Vec<Lexeme>) -> Option<()> {
                 if bytes.get(index + 2) == Some(&b'+') {
                     return None;
                 }
-                // From star to star (`find` of a char is a memchr), to one before a slash.
+                // From star to star, to one before a slash.
                 let mut star = index + 2;
                 loop {
-                    star += sql[star..].find('*')?;
+                    star += find_byte(&bytes[star..], b'*')?;
                     if bytes.get(star + 1) == Some(&b'/') {
                         break;
                     }
@@ -223,10 +223,10 @@ fn quick_scan_into(sql: &str, lexemes: &mut Vec<Lexeme>) -> Option<()> {
             }
             b'-' if bytes.get(index + 1) == Some(&b'-') => return None,
             b'\'' => {
-                // Quote to quote (a memchr), past doubled quotes.
+                // Quote to quote, past doubled quotes.
                 index += 1;
                 loop {
-                    index += sql[index..].find('\'')?;
+                    index += find_byte(&bytes[index..], b'\'')?;
                     if bytes.get(index + 1) != Some(&b'\'') {
                         break;
                     }
@@ -334,6 +334,29 @@ fn quick_scan_into(sql: &str, lexemes: &mut Vec<Lexeme>) -> Option<()> {
     Some(())
 }
 
+/// The position of the first `needle` in `haystack`, eight bytes at a time: the comments and
+/// strings of literal SQL are short, where a general memchr spends more in setting up than in
+/// searching.
+fn find_byte(haystack: &[u8], needle: u8) -> Option<usize> {
+    const ONES: u64 = 0x0101_0101_0101_0101;
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    let repeated = ONES * u64::from(needle);
+    let mut chunks = haystack.chunks_exact(8);
+    for (number, chunk) in chunks.by_ref().enumerate() {
+        let word = u64::from_le_bytes(chunk.try_into().expect("eight bytes")) ^ repeated;
+        // A zero byte of `word` is a match; the lowest flagged byte is always a true one.
+        let zeros = word.wrapping_sub(ONES) & !word & HIGHS;
+        if zeros != 0 {
+            return Some(number * 8 + zeros.trailing_zeros() as usize / 8);
+        }
+    }
+    let rest = chunks.remainder();
+    let offset = haystack.len() - rest.len();
+    rest.iter()
+        .position(|&byte| byte == needle)
+        .map(|position| offset + position)
+}
+
 /// The bytes an unquoted word continues with: ASCII letters and digits, `_`, `$`, `#`.
 const WORD_BYTES: [bool; 256] = {
     let mut table = [false; 256];
@@ -362,7 +385,8 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
         .iter()
         .take_while(|lexeme| lexeme.kind == Kind::LeftParen)
         .count();
-    if (classes(0) | classes(open)) & KEYWORD_STATEMENT == 0 {
+    let statement = classes(0) | if open > 0 { classes(open) } else { 0 };
+    if statement & KEYWORD_STATEMENT == 0 {
         return None;
     }
     // A statement with binds of its own keeps its literals: system binds are not mixed with
@@ -397,9 +421,13 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
                 sort_lists.retain(|open| *open <= depth);
                 false
             }
-            // ORDER and GROUP have five letters: other words are not asked unless a sort
-            // list is open (for the clauses that close it).
-            Kind::Word if lexeme.end - lexeme.start == 5 || !sort_lists.is_empty() => {
+            // Only ORDER and GROUP open a sort list: other words are not asked unless one is
+            // open (for the clauses that close it).
+            Kind::Word
+                if !sort_lists.is_empty()
+                    || (lexeme.end - lexeme.start == 5
+                        && matches!(sql.as_bytes()[lexeme.start], b'O' | b'o' | b'G' | b'g')) =>
+            {
                 let classes_here = classes(index);
                 if classes_here & KEYWORD_ORDER_OR_GROUP != 0
                     && classes(index + 1) & KEYWORD_BY != 0
@@ -545,6 +573,19 @@ mod tests {
             ]), 1..24)
         ) {
             let _ = forced_by_the_lexer(&format!("{head} {}", words.join(" ")));
+        }
+    }
+
+    proptest::proptest! {
+        #[test]
+        fn find_byte_finds_the_first_occurrence(
+            haystack in proptest::collection::vec(proptest::sample::select(vec![b'*', b'/', b'a', 0, 0x80, 0xff, b'\'']), 0..40),
+            needle in proptest::sample::select(vec![b'*', b'\'', 0, 0xff]),
+        ) {
+            proptest::prop_assert_eq!(
+                find_byte(&haystack, needle),
+                haystack.iter().position(|&byte| byte == needle)
+            );
         }
     }
 
