@@ -1,6 +1,7 @@
 //! A profiling harness for sessions parsing and executing at once: THREADS sessions, each
 //! running COUNT statements `SELECT /* concurrent */ dummy FROM dual WHERE dummy = ...` as
-//! `binds` (one text, a bind, found in the session cursor cache), `force` (a literal in
+//! `binds` (one text, a bind, found in the session cursor cache), `private` (the same, each
+//! session with a text of its own: no cursor shared), `force` (a literal in
 //! each text, CURSOR_SHARING = FORCE) or `exact` (a literal in each text, each a hard
 //! parse). KINDS is a comma-separated list run in turn, each on a new instance (with
 //! `shared_pool_size` POOL, 64M by default), in one process. Prints statements per second; run it under `perf` to see where sessions
@@ -47,16 +48,21 @@ fn run(threads: u64, count: u64, kind: &str, pool: &str) -> pythia::Result<()> {
                     if kind == "force" {
                         session.execute("ALTER SESSION SET cursor_sharing = FORCE")?;
                     }
-                    let text = "SELECT /* concurrent */ dummy FROM dual WHERE dummy = :1";
+                    // `private`: binds, but each session its own text (no cursor shared).
+                    let text = if kind == "private" {
+                        format!("SELECT /* concurrent {thread} */ dummy FROM dual WHERE dummy = :1")
+                    } else {
+                        "SELECT /* concurrent */ dummy FROM dual WHERE dummy = :1".to_string()
+                    };
                     for number in 0..count {
                         let value = format!("{:07}", (number * 7919 + thread) % 10_000_000);
-                        if kind != "binds" {
+                        if kind == "force" || kind == "exact" {
                             let literal = format!(
                                 "SELECT /* concurrent */ dummy FROM dual WHERE dummy = '{value}'"
                             );
                             session.execute(&literal)?;
                         } else {
-                            session.execute_with(text, &[Value::text(value)])?;
+                            session.execute_with(&text, &[Value::text(value)])?;
                         }
                     }
                     Ok(())

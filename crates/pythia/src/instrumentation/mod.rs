@@ -83,6 +83,7 @@ mod mutex;
 mod session;
 mod snapshot;
 mod stats;
+pub mod striped;
 mod time_model;
 
 pub use accounting::histogram_bucket;

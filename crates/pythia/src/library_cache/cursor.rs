@@ -155,6 +155,16 @@ impl HandleState {
 }
 
 impl Handle {
+    /// Sets the second-chance bit the ager clears, writing only when it is clear: every
+    /// parse call and pin of a shared cursor asks, and a store each time would move the
+    /// handle's cache line between CPUs for nothing.
+    #[inline]
+    pub(crate) fn mark_used(&self) {
+        if !self.used.load(Ordering::Relaxed) {
+            self.used.store(true, Ordering::Relaxed);
+        }
+    }
+
     pub(crate) fn new(text: Arc<str>, id: SqlId, copy: u32, address: u64) -> Handle {
         Handle {
             bucket_hash: super::bucket_hash(&text),

@@ -46,6 +46,7 @@ use std::sync::Arc;
 use md5::{Digest, Md5};
 
 use crate::error::{Error, Result};
+use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{KglMutex, Latch, LatchName, MutexType, RwLatch};
 use crate::sql::ast::Statement;
 use crate::sql::lexer::{tokenize, TokenKind};
@@ -68,10 +69,11 @@ pub const BUCKETS_MAX: usize = 1 << 22;
 /// A namespace's counters (v$librarycache).
 #[derive(Default)]
 pub struct NamespaceCounters {
-    pub gets: AtomicU64,
-    pub gethits: AtomicU64,
-    pub pins: AtomicU64,
-    pub pinhits: AtomicU64,
+    /// Counted at every parse call and execution of every session: striped by CPU.
+    pub gets: StripedCounter,
+    pub gethits: StripedCounter,
+    pub pins: StripedCounter,
+    pub pinhits: StripedCounter,
     pub reloads: AtomicU64,
     pub invalidations: AtomicU64,
 }
@@ -143,9 +145,9 @@ impl LibraryCache {
     /// A parse call served by a session's cursor cache: a get and a hit in SQL AREA.
     pub fn count_cached_get(&self, handle: &Handle) {
         let counters = self.sql_area();
-        counters.gets.fetch_add(1, Ordering::Relaxed);
-        counters.gethits.fetch_add(1, Ordering::Relaxed);
-        handle.used.store(true, Ordering::Relaxed);
+        counters.gets.add(1);
+        counters.gethits.add(1);
+        handle.mark_used();
         handle.parse_calls.fetch_add(1, Ordering::Relaxed);
     }
 
@@ -159,13 +161,13 @@ impl LibraryCache {
         load: impl FnOnce() -> Result<(Statement, u64)>,
     ) -> Result<Parsed> {
         let counters = self.sql_area();
-        counters.gets.fetch_add(1, Ordering::Relaxed);
+        counters.gets.add(1);
         let hash = bucket_hash(text);
         let handle = match self.find(text, hash) {
             Some(handle) => handle,
             None => return self.load_new(text, sid, load),
         };
-        handle.used.store(true, Ordering::Relaxed);
+        handle.mark_used();
         handle.parse_calls.fetch_add(1, Ordering::Relaxed);
         let statement = handle
             .state
@@ -174,7 +176,7 @@ impl LibraryCache {
             .clone();
         let statement = match statement {
             Some(statement) => {
-                counters.gethits.fetch_add(1, Ordering::Relaxed);
+                counters.gethits.add(1);
                 statement
             }
             None => self.reload(&handle, load)?,
@@ -411,9 +413,9 @@ impl LibraryCache {
 
     /// Pins the child of `handle` that `key` shares, or a new one for this session to build.
     pub fn pin(self: &Arc<Self>, handle: &Arc<Handle>, key: &ChildKey) -> CursorPin {
-        handle.used.store(true, Ordering::Relaxed);
+        handle.mark_used();
         let counters = self.sql_area();
-        counters.pins.fetch_add(1, Ordering::Relaxed);
+        counters.pins.add(1);
         self.count_lru_operation();
         let mut state = handle.state.exclusive(location::PIN);
         state.pins += 1;
@@ -431,7 +433,7 @@ impl LibraryCache {
                         .statistics
                         .users_executing
                         .fetch_add(1, Ordering::Relaxed);
-                    counters.pinhits.fetch_add(1, Ordering::Relaxed);
+                    counters.pinhits.add(1);
                     return CursorPin {
                         handle: handle.clone(),
                         child,

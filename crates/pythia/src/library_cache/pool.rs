@@ -26,6 +26,7 @@ use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
 use crate::error::{Error, Result};
+use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{Latch, LatchName};
 
 use super::cursor::{ChildCursor, Handle};
@@ -82,7 +83,7 @@ pub struct LruCounters {
     pub flushed: AtomicU64,
     /// KGHLUOPS: pins and releases: a cursor's pin and unpin at each execution, and each
     /// allocation and release of shared pool memory (a hard parse makes three).
-    pub operations: AtomicU64,
+    pub operations: StripedCounter,
     /// KGHLURCR: loads of objects that had been loaded before (recurrent).
     pub recurrent: AtomicU64,
     /// KGHLUTRN: first loads (transient).
@@ -397,9 +398,6 @@ impl super::LibraryCache {
     }
 
     pub(crate) fn count_lru_operation(&self) {
-        self.pool
-            .counters
-            .operations
-            .fetch_add(1, Ordering::Relaxed);
+        self.pool.counters.operations.add(1);
     }
 }

@@ -86,7 +86,7 @@ use rustc_hash::FxHashMap;
 
 use crate::buffer::{AccessKind, BufferCache};
 use crate::error::{Error, Result};
-use crate::instrumentation::{self, Latch, LatchName, Statistic, WaitEvent};
+use crate::instrumentation::{self, striped, Latch, LatchName, Statistic, WaitEvent};
 use crate::redo::log::RedoLog;
 use crate::redo::mtr::{Held, Mtr};
 use crate::redo::record::RECORD_COMMIT;
@@ -169,36 +169,14 @@ impl Drop for Snapshot {
     }
 }
 
-/// Statements' snapshots, registered in the shard of the CPU the statement starts on: every
+/// Statements' snapshots, registered in the shard of the CPU the statement starts on
+/// (`instrumentation::striped`, one per CPU up to `STRIPES_MAX`): every
 /// query takes one and drops it, and a single registry was a cache line (and a latch) all
 /// CPUs wrote to for every statement. The oldest snapshot, asked for by purging and
 /// pruning, reads every shard. A shard is a `mostly latch-free SCN` child latch over
 /// (SCN, statements at it), padded to its own cache lines.
 #[repr(align(128))]
 struct SnapshotShard(Latch<Vec<(u64, u32)>>);
-
-/// At most this many snapshot shards, one per CPU below it.
-const SNAPSHOT_SHARDS_MAX: usize = 64;
-
-/// The shard for the calling thread's current CPU among `count` (the thread's own when the
-/// platform cannot tell the CPU).
-fn current_cpu_shard(count: usize) -> usize {
-    #[cfg(target_os = "linux")]
-    {
-        // SAFETY: no arguments; returns -1 on failure.
-        let cpu = unsafe { libc::sched_getcpu() };
-        if cpu >= 0 {
-            return cpu as usize % count;
-        }
-    }
-    thread_local! {
-        static THREAD_SHARD: usize = {
-            static NEXT: AtomicU64 = AtomicU64::new(0);
-            NEXT.fetch_add(1, Ordering::Relaxed) as usize
-        };
-    }
-    THREAD_SHARD.with(|shard| *shard % count)
-}
 
 /// Part of the transaction table in memory: xid to its state. Every row a statement reads
 /// looks its xid up here, so the hash is Fx (one multiply), not SipHash.
@@ -253,8 +231,7 @@ impl TransactionManager {
             ),
             commit_latch: Latch::new(LatchName::MostlyLatchFreeScn, ()),
             snapshots: {
-                let cpus = std::thread::available_parallelism().map_or(1, |cpus| cpus.get());
-                (0..cpus.clamp(1, SNAPSHOT_SHARDS_MAX))
+                (0..striped::stripe_count())
                     .map(|_| {
                         Arc::new(SnapshotShard(Latch::new(
                             LatchName::MostlyLatchFreeScn,
@@ -293,7 +270,7 @@ impl TransactionManager {
 
     /// Takes a snapshot for a statement (statement-level read consistency).
     pub fn snapshot(&self) -> Snapshot {
-        let shard = &self.snapshots[current_cpu_shard(self.snapshots.len())];
+        let shard = &self.snapshots[striped::current_stripe(self.snapshots.len())];
         let mut registered = shard.0.lock();
         // Read under the shard's latch: see `oldest_snapshot`.
         let scn = self.current_scn();

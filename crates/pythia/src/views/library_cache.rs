@@ -389,10 +389,10 @@ fn librarycache_rows(context: &ViewContext) -> Vec<Vec<Value>> {
         .iter()
         .map(|&namespace| {
             let counters = library_cache.namespace(namespace);
-            let gets = counter(&counters.gets);
-            let gethits = counter(&counters.gethits);
-            let pins = counter(&counters.pins);
-            let pinhits = counter(&counters.pinhits);
+            let gets = counters.gets.load();
+            let gethits = counters.gethits.load();
+            let pins = counters.pins.load();
+            let pinhits = counters.pinhits.load();
             vec![
                 text(namespace.name()),
                 number(gets),
@@ -771,7 +771,7 @@ fn kghlu_rows(context: &ViewContext) -> Vec<Vec<Value>> {
         number(counter(&counters.recurrent)),
         number(counter(&counters.transient)),
         number(counter(&counters.flushed)),
-        number(counter(&counters.operations)),
+        number(counters.operations.load()),
         number(counter(&counters.failures)),
         number(counter(&counters.last_failure_bytes)),
     ]]
