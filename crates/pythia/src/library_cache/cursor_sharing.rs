@@ -36,12 +36,23 @@ pub struct ForcedText {
 /// only what the rules look at, with each word's keyword classes found once, and only a
 /// replaced literal's value is made, from that literal's own text.
 pub fn force_literals(sql: &str) -> Option<ForcedText> {
+    let (mut text, mut binds) = (String::new(), Vec::new());
+    force_literals_into(sql, &mut text, &mut binds).then_some(ForcedText { text, binds })
+}
+
+/// `force_literals` into buffers the caller keeps (a session reuses its text buffer: a
+/// forced statement found in its cursor cache then allocates no text). Returns whether
+/// literals were replaced; `text` and `binds` are cleared first and hold the forced text
+/// and its binds only then.
+pub fn force_literals_into(sql: &str, text: &mut String, binds: &mut Vec<Value>) -> bool {
+    text.clear();
+    binds.clear();
     LEXEMES.with(|buffer| {
         let mut lexemes = buffer.take();
         let forced = if quick_scan(sql, &mut lexemes) {
-            force_with(sql, &lexemes)
+            force_with(sql, &lexemes, text, binds)
         } else {
-            lexer_lexemes(sql).and_then(|lexemes| force_with(sql, &lexemes))
+            lexer_lexemes(sql).is_some_and(|lexemes| force_with(sql, &lexemes, text, binds))
         };
         if lexemes.capacity() <= LEXEME_BUFFER_MAX {
             lexemes.clear();
@@ -371,7 +382,7 @@ const WORD_BYTES: [bool; 256] = {
 
 /// Applies the rules of the module documentation to `lexemes` of `sql`: the forced text and
 /// its binds, or None when the statement keeps its literals.
-fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
+fn force_with(sql: &str, lexemes: &[Lexeme], text: &mut String, binds: &mut Vec<Value>) -> bool {
     // The keyword classes of the lexeme at `index`, found when a rule asks (0 for no word).
     let classes = |index: usize| match lexemes.get(index) {
         Some(lexeme) if lexeme.kind == Kind::Word => {
@@ -387,7 +398,7 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
         .count();
     let statement = classes(0) | if open > 0 { classes(open) } else { 0 };
     if statement & KEYWORD_STATEMENT == 0 {
-        return None;
+        return false;
     }
     // A statement with binds of its own keeps its literals: system binds are not mixed with
     // an application's (whose values come by position or name at each execution).
@@ -395,10 +406,8 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
         .iter()
         .any(|lexeme| matches!(lexeme.kind, Kind::Bind | Kind::ExactHint))
     {
-        return None;
+        return false;
     }
-    let mut text = String::new();
-    let mut binds = Vec::with_capacity(4);
     let mut written = 0;
     // The paren depths at which an ORDER BY or GROUP BY list is open.
     let mut sort_lists: Vec<usize> = Vec::new();
@@ -460,16 +469,23 @@ fn force_with(sql: &str, lexemes: &[Lexeme]) -> Option<ForcedText> {
                 text.reserve(sql.len() + 16);
             }
             text.push_str(&sql[written..lexeme.start]);
-            push_system_bind(&mut text, binds.len());
+            push_system_bind(text, binds.len());
             written = lexeme.end;
-            binds.push(literal_value(&sql[lexeme.start..lexeme.end], lexeme.kind).ok()?);
+            match literal_value(&sql[lexeme.start..lexeme.end], lexeme.kind) {
+                Ok(value) => binds.push(value),
+                Err(_) => {
+                    text.clear();
+                    binds.clear();
+                    return false;
+                }
+            }
         }
     }
     if binds.is_empty() {
-        return None;
+        return false;
     }
     text.push_str(&sql[written..]);
-    Some(ForcedText { text, binds })
+    true
 }
 
 /// Appends `:"SYS_B_<number>"` (without the formatting machinery: this is most of what a
@@ -525,10 +541,14 @@ mod tests {
     /// What the lexer's tokens give, checked against the quick scan's where it takes the text.
     fn forced_by_the_lexer(sql: &str) -> Option<ForcedText> {
         // A text the lexer rejects is kept as written: the quick scan must not force it.
-        let by_the_lexer = lexer_lexemes(sql).and_then(|lexemes| force_with(sql, &lexemes));
+        let forced = |lexemes: &[Lexeme]| {
+            let (mut text, mut binds) = (String::new(), Vec::new());
+            force_with(sql, lexemes, &mut text, &mut binds).then_some(ForcedText { text, binds })
+        };
+        let by_the_lexer = lexer_lexemes(sql).and_then(|lexemes| forced(&lexemes));
         let mut lexemes = Vec::new();
         if quick_scan(sql, &mut lexemes) {
-            assert_eq!(force_with(sql, &lexemes), by_the_lexer, "{sql:?}");
+            assert_eq!(forced(&lexemes), by_the_lexer, "{sql:?}");
         }
         by_the_lexer
     }

@@ -90,6 +90,9 @@ pub struct Session {
     current_values: RefCell<HashMap<u32, Value>>,
     /// The session cursor cache (`session_cached_cursors`).
     cursor_cache: SessionCursorCache,
+    /// CURSOR_SHARING=FORCE's forced text, kept from one parse call to the next: a forced
+    /// statement found in the session cursor cache allocates none.
+    forced_text: String,
     /// The library cache handle of the statement running now or last (v$session.sql_id).
     current_handle: u64,
     /// What statements read of the parameters, derived again when they change
@@ -202,6 +205,7 @@ impl Session {
             parameters_generation,
             current_values: RefCell::new(HashMap::new()),
             cursor_cache: SessionCursorCache::new(settings.session_cached_cursors),
+            forced_text: String::new(),
             current_handle: 0,
             settings,
             plan_table: Vec::new(),
@@ -444,17 +448,30 @@ impl Session {
     /// literals, when `may_force`: not for a statement executed with binds of its own),
     /// from the session cursor cache, the library cache, or the parser.
     fn parse(&mut self, sql: &str, may_force: bool) -> Result<ParsedCursor> {
-        instrumentation::add(Statistic::ParseCountTotal, 1);
-        let forced = if self.settings.force_literals && may_force {
-            cursor_sharing::force_literals(sql)
+        if !(self.settings.force_literals && may_force) {
+            return self.parse_text(sql, Vec::new());
+        }
+        let mut text = std::mem::take(&mut self.forced_text);
+        let mut binds = Vec::new();
+        let parsed = if cursor_sharing::force_literals_into(sql, &mut text, &mut binds) {
+            match self.parse_text(&text, binds) {
+                // What FORCE made of the text does not parse (a literal where the grammar
+                // wants one): the statement is parsed as written, which reports its own
+                // errors.
+                Err(_) => self.parse_text(sql, Vec::new()),
+                parsed => parsed,
+            }
         } else {
-            None
+            self.parse_text(sql, Vec::new())
         };
-        let (forced_text, forced_binds) = match forced {
-            Some(forced) => (Some(forced.text), forced.binds),
-            None => (None, Vec::new()),
-        };
-        let text = forced_text.as_deref().unwrap_or(sql);
+        self.forced_text = text;
+        parsed
+    }
+
+    /// The parse call for `text` as it will be hashed (`forced_binds`: the values of the
+    /// literals FORCE replaced in it).
+    fn parse_text(&mut self, text: &str, forced_binds: Vec<Value>) -> Result<ParsedCursor> {
+        instrumentation::add(Statistic::ParseCountTotal, 1);
         let library_cache = self.instance.library_cache();
         if let Some((handle, statement)) = self.cursor_cache.lookup(text) {
             instrumentation::add(Statistic::SessionCursorCacheHits, 1);
@@ -478,13 +495,7 @@ impl Session {
                     Err(error)
                 }
             }
-        });
-        let parsed = match parsed {
-            // What FORCE made of the text does not parse (a literal where the grammar wants
-            // one): the statement is parsed as written, which reports its own errors.
-            Err(_) if forced_text.is_some() => return self.parse(sql, false),
-            parsed => parsed?,
-        };
+        })?;
         let change = self
             .cursor_cache
             .note(text, &parsed.handle, &parsed.statement);
