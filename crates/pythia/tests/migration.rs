@@ -22,7 +22,9 @@ use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId, RowPiece};
 use pythia::storage::segment::{self, SegmentKind};
 use pythia::storage::vfs::{SimVfs, Vfs};
-use pythia::transaction::{RowChange, RowOutcome, Snapshot, Transaction, TransactionManager};
+use pythia::transaction::{
+    RowChange, RowOutcome, Snapshot, Transaction, TransactionManager, TransactionStatus,
+};
 
 const TABLE_OBJECT: u32 = 100;
 
@@ -354,4 +356,34 @@ fn the_oldest_snapshot_is_the_oldest_any_thread_holds() {
         checked.wait();
     });
     assert_eq!(transactions.oldest_snapshot(), start + 20);
+}
+
+/// Reads of rows an ended transaction wrote prune it from the transaction table (no other
+/// transaction ends to do it): its xid becomes Old, read without the table's latch, and a
+/// snapshot older than its commit keeps it until it ends.
+#[test]
+fn reading_an_ended_transactions_rows_prunes_it_once_every_snapshot_sees_it() {
+    let (instance, table, _, hint) = heap_with_rows(config(), 1);
+    let transactions = instance.transactions();
+    let held = transactions.snapshot();
+    let mut transaction = transactions.begin().unwrap();
+    let xid = transaction.xid;
+    transactions
+        .insert_row(&mut transaction, table, TABLE_OBJECT, &hint, &[1; 10])
+        .unwrap();
+    let scn = transactions.commit(transaction, true).unwrap();
+    // The held snapshot predates the commit: the entry stays, whatever the lookups.
+    for _ in 0..3_000 {
+        assert_eq!(transactions.status(xid), TransactionStatus::Committed(scn));
+    }
+    drop(held);
+    let mut lookups = 0;
+    while transactions.status(xid) != TransactionStatus::Old {
+        lookups += 1;
+        assert!(lookups <= 3_000, "never pruned");
+    }
+    // A transaction begun since is above the floor: it is looked up, and Active.
+    let later = transactions.begin().unwrap();
+    assert_eq!(transactions.status(later.xid), TransactionStatus::Active);
+    transactions.rollback(later).unwrap();
 }

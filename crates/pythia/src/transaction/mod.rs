@@ -198,7 +198,33 @@ pub struct TransactionManager {
     waits_for: Latch<HashMap<u64, u64>>,
     ring: Latch<()>,
     ended_since_prune: AtomicU64,
+    /// Every xid below this is out of the transaction table for good (`Old`): `status`
+    /// answers without a latch. Raised by `prune`; see there.
+    table_floor: AtomicU64,
+    /// `begin`s between taking their xid and entering it in the table.
+    beginning: AtomicU64,
 }
+
+/// Counts a `begin` in `TransactionManager::beginning` until dropped (every exit of `begin`).
+struct Beginning<'a>(&'a AtomicU64);
+
+impl<'a> Beginning<'a> {
+    fn new(beginning: &'a AtomicU64) -> Beginning<'a> {
+        beginning.fetch_add(1, Ordering::SeqCst);
+        Beginning(beginning)
+    }
+}
+
+impl Drop for Beginning<'_> {
+    fn drop(&mut self) {
+        self.0.fetch_sub(1, Ordering::SeqCst);
+    }
+}
+
+/// A thread prunes the transaction table after this many lookups that found a committed
+/// entry: a read-only workload on rows an ended transaction wrote would otherwise take the
+/// table's latch for every row, for good (no transaction ends to prune it).
+const COMMITTED_LOOKUPS_PER_PRUNE: u32 = 1024;
 
 impl TransactionManager {
     #[allow(clippy::too_many_arguments)]
@@ -243,6 +269,8 @@ impl TransactionManager {
             waits_for: Latch::new(LatchName::EnqueueHashChains, HashMap::new()),
             ring: Latch::new(LatchName::UndoGlobalData, ()),
             ended_since_prune: AtomicU64::new(0),
+            table_floor: AtomicU64::new(0),
+            beginning: AtomicU64::new(0),
         }
     }
 
@@ -297,14 +325,28 @@ impl TransactionManager {
     }
 
     pub fn status(&self, xid: u64) -> TransactionStatus {
-        if xid == 0 {
+        if xid < self.table_floor.load(Ordering::Acquire) || xid == 0 {
             return TransactionStatus::Old;
         }
         let entry = self.shard(xid).lock().get(&xid).cloned();
-        match entry {
+        let status = match entry {
             Some(entry) => *entry.status.lock(),
             None => TransactionStatus::Old,
+        };
+        if matches!(status, TransactionStatus::Committed(_)) {
+            thread_local! {
+                static COMMITTED_LOOKUPS: std::cell::Cell<u32> = const { std::cell::Cell::new(0) };
+            }
+            let due = COMMITTED_LOOKUPS.with(|count| {
+                let next = (count.get() + 1) % COMMITTED_LOOKUPS_PER_PRUNE;
+                count.set(next);
+                next == 0
+            });
+            if due {
+                self.prune();
+            }
         }
+        status
     }
 
     /// Whether a version made by `xid` is visible to a reader at `snapshot_scn` running in
@@ -332,7 +374,8 @@ impl TransactionManager {
 
     /// Begins a transaction: an xid and a slot in the transaction table.
     pub fn begin(&self) -> Result<Transaction> {
-        let xid = self.next_xid.fetch_add(1, Ordering::AcqRel);
+        let _beginning = Beginning::new(&self.beginning);
+        let xid = self.next_xid.fetch_add(1, Ordering::SeqCst);
         if xid >= self.xid_limit.load(Ordering::Acquire) {
             let _latch = self.commit_latch.lock();
             let limit = self.xid_limit.load(Ordering::Acquire);
@@ -603,16 +646,36 @@ impl TransactionManager {
 
     /// Drops the entries of transactions that ended before every running snapshot began:
     /// no statement can hold a row version of theirs it would judge differently.
+    ///
+    /// A committed entry goes once every running snapshot sees it (committed at or before the
+    /// oldest); a rolled-back one once every running snapshot began after it ended (a reader
+    /// may hold a copy of a block taken before the rollback restored the row).
+    ///
+    /// Then the floor (`status` answers Old below it without a latch) rises to the lowest
+    /// xid left in the table, or to `next_xid` read before the scan when none is left. That
+    /// is safe only if every xid below the `next_xid` read is in the table or gone from it
+    /// for good: so it is read first, and the floor is raised only when no `begin` was
+    /// between taking its xid and entering it (one that took its xid before the read had
+    /// entered it, under the shard latch the scan then takes; one after has a higher xid).
     pub fn prune(&self) {
+        let next_xid = self.next_xid.load(Ordering::SeqCst);
+        let settled = self.beginning.load(Ordering::SeqCst) == 0;
         let oldest = self.oldest_snapshot();
+        let mut floor = next_xid;
         for shard in self.shards.iter() {
-            shard.lock().retain(|_, entry| match *entry.status.lock() {
-                TransactionStatus::Committed(scn) | TransactionStatus::RolledBack(scn) => {
-                    scn >= oldest
-                }
+            let mut entries = shard.lock();
+            entries.retain(|_, entry| match *entry.status.lock() {
+                TransactionStatus::Committed(scn) => scn > oldest,
+                TransactionStatus::RolledBack(scn) => scn >= oldest,
                 TransactionStatus::Active => true,
                 TransactionStatus::Old => false,
             });
+            if let Some(lowest) = entries.keys().min() {
+                floor = floor.min(*lowest);
+            }
+        }
+        if settled {
+            self.table_floor.fetch_max(floor, Ordering::SeqCst);
         }
     }
 
