@@ -743,24 +743,21 @@ fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia
     // Interleaved rounds, the fastest run of each kept: on this 2-vCPU VM a run's throughput
     // is bimodal (within one process, from one run to the next, Pythia's and SQLite's
     // alike), with where the host places the two vCPUs.
-    let runs: Vec<Box<dyn Fn(usize) -> pythia::Result<Measured> + '_>> = vec![
-        Box::new(|round| {
+    let workload = &workload;
+    let pythia_run = |configuration: usize, name: &'static str| {
+        Box::new(move |round| {
             run_configuration(
-                &dir.join(format!("slammer-compare-binds-{round}")),
-                &workload,
-                CONFIGURATIONS[1],
+                &dir.join(format!("slammer-compare-{name}-{round}")),
+                workload,
+                CONFIGURATIONS[configuration],
                 shared_pool_size,
             )
-        }),
-        Box::new(|round| {
-            run_configuration(
-                &dir.join(format!("slammer-compare-force-{round}")),
-                &workload,
-                CONFIGURATIONS[2],
-                shared_pool_size,
-            )
-        }),
-        Box::new(|round| run_sqlite(&dir.join(format!("slammer-sqlite-{round}")), &workload)),
+        }) as Box<dyn Fn(usize) -> pythia::Result<Measured> + '_>
+    };
+    let runs = vec![
+        pythia_run(1, "binds"),
+        pythia_run(2, "force"),
+        Box::new(|round| run_sqlite(&dir.join(format!("slammer-sqlite-{round}")), workload)),
     ];
     let mut fastest = fastest_of_rounds(COMPARISON_ROUNDS, &runs)?.into_iter();
     let (Some((binds, binds_rates)), Some((force, force_rates)), Some((sqlite, sqlite_rates))) =
