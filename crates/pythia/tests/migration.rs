@@ -387,3 +387,39 @@ fn reading_an_ended_transactions_rows_prunes_it_once_every_snapshot_sees_it() {
     assert_eq!(transactions.status(later.xid), TransactionStatus::Active);
     transactions.rollback(later).unwrap();
 }
+
+/// A rollback that undid changes ends at an SCN of its own, taken after it restored its
+/// rows: a snapshot from before keeps its entry (the snapshot may hold a block copy with
+/// the rolled-back row), and once none is left a prune drops it although nothing committed
+/// since, so later reads find its xid below the floor.
+#[test]
+fn a_rolled_back_transaction_leaves_the_table_once_every_snapshot_began_after_it() {
+    let (instance, table, _, hint) = heap_with_rows(config(), 1);
+    let transactions = instance.transactions();
+    let held = transactions.snapshot();
+    let mut transaction = transactions.begin().unwrap();
+    let xid = transaction.xid;
+    transactions
+        .insert_row(&mut transaction, table, TABLE_OBJECT, &hint, &[1; 10])
+        .unwrap();
+    let before = transactions.current_scn();
+    transactions.rollback(transaction).unwrap();
+    assert_eq!(transactions.current_scn(), before + 1);
+    assert_eq!(
+        transactions.status(xid),
+        TransactionStatus::RolledBack(before + 1)
+    );
+    transactions.prune();
+    assert_eq!(
+        transactions.status(xid),
+        TransactionStatus::RolledBack(before + 1),
+        "a snapshot from before the rollback keeps the entry"
+    );
+    drop(held);
+    transactions.prune();
+    assert_eq!(transactions.status(xid), TransactionStatus::Old);
+    // A transaction that changed nothing takes no SCN.
+    let unchanged = transactions.begin().unwrap();
+    transactions.rollback(unchanged).unwrap();
+    assert_eq!(transactions.current_scn(), before + 1);
+}

@@ -319,7 +319,9 @@ pub fn current_rows(
                 ));
             }
             // The current version (no other transaction is active on the table): through
-            // the forwarding head when the row has migrated.
+            // the forwarding head when the row has migrated. Read at the current SCN without
+            // registering it: entries pruned meanwhile are of transactions committed before
+            // it, which a current read sees anyway.
             let current = transactions.consistent_version(
                 piece,
                 transactions.current_scn(),

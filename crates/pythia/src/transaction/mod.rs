@@ -19,10 +19,11 @@
 //!   every inverse checks that the row still holds the version the record made, so applying
 //!   it twice (recovery after a crash during rollback) is harmless.
 //! - The in-memory transaction table remembers active transactions and recently ended
-//!   ones (committed or rolled back). A transaction absent from it committed before every
-//!   running snapshot began: this holds because entries leave only when they ended before
-//!   the oldest snapshot (a rolled-back entry too: a statement may hold a block copy taken
-//!   before the rollback restored the row, still carrying the rolled-back xid), and because
+//!   ones (committed or rolled back). A transaction absent from it committed at or before
+//!   every running snapshot: this holds because entries leave only when they ended at or
+//!   before the oldest snapshot (a rolled-back entry too, ending at an SCN of its own taken
+//!   after it restored its rows: a statement may hold a block copy taken before the
+//!   rollback restored the row, still carrying the rolled-back xid), and because
 //!   recovery rolls back every transaction that was active at a crash before the database
 //!   opens.
 //!
@@ -77,7 +78,7 @@
 pub mod undo;
 
 use std::collections::HashMap;
-use std::sync::atomic::{AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::Arc;
 use std::time::Duration;
 
@@ -105,14 +106,15 @@ pub const XID_RESERVATION: u64 = 100_000;
 
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub enum TransactionStatus {
-    /// Not in the table: committed before every running snapshot.
+    /// Not in the table: committed at or before every running snapshot.
     Old,
     Active,
     Committed(u64),
-    /// Rolled back; the SCN is the current one when the rollback ended. The entry stays
-    /// until every snapshot is newer, because a reader may hold a copy of a block taken
-    /// before the rollback restored it: the copy's rows still carry this xid, and an xid
-    /// missing from the table would read as committed long ago.
+    /// Rolled back; the SCN is one the rollback took after restoring its rows (the current
+    /// one, for a transaction that changed nothing). The entry stays until every snapshot
+    /// is at that SCN or later, because a reader may hold a copy of a block taken before
+    /// the rollback restored it: the copy's rows still carry this xid, and an xid missing
+    /// from the table would read as committed long ago.
     RolledBack(u64),
 }
 
@@ -160,7 +162,9 @@ pub struct Snapshot {
 impl Drop for Snapshot {
     fn drop(&mut self) {
         let mut registered = self.shard.0.lock();
-        if let Some(at) = registered.iter().position(|(scn, _)| *scn == self.scn) {
+        let at = registered.iter().position(|(scn, _)| *scn == self.scn);
+        debug_assert!(at.is_some(), "a snapshot not in the shard it registered in");
+        if let Some(at) = at {
             registered[at].1 -= 1;
             if registered[at].1 == 0 {
                 registered.swap_remove(at);
@@ -203,6 +207,10 @@ pub struct TransactionManager {
     table_floor: AtomicU64,
     /// `begin`s between taking their xid and entering it in the table.
     beginning: AtomicU64,
+    /// A thread is in `prune`.
+    pruning: AtomicBool,
+    /// The oldest snapshot the last settled `prune` used.
+    pruned_at: AtomicU64,
 }
 
 /// Counts a `begin` in `TransactionManager::beginning` until dropped (every exit of `begin`).
@@ -271,6 +279,8 @@ impl TransactionManager {
             ended_since_prune: AtomicU64::new(0),
             table_floor: AtomicU64::new(0),
             beginning: AtomicU64::new(0),
+            pruning: AtomicBool::new(false),
+            pruned_at: AtomicU64::new(u64::MAX),
         }
     }
 
@@ -342,7 +352,7 @@ impl TransactionManager {
                 count.set(next);
                 next == 0
             });
-            if due {
+            if due && self.oldest_snapshot() != self.pruned_at.load(Ordering::Relaxed) {
                 self.prune();
             }
         }
@@ -367,15 +377,47 @@ impl TransactionManager {
     pub fn is_purgeable(&self, xid: u64) -> bool {
         match self.status(xid) {
             TransactionStatus::Old => true,
-            TransactionStatus::Committed(scn) => scn < self.oldest_snapshot(),
+            TransactionStatus::Committed(scn) => scn <= self.oldest_snapshot(),
             TransactionStatus::Active | TransactionStatus::RolledBack(_) => false,
         }
     }
 
     /// Begins a transaction: an xid and a slot in the transaction table.
+    ///
+    /// The entry goes into the table right after the xid is taken, so that the window
+    /// `prune` must not raise the floor across (`beginning`) holds no I/O; an error later
+    /// takes it out again (no row can carry an xid whose `begin` failed).
     pub fn begin(&self) -> Result<Transaction> {
-        let _beginning = Beginning::new(&self.beginning);
-        let xid = self.next_xid.fetch_add(1, Ordering::SeqCst);
+        let entry = Arc::new(Entry {
+            status: Mutex::new(TransactionStatus::Active),
+            finished: Condvar::new(),
+        });
+        let xid = {
+            let _beginning = Beginning::new(&self.beginning);
+            let xid = self.next_xid.fetch_add(1, Ordering::SeqCst);
+            self.shard(xid).lock().insert(xid, entry.clone());
+            xid
+        };
+        let started = self.start(xid);
+        if started.is_err() {
+            self.shard(xid).lock().remove(&xid);
+        }
+        let (slot, redo_end) = started?;
+        Ok(Transaction {
+            xid,
+            slot,
+            entry,
+            undo_block: None,
+            last_uba: 0,
+            redo_end,
+            savepoints: Vec::new(),
+        })
+    }
+
+    /// `begin`'s work after the xid is in the table: the xid reserved in the control file
+    /// when it passes the reservation, a slot taken and written ACTIVE. Returns the slot and
+    /// the end of the slot's redo.
+    fn start(&self, xid: u64) -> Result<(usize, u64)> {
         if xid >= self.xid_limit.load(Ordering::Acquire) {
             let _latch = self.commit_latch.lock();
             let limit = self.xid_limit.load(Ordering::Acquire);
@@ -407,27 +449,13 @@ impl TransactionManager {
             },
         )
         .and_then(|()| mtr.commit(&self.log, self.current_scn(), 0));
-        let redo_end = match written {
-            Ok(end) => end,
+        match written {
+            Ok(end) => Ok((slot, end)),
             Err(error) => {
                 self.free_slots.lock().push(slot);
-                return Err(error);
+                Err(error)
             }
-        };
-        let entry = Arc::new(Entry {
-            status: Mutex::new(TransactionStatus::Active),
-            finished: Condvar::new(),
-        });
-        self.shard(xid).lock().insert(xid, entry.clone());
-        Ok(Transaction {
-            xid,
-            slot,
-            entry,
-            undo_block: None,
-            last_uba: 0,
-            redo_end,
-            savepoints: Vec::new(),
-        })
+        }
     }
 
     /// Writes an undo record for `transaction` inside `mtr` (allocating an undo block when
@@ -543,7 +571,13 @@ impl TransactionManager {
         Ok(())
     }
 
+    /// Ends a transaction with its changes undone. One that changed rows takes the next
+    /// SCN, as a commit does, and ends RolledBack at it: a snapshot at that SCN or later
+    /// began after the rows were restored, so once every running snapshot is (`prune`) no
+    /// reader can hold a copy of a block with its changes, and the entry can go even when
+    /// nothing commits after it. One that changed nothing ends at the current SCN.
     fn end_without_commit(&self, mut transaction: Transaction) -> Result<()> {
+        let changed = transaction.last_uba != 0;
         self.rollback_to(&mut transaction, 0)?;
         let mut mtr = Mtr::new(&self.cache);
         undo::write_slot(
@@ -556,11 +590,19 @@ impl TransactionManager {
                 commit_scn: 0,
             },
         )?;
-        mtr.commit(&self.log, self.current_scn(), 0)?;
-        self.finish(
-            &transaction,
-            TransactionStatus::RolledBack(self.current_scn()),
-        );
+        if changed {
+            let _latch = self.commit_latch.lock();
+            let scn = self.current_scn() + 1;
+            mtr.commit(&self.log, scn, 0)?;
+            self.finish(&transaction, TransactionStatus::RolledBack(scn));
+            self.scn.store(scn, Ordering::Release);
+        } else {
+            mtr.commit(&self.log, self.current_scn(), 0)?;
+            self.finish(
+                &transaction,
+                TransactionStatus::RolledBack(self.current_scn()),
+            );
+        }
         self.free_slots.lock().push(transaction.slot);
         self.count_ended();
         Ok(())
@@ -648,8 +690,14 @@ impl TransactionManager {
     /// no statement can hold a row version of theirs it would judge differently.
     ///
     /// A committed entry goes once every running snapshot sees it (committed at or before the
-    /// oldest); a rolled-back one once every running snapshot began after it ended (a reader
+    /// oldest); a rolled-back one once every running snapshot is at or after the SCN it
+    /// ended at, so began after it restored its rows (see `end_without_commit`: a reader
     /// may hold a copy of a block taken before the rollback restored the row).
+    ///
+    /// One thread prunes at a time (another that finds it pruning goes on: the pruner does
+    /// the work). A settled prune records the oldest snapshot it used in `pruned_at`:
+    /// readers that come to prune (`status`) skip it while the oldest snapshot has not
+    /// moved, since every entry left then ended after it and none can go.
     ///
     /// Then the floor (`status` answers Old below it without a latch) rises to the lowest
     /// xid left in the table, or to `next_xid` read before the scan when none is left. That
@@ -658,25 +706,34 @@ impl TransactionManager {
     /// between taking its xid and entering it (one that took its xid before the read had
     /// entered it, under the shard latch the scan then takes; one after has a higher xid).
     pub fn prune(&self) {
+        if self.pruning.swap(true, Ordering::Acquire) {
+            return;
+        }
         let next_xid = self.next_xid.load(Ordering::SeqCst);
         let settled = self.beginning.load(Ordering::SeqCst) == 0;
         let oldest = self.oldest_snapshot();
         let mut floor = next_xid;
         for shard in self.shards.iter() {
             let mut entries = shard.lock();
-            entries.retain(|_, entry| match *entry.status.lock() {
-                TransactionStatus::Committed(scn) => scn > oldest,
-                TransactionStatus::RolledBack(scn) => scn >= oldest,
-                TransactionStatus::Active => true,
-                TransactionStatus::Old => false,
+            entries.retain(|xid, entry| {
+                let keep = match *entry.status.lock() {
+                    TransactionStatus::Committed(scn) | TransactionStatus::RolledBack(scn) => {
+                        scn > oldest
+                    }
+                    TransactionStatus::Active => true,
+                    TransactionStatus::Old => false,
+                };
+                if keep {
+                    floor = floor.min(*xid);
+                }
+                keep
             });
-            if let Some(lowest) = entries.keys().min() {
-                floor = floor.min(*lowest);
-            }
         }
         if settled {
             self.table_floor.fetch_max(floor, Ordering::SeqCst);
+            self.pruned_at.store(oldest, Ordering::Relaxed);
         }
+        self.pruning.store(false, Ordering::Release);
     }
 
     /// Transactions in the in-memory table (v$transaction).
