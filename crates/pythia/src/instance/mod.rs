@@ -392,6 +392,8 @@ impl Instance {
                 copies => copies as u32,
             },
         ));
+        library_cache
+            .set_transient_percent(parameters.get_integer(names::KGHLU_TRANSIENT_PERCENT) as u64);
         let invalidated = library_cache.clone();
         catalog.set_change_hook(Box::new(move |before, after| {
             invalidated.invalidate(&crate::catalog::changed_objects(before, after));

@@ -165,6 +165,7 @@ pub mod names {
     pub const DIAGNOSTIC_DEST: &str = "diagnostic_dest";
     pub const KGL_BUCKET_COUNT: &str = "_kgl_bucket_count";
     pub const KGL_HOT_OBJECT_COPIES: &str = "_kgl_hot_object_copies";
+    pub const KGHLU_TRANSIENT_PERCENT: &str = "_kghlu_transient_percent";
     pub const DB_BLOCK_HASH_LATCHES: &str = "_db_block_hash_latches";
     pub const USE_ADAPTIVE_LOG_FILE_SYNC: &str = "_use_adaptive_log_file_sync";
     pub const SMALL_TABLE_THRESHOLD: &str = "_small_table_threshold";
@@ -574,6 +575,15 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::False,
         isses_modifiable: false,
         description: "Number of copies for the hot object",
+    },
+    // Pythia's own: see library_cache::pool.
+    Definition {
+        name: names::KGHLU_TRANSIENT_PERCENT,
+        kind: Kind::integer(1, 90),
+        default: DefaultValue::Text("10"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "percent of the shared pool the LRU's transient part may hold",
     },
     // 0: the buffer cache derives the count from its size.
     Definition {
@@ -1549,6 +1559,10 @@ mod tests {
         assert_eq!(parameters.get_integer(names::KGL_BUCKET_COUNT), 9);
         assert_eq!(parameters.kgl_bucket_count(), 262139);
         assert_eq!(parameters.get_integer(names::KGL_HOT_OBJECT_COPIES), 0);
+        assert_eq!(
+            parameters.get_integer(names::KGHLU_TRANSIENT_PERCENT) as u64,
+            crate::library_cache::pool::TRANSIENT_PERCENT_DEFAULT
+        );
         assert_eq!(parameters.get_integer(names::DB_BLOCK_HASH_LATCHES), 0);
         assert!(parameters.get_bool(names::USE_ADAPTIVE_LOG_FILE_SYNC));
         assert_eq!(parameters.get_integer(names::SMALL_TABLE_THRESHOLD), 0);
@@ -1973,6 +1987,7 @@ mod tests {
             names::UNDO_TABLESPACE_SIZE,
             names::KGL_BUCKET_COUNT,
             names::KGL_HOT_OBJECT_COPIES,
+            names::KGHLU_TRANSIENT_PERCENT,
             names::DB_BLOCK_HASH_LATCHES,
             names::SMALL_TABLE_THRESHOLD,
             names::LOG_BUFFER,

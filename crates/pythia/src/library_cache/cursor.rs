@@ -143,6 +143,19 @@ pub(crate) struct HandleState {
 }
 
 impl HandleState {
+    /// Whether the handle was used more than once: parsed again, executed again, or loaded
+    /// again after being aged out. The LRU's transient part keeps a handle until it is.
+    pub(crate) fn used_again(&self, handle: &Handle) -> bool {
+        handle.parse_calls.load(Ordering::Relaxed) > 1
+            || handle.reloads.load(Ordering::Relaxed) > 0
+            || self
+                .children
+                .iter()
+                .map(|child| child.statistics.executions.load(Ordering::Relaxed))
+                .sum::<u64>()
+                > 1
+    }
+
     /// Bytes of heap 0 and the children: what aging the handle out gives back.
     pub fn loaded_bytes(&self) -> u64 {
         self.statement_bytes

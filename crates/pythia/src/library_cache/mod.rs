@@ -226,7 +226,6 @@ impl LibraryCache {
         drop(state);
         handle.reloads.fetch_add(1, Ordering::Relaxed);
         self.sql_area().reloads.fetch_add(1, Ordering::Relaxed);
-        self.pool.counters.recurrent.fetch_add(1, Ordering::Relaxed);
         Ok(statement)
     }
 
@@ -297,7 +296,6 @@ impl LibraryCache {
             let handle = self.copy_for(existing, &statement, sid)?;
             return Ok(Parsed { handle, statement });
         }
-        self.pool.counters.transient.fetch_add(1, Ordering::Relaxed);
         let count = self.handles.fetch_add(1, Ordering::Relaxed) + 1;
         self.grow_if_long(count);
         let handle = self.copy_for(handle, &statement, sid)?;
@@ -507,6 +505,7 @@ impl LibraryCache {
             let pool = self.pool.state.lock();
             pool.lru
                 .iter()
+                .flatten()
                 .chain(&pool.in_flight)
                 .filter(|handle| !handle.obsolete.load(Ordering::Acquire))
                 .cloned()

@@ -2,13 +2,28 @@
 //! what each really holds, with an LRU of handles that ages unpinned objects out when an
 //! allocation does not fit, and ORA-04031 when nothing can go.
 //!
+//! The LRU has Oracle's two parts (x$kghlu's TRANSIENT and RECURRENT CHUNKS, the two sides
+//! of the SEPARATOR in a shared pool heap dump): a new handle enters the transient part, and
+//! moves to the recurrent part when the ager finds it used more than once (parsed again,
+//! executed again, or reloaded after being aged out). The ager takes from the transient part
+//! first, and keeps it to `_kghlu_transient_percent` of the pool even when the pool has room:
+//! literal SQL, each statement used once, then cycles through a small part of memory that
+//! stays in the CPU's caches, whatever the pool's size, instead of through all of it (a
+//! statement freed after the whole pool was filled is cold: freeing and reusing its memory
+//! cost a cache miss per node). A statement whose second use comes later than that finds
+//! its handle (kept, unloaded, until the ager passes it again), is reloaded once and
+//! becomes recurrent.
+//!
 //! ```text
 //!   allocate(bytes) under the 'shared pool' latch:
-//!     while used + bytes > size:
-//!       handle = LRU head           used since the last pass? -> tail (second chance)
-//!                                   pinned, kept or busy?      -> tail
-//!                                   heap 0 or children loaded? -> unload them (flush), tail
-//!                                   nothing loaded?            -> free the handle itself
+//!     while used + bytes > size, or the transient part is over its share:
+//!       handle = head of the transient part (over its share, or nothing recurrent),
+//!                else of the recurrent part
+//!         transient, used again?            -> recurrent tail
+//!         recurrent, used since last pass?  -> recurrent tail (second chance)
+//!         pinned, kept or busy?             -> tail of its part
+//!         heap 0 or children loaded?        -> unload them (flush), transient tail
+//!         nothing loaded?                   -> free the handle itself
 //!     still no room -> ORA-04031
 //! ```
 //!
@@ -60,8 +75,9 @@ impl Category {
 pub(crate) struct PoolState {
     pub(crate) used_bytes: u64,
     pub(crate) category_bytes: [u64; 3],
-    /// Every handle in the library cache, least recently placed first.
-    pub(crate) lru: VecDeque<Arc<Handle>>,
+    /// The LRU's two parts, each least recently placed first: every handle in the library
+    /// cache is in one (or in `in_flight`).
+    pub(crate) lru: [VecDeque<Arc<Handle>>; 2],
     /// What aging took out, dropped only once the latch is released (`unlock`): freeing a
     /// tree or a plan is many frees of cold memory, which the latch must not wait for.
     pub(crate) garbage: Vec<Garbage>,
@@ -84,19 +100,30 @@ pub struct LruCounters {
     /// KGHLUOPS: pins and releases: a cursor's pin and unpin at each execution, and each
     /// allocation and release of shared pool memory (a hard parse makes three).
     pub operations: StripedCounter,
-    /// KGHLURCR: loads of objects that had been loaded before (recurrent).
-    pub recurrent: AtomicU64,
-    /// KGHLUTRN: first loads (transient).
-    pub transient: AtomicU64,
     /// KGHLUNFU: allocations that failed (ORA-04031).
     pub failures: AtomicU64,
     /// KGHLUNFS: the size of the last failed allocation.
     pub last_failure_bytes: AtomicU64,
 }
 
+/// One part of the LRU.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(crate) enum Part {
+    /// Handles not (yet) used more than once.
+    Transient = 0,
+    /// Handles used more than once.
+    Recurrent = 1,
+}
+
+/// `_kghlu_transient_percent`'s default: the share of the shared pool the LRU's transient
+/// part may hold (as 2Q's and S3-FIFO's probation queues, 10-25% of the cache).
+pub const TRANSIENT_PERCENT_DEFAULT: u64 = 10;
+
 pub(crate) struct SharedPool {
     /// `shared_pool_size` (ALTER SYSTEM changes it).
     pub(crate) size_bytes: AtomicU64,
+    /// `_kghlu_transient_percent`.
+    pub(crate) transient_percent: AtomicU64,
     pub(crate) state: Latch<PoolState>,
     pub(crate) counters: LruCounters,
 }
@@ -105,12 +132,13 @@ impl SharedPool {
     pub(crate) fn new(size_bytes: u64) -> SharedPool {
         SharedPool {
             size_bytes: AtomicU64::new(size_bytes),
+            transient_percent: AtomicU64::new(TRANSIENT_PERCENT_DEFAULT),
             state: Latch::new(
                 LatchName::SharedPool,
                 PoolState {
                     used_bytes: 0,
                     category_bytes: [0; 3],
-                    lru: VecDeque::new(),
+                    lru: [VecDeque::new(), VecDeque::new()],
                     garbage: Vec::new(),
                     in_flight: Vec::new(),
                 },
@@ -123,6 +151,19 @@ impl SharedPool {
 impl SharedPool {
     pub(crate) fn size(&self) -> u64 {
         self.size_bytes.load(Ordering::Relaxed)
+    }
+
+    /// Whether the transient part holds more than its share of the pool. Its bytes are
+    /// estimated as its share of the handles times the bytes in use: a handle's bytes are
+    /// charged in pieces (handle, tree, each child) by callers that do not know its part.
+    fn transient_over(&self, state: &PoolState) -> bool {
+        let transient = state.lru[Part::Transient as usize].len() as u128;
+        let all = transient + state.lru[Part::Recurrent as usize].len() as u128;
+        let share = u128::from(self.transient_percent.load(Ordering::Relaxed));
+        // used * transient / all > size * share / 100, in integers.
+        all > 0
+            && u128::from(state.used_bytes) * transient * 100
+                > u128::from(self.size()) * share * all
     }
 }
 
@@ -138,9 +179,12 @@ pub const AGING_BATCH: usize = 16;
 
 /// What examining one handle for aging did.
 enum Aged {
-    /// Used, pinned, kept or busy: back to the LRU's tail.
+    /// Pinned, kept or busy, or recurrent and used since the last pass: back to the tail of
+    /// its part.
     Kept(Arc<Handle>),
-    /// Its heaps (and hot copies) went; the handle stays, back to the LRU's tail.
+    /// Transient and used again: to the recurrent part's tail.
+    Promoted(Arc<Handle>),
+    /// Its heaps (and hot copies) went; the handle stays, at the transient part's tail.
     Unloaded(Arc<Handle>, [u64; 3]),
     /// Nothing was loaded: the handle itself was freed.
     Freed([u64; 3]),
@@ -152,49 +196,66 @@ impl super::LibraryCache {
     /// Charges `bytes` to the shared pool for `category`, aging out unpinned objects as
     /// needed; ORA-04031 when nothing more can go. `text` names the object in the error.
     ///
-    /// Aging works in batches: [`AGING_BATCH`] handles leave the LRU's head under the latch
-    /// (listed as in flight, so that `handles` still sees them), are examined and aged with
-    /// the latch released (touching a cold handle, its mutex and its bucket costs cache
-    /// misses that would otherwise lengthen the latch's hold, and more so the larger the
-    /// pool), and come back (or their bytes do) under the latch.
+    /// Aging works in batches: [`AGING_BATCH`] handles leave the head of one part of the
+    /// LRU under the latch (listed as in flight, so that `handles` still sees them), are
+    /// examined and aged with the latch released (touching a cold handle, its mutex and its
+    /// bucket costs cache misses that would otherwise lengthen the latch's hold, and more
+    /// so the larger the pool), and come back (or their bytes do) under the latch. When the
+    /// bytes fit but the transient part is over its share, they are charged and one batch of
+    /// the transient part is aged.
     pub(crate) fn allocate(&self, bytes: u64, category: Category, text: &str) -> Result<()> {
         let pool = &self.pool;
         self.count_lru_operation();
         let mut examined = 0usize;
         let mut budget = None;
+        // Set when a batch of the transient part freed nothing: then space comes from the
+        // recurrent part, whatever the transient part's share.
+        let mut transient_stuck = false;
         loop {
-            let batch: Vec<Arc<Handle>> = {
+            let (batch, part, charged) = {
                 let mut state = pool.state.lock();
-                if state.used_bytes + bytes <= pool.size() {
+                let over = pool.transient_over(&state);
+                let charged = state.used_bytes + bytes <= pool.size();
+                if charged {
                     state.used_bytes += bytes;
                     state.category_bytes[category as usize] += bytes;
-                    unlock(state);
-                    return Ok(());
+                    if !over {
+                        unlock(state);
+                        return Ok(());
+                    }
                 }
-                let budget = *budget.get_or_insert(state.lru.len() * 2 + 1);
-                let count = AGING_BATCH.min(state.lru.len());
-                if examined >= budget || count == 0 {
+                let handles = state.lru[0].len() + state.lru[1].len();
+                let budget = *budget.get_or_insert(handles * 2 + 1);
+                let part = if (over && !transient_stuck)
+                    || state.lru[Part::Recurrent as usize].is_empty()
+                {
+                    Part::Transient
+                } else {
+                    Part::Recurrent
+                };
+                let list = &mut state.lru[part as usize];
+                let count = AGING_BATCH.min(list.len());
+                if !charged && (examined >= budget || handles == 0) {
                     unlock(state);
                     break;
                 }
-                let batch: Vec<Arc<Handle>> = state.lru.drain(..count).collect();
+                let batch: Vec<Arc<Handle>> = list.drain(..count).collect();
                 state.in_flight.extend(batch.iter().cloned());
-                batch
+                (batch, part, charged)
             };
-            examined += batch.len();
+            examined += batch.len().max(1);
             let mut garbage = Vec::new();
             let aged: Vec<Aged> = batch
                 .into_iter()
-                .map(|handle| self.age_one(handle, false, &mut garbage))
+                .map(|handle| self.age_one(handle, part, false, &mut garbage))
                 .collect();
             let mut state = pool.state.lock();
             let mut flushed = 0;
             for outcome in aged {
-                let (handle, flushed_one) = Self::settle(&mut state, outcome);
+                let (placed, flushed_one) = Self::settle(&mut state, outcome, part);
                 flushed += u64::from(flushed_one);
-                if let Some(handle) = handle {
+                if let Some(handle) = placed {
                     state.in_flight.retain(|other| !Arc::ptr_eq(other, &handle));
-                    state.lru.push_back(handle);
                 }
             }
             // Handles freed (or found freed) are obsolete: they leave `in_flight` here.
@@ -202,6 +263,10 @@ impl super::LibraryCache {
             drop(state);
             drop(garbage);
             pool.counters.flushed.fetch_add(flushed, Ordering::Relaxed);
+            if charged {
+                return Ok(());
+            }
+            transient_stuck = part == Part::Transient && flushed == 0;
         }
         pool.counters.failures.fetch_add(1, Ordering::Relaxed);
         pool.counters
@@ -236,42 +301,65 @@ impl super::LibraryCache {
         }
     }
 
-    /// Gives back what aging one handle freed. Returns the handle when it goes back to the
-    /// LRU, and whether anything was flushed.
-    fn settle(state: &mut PoolState, outcome: Aged) -> (Option<Arc<Handle>>, bool) {
-        let (handle, freed, flushed) = match outcome {
-            Aged::Kept(handle) => (Some(handle), [0; 3], false),
-            Aged::Unloaded(handle, freed) => (Some(handle), freed, true),
+    /// Gives back what aging one handle, taken from `part`, freed, and puts the handle back
+    /// in the part its outcome says. Returns the handle when it went back, and whether
+    /// anything was flushed.
+    fn settle(state: &mut PoolState, outcome: Aged, part: Part) -> (Option<Arc<Handle>>, bool) {
+        let (placed, freed, flushed) = match outcome {
+            Aged::Kept(handle) => (Some((handle, part)), [0; 3], false),
+            Aged::Promoted(handle) => (Some((handle, Part::Recurrent)), [0; 3], false),
+            Aged::Unloaded(handle, freed) => (Some((handle, Part::Transient)), freed, true),
             Aged::Freed(freed) => (None, freed, true),
             Aged::Gone => (None, [0; 3], false),
         };
         Self::uncharge_all(state, freed);
-        (handle, flushed)
+        let placed = placed.map(|(handle, part)| {
+            state.lru[part as usize].push_back(handle.clone());
+            handle
+        });
+        (placed, flushed)
     }
 
-    /// Puts a new handle at the tail of the LRU (its bytes already charged).
+    /// Puts a new handle at the tail of the LRU's transient part (its bytes already
+    /// charged).
     pub(crate) fn enter_lru(&self, handle: Arc<Handle>) {
-        self.pool.state.lock().lru.push_back(handle);
+        self.pool.state.lock().lru[Part::Transient as usize].push_back(handle);
+    }
+
+    /// x$kghlu's KGHLURCR and KGHLUTRN: the handles in the LRU's recurrent and transient
+    /// parts.
+    pub fn lru_parts(&self) -> (u64, u64) {
+        let state = self.pool.state.lock();
+        (
+            state.lru[Part::Recurrent as usize].len() as u64,
+            state.lru[Part::Transient as usize].len() as u64,
+        )
+    }
+
+    /// `_kghlu_transient_percent`: the share of the pool the LRU's transient part may hold.
+    pub fn set_transient_percent(&self, percent: u64) {
+        self.pool
+            .transient_percent
+            .store(percent.clamp(1, 90), Ordering::Relaxed);
     }
 
     /// Ages out unpinned, unkept objects until `bytes` more fit (or, with `everything`, all
-    /// that can go: ALTER SYSTEM FLUSH SHARED_POOL), with the latch held throughout.
-    /// Returns the objects flushed.
+    /// that can go: ALTER SYSTEM FLUSH SHARED_POOL), with the latch held throughout, the
+    /// transient part first. Returns the objects flushed.
     pub(crate) fn age_out(&self, state: &mut PoolState, bytes: u64, everything: bool) -> u64 {
         let size = self.pool.size();
-        let mut examined = 0;
         let mut flushed = 0;
-        let limit = state.lru.len() * 2 + 1;
-        while (everything || state.used_bytes + bytes > size) && examined < limit {
-            let Some(handle) = state.lru.pop_front() else {
-                break;
-            };
-            examined += 1;
-            let outcome = self.age_one(handle, everything, &mut state.garbage);
-            let (handle, flushed_one) = Self::settle(state, outcome);
-            flushed += u64::from(flushed_one);
-            if let Some(handle) = handle {
-                state.lru.push_back(handle);
+        for part in [Part::Transient, Part::Recurrent] {
+            let mut examined = 0;
+            let limit = state.lru[part as usize].len() * 2 + 1;
+            while (everything || state.used_bytes + bytes > size) && examined < limit {
+                let Some(handle) = state.lru[part as usize].pop_front() else {
+                    break;
+                };
+                examined += 1;
+                let outcome = self.age_one(handle, part, everything, &mut state.garbage);
+                let (_, flushed_one) = Self::settle(state, outcome, part);
+                flushed += u64::from(flushed_one);
             }
         }
         self.pool
@@ -281,21 +369,33 @@ impl super::LibraryCache {
         flushed
     }
 
-    /// Examines one handle taken from the LRU: gives it a second chance if used since the
-    /// last pass (unless `everything`), keeps it if pinned, kept or busy, else unloads its
-    /// heaps and hot copies, or frees it when nothing was loaded. What it takes out goes to
-    /// `garbage`, for the caller to drop without the latch. Touches no pool state: it runs
-    /// with or without the latch.
-    fn age_one(&self, handle: Arc<Handle>, everything: bool, garbage: &mut Vec<Garbage>) -> Aged {
+    /// Examines one handle taken from `part` of the LRU (unless `everything`: a transient
+    /// handle used more than once is promoted, a recurrent one used since the last pass gets
+    /// a second chance), keeps it if pinned, kept or busy, else unloads its heaps and hot
+    /// copies, or frees it when nothing was loaded. What it takes out goes to `garbage`, for
+    /// the caller to drop without the latch. Touches no pool state: it runs with or without
+    /// the latch.
+    fn age_one(
+        &self,
+        handle: Arc<Handle>,
+        part: Part,
+        everything: bool,
+        garbage: &mut Vec<Garbage>,
+    ) -> Aged {
         if handle.is_obsolete() {
             return Aged::Gone;
         }
-        if !everything && handle.used.swap(false, Ordering::Relaxed) {
+        let used = handle.used.swap(false, Ordering::Relaxed);
+        if !everything && part == Part::Recurrent && used {
             return Aged::Kept(handle);
         }
         let Some(mut handle_state) = handle.state.try_exclusive() else {
             return Aged::Kept(handle);
         };
+        if !everything && part == Part::Transient && handle_state.used_again(&handle) {
+            drop(handle_state);
+            return Aged::Promoted(handle);
+        }
         let copies = handle_state.copies.clone();
         let mut copy_states = Vec::with_capacity(copies.len());
         for copy in &copies {

@@ -765,11 +765,12 @@ fn kghlu_rows(context: &ViewContext) -> Vec<Vec<Value>> {
         return Vec::new();
     };
     let counters = library_cache.lru_counters();
+    let (recurrent, transient) = library_cache.lru_parts();
     vec![vec![
         number(0),
         number(1),
-        number(counter(&counters.recurrent)),
-        number(counter(&counters.transient)),
+        number(recurrent),
+        number(transient),
         number(counter(&counters.flushed)),
         number(counters.operations.load()),
         number(counter(&counters.failures)),
