@@ -424,6 +424,39 @@ fn literal_sql_cycles_through_the_transient_part_and_a_reused_cursor_survives_it
     assert!(used < POOL_BYTES / 2, "{used} bytes used of {POOL_BYTES}");
 }
 
+/// The ager takes from whichever part can free: a recurrent part of kept cursors sends it
+/// to the transient part, though that part is under its share.
+#[test]
+fn an_allocation_frees_transient_cursors_when_every_recurrent_one_is_kept() {
+    let instance = open("lc-kept-recurrent", &[("shared_pool_size", "4M")]);
+    let mut session = instance.connect().unwrap();
+    for number_of_statement in 0..400 {
+        let sql = format!("select {number_of_statement} from dual where 1 = 1");
+        run(&mut session, &sql);
+        run(&mut session, &sql);
+        run(
+            &mut session,
+            &format!(
+                "begin dbms_shared_pool.keep('{}', 'C'); end;",
+                SqlId::of(&sql)
+            ),
+        );
+    }
+    let comment = "x".repeat(40 << 10);
+    for number_of_statement in 0..30 {
+        run(
+            &mut session,
+            &format!("select {number_of_statement} /* {comment} */ from dual"),
+        );
+    }
+    // More than the free memory: the transient statements must go.
+    let big = format!("select 'big' /* {} */ from dual", "y".repeat(1_500_000));
+    assert_eq!(
+        query(&mut session, &big, &[]),
+        vec![vec![Value::text("big")]]
+    );
+}
+
 #[test]
 fn a_statement_larger_than_the_pool_is_ora_04031_and_everything_goes_on() {
     let instance = open("lc-4031", &[("shared_pool_size", "4M")]);

@@ -264,7 +264,7 @@ impl LibraryCache {
         }
         // In the LRU before any other session can find it in its bucket: invalidation and
         // KEEP / MARKHOT list handles from the LRU, and must see every handle a session can
-        // pin. (New, it is marked used: the ager passes it over once.)
+        // pin. (New, it is marked used: the ager passes it over once while it has no child.)
         self.enter_lru(handle.clone());
         let existing = {
             let directory = self.directory.read();

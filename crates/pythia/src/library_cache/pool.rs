@@ -18,8 +18,10 @@
 //!   allocate(bytes) under the 'shared pool' latch:
 //!     while used + bytes > size, or the transient part is over its share:
 //!       handle = head of the transient part (over its share, or nothing recurrent),
-//!                else of the recurrent part
-//!         transient, used again?            -> recurrent tail
+//!                else of the recurrent part (or of the other part, when this one's last
+//!                batch freed nothing)
+//!         transient, loaded, and used again, kept or hot?  -> recurrent tail
+//!         transient, parsed, not yet executed?             -> transient tail (once)
 //!         recurrent, used since last pass?  -> recurrent tail (second chance)
 //!         pinned, kept or busy?             -> tail of its part
 //!         heap 0 or children loaded?        -> unload them (flush), transient tail
@@ -208,9 +210,11 @@ impl super::LibraryCache {
         self.count_lru_operation();
         let mut examined = 0usize;
         let mut budget = None;
-        // Set when a batch of the transient part freed nothing: then space comes from the
-        // recurrent part, whatever the transient part's share.
-        let mut transient_stuck = false;
+        // By part: its last batch freed nothing. Then batches come from the other part,
+        // whatever the transient part's share (a part may hold only pinned or kept handles),
+        // until both are stuck, when a new round begins (a recurrent pass that only cleared
+        // `used` bits frees on the next).
+        let mut stuck = [false; 2];
         loop {
             let (batch, part, charged) = {
                 let mut state = pool.state.lock();
@@ -226,12 +230,18 @@ impl super::LibraryCache {
                 }
                 let handles = state.lru[0].len() + state.lru[1].len();
                 let budget = *budget.get_or_insert(handles * 2 + 1);
-                let part = if (over && !transient_stuck)
-                    || state.lru[Part::Recurrent as usize].is_empty()
-                {
+                let preferred = if over || state.lru[Part::Recurrent as usize].is_empty() {
                     Part::Transient
                 } else {
                     Part::Recurrent
+                };
+                if stuck == [true; 2] {
+                    stuck = [false; 2];
+                }
+                let part = match preferred {
+                    Part::Transient if stuck[0] => Part::Recurrent,
+                    Part::Recurrent if stuck[1] => Part::Transient,
+                    part => part,
                 };
                 let list = &mut state.lru[part as usize];
                 let count = AGING_BATCH.min(list.len());
@@ -266,7 +276,7 @@ impl super::LibraryCache {
             if charged {
                 return Ok(());
             }
-            transient_stuck = part == Part::Transient && flushed == 0;
+            stuck[part as usize] = flushed == 0;
         }
         pool.counters.failures.fetch_add(1, Ordering::Relaxed);
         pool.counters
@@ -385,16 +395,24 @@ impl super::LibraryCache {
         if handle.is_obsolete() {
             return Aged::Gone;
         }
-        let used = handle.used.swap(false, Ordering::Relaxed);
-        if !everything && part == Part::Recurrent && used {
+        if !everything && part == Part::Recurrent && handle.used.swap(false, Ordering::Relaxed) {
             return Aged::Kept(handle);
         }
         let Some(mut handle_state) = handle.state.try_exclusive() else {
             return Aged::Kept(handle);
         };
-        if !everything && part == Part::Transient && handle_state.used_again(&handle) {
-            drop(handle_state);
-            return Aged::Promoted(handle);
+        if !everything && part == Part::Transient && handle_state.statement.is_some() {
+            // Loaded and used again, kept or hot: recurrent. (An unloaded handle is not
+            // promoted: it is freed, or promoted once a parse reloads it.)
+            if handle_state.kept || handle.is_hot() || handle_state.used_again(&handle) {
+                drop(handle_state);
+                return Aged::Promoted(handle);
+            }
+            // Parsed but not yet executed: one more pass, for its first execution.
+            if handle_state.children.is_empty() && handle.used.swap(false, Ordering::Relaxed) {
+                drop(handle_state);
+                return Aged::Kept(handle);
+            }
         }
         let copies = handle_state.copies.clone();
         let mut copy_states = Vec::with_capacity(copies.len());
