@@ -2588,11 +2588,14 @@ impl<'a> Parser<'a> {
         Ok(())
     }
 
+    /// The select list, its vector no larger than it (the tree may be kept in the shared
+    /// pool, and most lists hold one item).
     fn parse_projection(&mut self) -> Result<Vec<SelectItem>> {
-        let mut projection = Vec::new();
+        let mut projection = Vec::with_capacity(1);
         loop {
             projection.push(self.parse_select_item()?);
             if !self.eat(&TokenKind::Comma) {
+                projection.shrink_to_fit();
                 return Ok(projection);
             }
         }
@@ -2607,10 +2610,12 @@ impl<'a> Parser<'a> {
                 Err(self.error(Syntax::FromKeywordNotFound))
             };
         }
-        let mut from = Vec::new();
+        // No larger than it: see parse_projection.
+        let mut from = Vec::with_capacity(1);
         loop {
             from.push(self.parse_table_reference()?);
             if !self.eat(&TokenKind::Comma) {
+                from.shrink_to_fit();
                 return Ok(from);
             }
         }

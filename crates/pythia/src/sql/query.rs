@@ -931,7 +931,9 @@ fn plan_subquery(
         ctes,
         outer_join_marks_allowed: false,
     };
-    let mut sources = Vec::new();
+    // Sized for what the FROM clause names: a plan is kept in the shared pool, and a source
+    // is some 450 bytes (a vector's first growth would reserve four).
+    let mut sources = Vec::with_capacity(select.from.len() + usize::from(planned_source.is_some()));
     let mut where_conjuncts = Vec::new();
     if let Some(condition) = &select.where_clause {
         split_conjuncts(condition, &mut where_conjuncts);
@@ -1003,8 +1005,8 @@ fn plan_subquery(
         planner.grouping = Some(grouping);
     }
     // Projection.
-    let mut projection = Vec::new();
-    let mut columns = Vec::new();
+    let mut projection = Vec::with_capacity(select.projection.len());
+    let mut columns = Vec::with_capacity(select.projection.len());
     let mut aliases: Vec<Option<String>> = Vec::new();
     for item in &select.projection {
         match item {
