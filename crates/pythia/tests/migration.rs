@@ -358,6 +358,16 @@ fn the_oldest_snapshot_is_the_oldest_any_thread_holds() {
     assert_eq!(transactions.oldest_snapshot(), start + 20);
 }
 
+/// A transaction begun on `instance` that inserted one row into `table`.
+fn inserting_one_row(instance: &Instance, table: BlockId, hint: &AtomicU64) -> Transaction {
+    let transactions = instance.transactions();
+    let mut transaction = transactions.begin().unwrap();
+    transactions
+        .insert_row(&mut transaction, table, TABLE_OBJECT, hint, &[1; 10])
+        .unwrap();
+    transaction
+}
+
 /// Reads of rows an ended transaction wrote prune it from the transaction table (no other
 /// transaction ends to do it): its xid becomes Old, read without the table's latch, and a
 /// snapshot older than its commit keeps it until it ends.
@@ -366,11 +376,8 @@ fn reading_an_ended_transactions_rows_prunes_it_once_every_snapshot_sees_it() {
     let (instance, table, _, hint) = heap_with_rows(config(), 1);
     let transactions = instance.transactions();
     let held = transactions.snapshot();
-    let mut transaction = transactions.begin().unwrap();
+    let transaction = inserting_one_row(&instance, table, &hint);
     let xid = transaction.xid;
-    transactions
-        .insert_row(&mut transaction, table, TABLE_OBJECT, &hint, &[1; 10])
-        .unwrap();
     let scn = transactions.commit(transaction, true).unwrap();
     // The held snapshot predates the commit: the entry stays, whatever the lookups.
     for _ in 0..3_000 {
@@ -397,11 +404,8 @@ fn a_rolled_back_transaction_leaves_the_table_once_every_snapshot_began_after_it
     let (instance, table, _, hint) = heap_with_rows(config(), 1);
     let transactions = instance.transactions();
     let held = transactions.snapshot();
-    let mut transaction = transactions.begin().unwrap();
+    let transaction = inserting_one_row(&instance, table, &hint);
     let xid = transaction.xid;
-    transactions
-        .insert_row(&mut transaction, table, TABLE_OBJECT, &hint, &[1; 10])
-        .unwrap();
     let before = transactions.current_scn();
     transactions.rollback(transaction).unwrap();
     assert_eq!(transactions.current_scn(), before + 1);
