@@ -106,23 +106,19 @@ const KEYWORD_TYPE_NAME: u8 = 16;
 /// Words before a literal whose text a bind cannot stand for: `DATE '2020-01-01'`.
 const KEYWORD_TYPED_LITERAL: u8 = 32;
 
-/// The keyword classes of `word`, compared case-insensitively.
-fn keyword_classes(word: &[u8]) -> u8 {
-    let Some(first) = word.first() else {
-        return 0;
-    };
-    if word.len() > KEYWORD_BYTES_MAX {
+/// The keyword classes of the word at `start..end` of `text`, compared case-insensitively.
+fn keyword_classes(text: &[u8], start: usize, end: usize) -> u8 {
+    let length = end - start;
+    if length == 0 || length > KEYWORD_BYTES_MAX {
         return 0;
     }
-    let folded = word.iter().fold(0u64, |folded, &byte| {
-        folded << 7 | u64::from(KEYWORD_FOLDS[usize::from(byte)])
-    });
-    // One comparison a keyword, against a constant: `fold_keyword` of a literal is computed
-    // when compiling.
-    let is = |keyword: &[u8]| folded == fold_keyword(keyword);
+    let word = word_in_capitals(text, start, length);
+    // One comparison a keyword, against a constant: `keyword_in_capitals` of a literal is
+    // computed when compiling.
+    let is = |keyword: &[u8]| word == keyword_in_capitals(keyword);
     // By length first: most words are names, and a name rarely has a keyword's length and
     // first letter both.
-    match (word.len(), first.to_ascii_uppercase()) {
+    match (length, word.0 as u8) {
         (2, b'B') if is(b"BY") => KEYWORD_BY,
         (3, b'D') if is(b"DAY") || is(b"DEC") => KEYWORD_TYPE_NAME,
         (3, b'F') if is(b"FOR") => KEYWORD_CLAUSE,
@@ -169,30 +165,59 @@ fn keyword_classes(word: &[u8]) -> u8 {
 /// The longest keyword `keyword_classes` knows (CHARACTER, INTERSECT, NVARCHAR2, TIMESTAMP).
 const KEYWORD_BYTES_MAX: usize = 9;
 
-/// A keyword in capitals, seven bits a byte (`KEYWORD_BYTES_MAX` of them fit in 63 bits): a
-/// word of the same length folded by `KEYWORD_FOLDS` is the keyword, case aside, exactly when
-/// it folds to the same number.
-const fn fold_keyword(keyword: &[u8]) -> u64 {
-    let mut folded = 0;
+/// A word of one to `KEYWORD_BYTES_MAX` bytes as `keyword_classes` compares it: its first
+/// eight bytes, little-endian, zero past its end, then its ninth byte (zero for a shorter
+/// word), lowercase ASCII letters in capitals and every other byte as it is. Two words of
+/// the same length are the same word, case aside, exactly when these are equal.
+type WordInCapitals = (u64, u8);
+
+/// A keyword, written in capitals, as `word_in_capitals` gives a word that is the keyword.
+const fn keyword_in_capitals(keyword: &[u8]) -> WordInCapitals {
+    let mut head = 0u64;
     let mut index = 0;
-    while index < keyword.len() {
-        folded = folded << 7 | keyword[index].to_ascii_uppercase() as u64;
+    while index < keyword.len() && index < 8 {
+        head |= (keyword[index] as u64) << (8 * index);
         index += 1;
     }
-    folded
+    let ninth = if keyword.len() > 8 { keyword[8] } else { 0 };
+    (head, ninth)
 }
 
-/// A word's bytes as `fold_keyword` folds a keyword's: ASCII in capitals, and 0 (in no
-/// keyword) for a non-ASCII byte, which seven bits could not tell from an ASCII one.
-const KEYWORD_FOLDS: [u8; 256] = {
-    let mut table = [0; 256];
-    let mut byte = 0;
-    while byte < 128 {
-        table[byte] = (byte as u8).to_ascii_uppercase();
-        byte += 1;
-    }
-    table
-};
+/// The word of `length` bytes (one to `KEYWORD_BYTES_MAX`) at `start` of `text` as
+/// `WordInCapitals`: eight bytes at a time, one load from the text where a byte at a time
+/// cost a loop.
+fn word_in_capitals(text: &[u8], start: usize, length: usize) -> WordInCapitals {
+    let eight = match text.get(start..start + 8) {
+        Some(eight) => u64::from_le_bytes(eight.try_into().expect("eight bytes")),
+        // The text ends within eight bytes of the word's start.
+        None => text[start..]
+            .iter()
+            .rev()
+            .fold(0, |eight, &byte| eight << 8 | u64::from(byte)),
+    };
+    let kept = match length {
+        8.. => u64::MAX,
+        _ => (1 << (8 * length)) - 1,
+    };
+    let ninth = match length {
+        9 => text[start + 8].to_ascii_uppercase(),
+        _ => 0,
+    };
+    (in_capitals(eight & kept), ninth)
+}
+
+/// `eight` bytes with their lowercase ASCII letters in capitals, the others as they are.
+fn in_capitals(eight: u64) -> u64 {
+    const HIGHS: u64 = 0x8080_8080_8080_8080;
+    // Each byte's low seven bits plus 0x1F reach the high bit from `a` (0x61) up, plus 0x05
+    // from past `z` (0x7B) up; no sum leaves its byte (0x7F + 0x1F < 0x100).
+    let low_seven = eight & !HIGHS;
+    let from_a = low_seven + 0x1F1F_1F1F_1F1F_1F1F;
+    let past_z = low_seven + 0x0505_0505_0505_0505;
+    // A lowercase letter's byte: from `a`, not past `z`, and ASCII (its high bit clear).
+    let lowercase = from_a & !past_z & !eight & HIGHS;
+    eight - (lowercase >> 2)
+}
 
 /// The lexemes of `sql` from the lexer's spans; None on a lexical error.
 fn lexer_lexemes(sql: &str) -> Option<Vec<Lexeme>> {
@@ -371,15 +396,17 @@ fn number_end(bytes: &[u8], start: usize) -> usize {
     end
 }
 
-/// The end of the string starting at `start` with a quote: quote to quote, past doubled
-/// quotes.
-fn string_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unusual> {
+/// The end of the string starting at `start` with a quote (quote to quote, past doubled
+/// quotes), and whether it holds no doubled quote: its value is then what the quotes hold.
+fn string_end(bytes: &[u8], start: usize) -> std::result::Result<(usize, bool), Unusual> {
     let mut quote = start + 1;
+    let mut plain = true;
     loop {
         quote += find_byte(&bytes[quote..], b'\'').ok_or(Unusual)?;
         if bytes.get(quote + 1) != Some(&b'\'') {
-            return Ok(quote + 1);
+            return Ok((quote + 1, plain));
         }
+        plain = false;
         quote += 2;
     }
 }
@@ -438,7 +465,7 @@ fn next_is_by(bytes: &[u8], index: usize) -> std::result::Result<bool, Unusual> 
         return Ok(false);
     }
     let end = word_end(bytes, start)?;
-    Ok(keyword_classes(&bytes[start..end]) & KEYWORD_BY != 0)
+    Ok(keyword_classes(bytes, start, end) & KEYWORD_BY != 0)
 }
 
 /// The paren depths a sort list or a type size may be open at in the fused pass, one bit
@@ -478,7 +505,7 @@ fn force_quickly(
             Some(Start::Word) => {
                 let start = index;
                 index = word_end(bytes, start)?;
-                if keyword_classes(&bytes[start..index]) & KEYWORD_STATEMENT == 0 {
+                if keyword_classes(bytes, start, index) & KEYWORD_STATEMENT == 0 {
                     return Ok(false);
                 }
                 break Lexeme {
@@ -491,7 +518,7 @@ fn force_quickly(
         }
     };
     let previous_classes = |previous: &Lexeme| match previous.kind {
-        Kind::Word => keyword_classes(&bytes[previous.start..previous.end]),
+        Kind::Word => keyword_classes(bytes, previous.start, previous.end),
         _ => 0,
     };
     let mut written = 0;
@@ -504,13 +531,15 @@ fn force_quickly(
             continue;
         }
         let start = index;
-        let following = bytes.get(index + 1).copied();
+        // Read in the arms that ask: most lexemes are words.
+        let following = || bytes.get(start + 1).copied();
+        let mut plain_string = false;
         let (kind, replace) = match BYTE_STARTS[usize::from(byte)] {
             Start::Space => {
                 index += 1;
                 continue;
             }
-            Start::Slash if following == Some(b'*') => {
+            Start::Slash if following() == Some(b'*') => {
                 index = comment_end(bytes, index)?;
                 continue;
             }
@@ -521,7 +550,7 @@ fn force_quickly(
                 if sort_lists != 0
                     || (index - start == 5 && matches!(byte, b'O' | b'o' | b'G' | b'g'))
                 {
-                    let classes = keyword_classes(&bytes[start..index]);
+                    let classes = keyword_classes(bytes, start, index);
                     if classes & KEYWORD_ORDER_OR_GROUP != 0 && next_is_by(bytes, index)? {
                         sort_lists |= 1 << depth;
                     } else if classes & KEYWORD_CLAUSE != 0 {
@@ -534,12 +563,12 @@ fn force_quickly(
                 index = number_end(bytes, start);
                 (Kind::Number, true)
             }
-            Start::Dot if following.is_some_and(|byte| byte.is_ascii_digit()) => {
+            Start::Dot if following().is_some_and(|byte| byte.is_ascii_digit()) => {
                 index = number_end(bytes, start);
                 (Kind::Number, true)
             }
             Start::Quote => {
-                index = string_end(bytes, start)?;
+                (index, plain_string) = string_end(bytes, start)?;
                 (
                     Kind::String,
                     previous_classes(&previous) & KEYWORD_TYPED_LITERAL == 0,
@@ -575,9 +604,9 @@ fn force_quickly(
                 index += 1;
                 (Kind::Semicolon, false)
             }
-            Start::Minus if following == Some(b'-') => return Err(Unusual),
-            Start::BangOrCaret if following != Some(b'=') => return Err(Unusual),
-            Start::Bar if following != Some(b'|') => return Err(Unusual),
+            Start::Minus if following() == Some(b'-') => return Err(Unusual),
+            Start::BangOrCaret if following() != Some(b'=') => return Err(Unusual),
+            Start::Bar if following() != Some(b'|') => return Err(Unusual),
             Start::Slash
             | Start::Minus
             | Start::Dot
@@ -608,7 +637,13 @@ fn force_quickly(
             text.push_str(&sql[written..start]);
             push_system_bind(text, binds.len());
             written = index;
-            match literal_value(&sql[start..index], kind) {
+            let literal = &sql[start..index];
+            let value = match plain_string {
+                // What `literal_value` makes of it, without looking for quotes again.
+                true => Ok(Value::text(&literal[1..literal.len() - 1])),
+                false => literal_value(literal, kind),
+            };
+            match value {
                 Ok(value) => binds.push(value),
                 Err(_) => {
                     text.clear();
@@ -687,7 +722,7 @@ fn force_with(sql: &str, lexemes: &[Lexeme], text: &mut String, binds: &mut Vec<
     // The keyword classes of the lexeme at `index`, found when a rule asks (0 for no word).
     let classes = |index: usize| match lexemes.get(index) {
         Some(lexeme) if lexeme.kind == Kind::Word => {
-            keyword_classes(&sql.as_bytes()[lexeme.start..lexeme.end])
+            keyword_classes(sql.as_bytes(), lexeme.start, lexeme.end)
         }
         _ => 0,
     };
@@ -790,12 +825,18 @@ fn force_with(sql: &str, lexemes: &[Lexeme], text: &mut String, binds: &mut Vec<
 }
 
 /// Appends `:"SYS_B_<number>"` (without the formatting machinery: this is most of what a
-/// forced parse writes).
+/// forced parse writes). Inlined, with the numbers past the first ten out of line.
+#[inline]
 fn push_system_bind(text: &mut String, number: usize) {
-    if let Some(bind) = FIRST_SYSTEM_BINDS.get(number) {
-        text.push_str(bind);
-        return;
+    match FIRST_SYSTEM_BINDS.get(number) {
+        Some(bind) => text.push_str(bind),
+        None => push_numbered_system_bind(text, number),
     }
+}
+
+/// `push_system_bind` past the first ten.
+#[inline(never)]
+fn push_numbered_system_bind(text: &mut String, number: usize) {
     text.push_str(":\"SYS_B_");
     let mut digits = [0u8; 20];
     let mut at = digits.len();
@@ -831,26 +872,36 @@ const FIRST_SYSTEM_BINDS: [&str; 10] = [
 
 /// The value of a literal written as `text`: a number is read as written; a string is
 /// lexed again alone, which unescapes it exactly as the statement's own lexing would.
+/// Inlined into the passes, with the rare cases out of line: most literals are plain
+/// integers and plain strings, made in fewer instructions than a call takes.
+#[inline(always)]
 fn literal_value(text: &str, kind: Kind) -> Result<Value> {
-    Ok(match kind {
+    match kind {
         Kind::Number => match plain_integer(text) {
-            Some(integer) => Value::Number(Decimal::from(integer)),
-            None => Value::parse_number(text)?,
+            Some(integer) => Ok(Value::Number(Decimal::from(integer))),
+            None => Value::parse_number(text),
         },
         // The common case, 'text' with no quote inside: the value is what the quotes hold.
         _ if text.len() >= 2
             && text.starts_with('\'')
             && find_byte(&text.as_bytes()[1..text.len() - 1], b'\'').is_none() =>
         {
-            Value::text(&text[1..text.len() - 1])
+            Ok(Value::text(&text[1..text.len() - 1]))
         }
-        _ => match tokenize(text)?.into_iter().next().map(|token| token.kind) {
-            Some(TokenKind::String(value) | TokenKind::NationalString(value)) => {
-                Value::text(&value)
-            }
-            _ => unreachable!("a literal's text lexes as that literal"),
-        },
-    })
+        _ => unescaped_string_value(text),
+    }
+}
+
+/// The value of the string literal `text` (prefixed, quoted with `q'`, or holding doubled
+/// quotes), lexed again alone.
+#[inline(never)]
+fn unescaped_string_value(text: &str) -> Result<Value> {
+    match tokenize(text)?.into_iter().next().map(|token| token.kind) {
+        Some(TokenKind::String(value) | TokenKind::NationalString(value)) => {
+            Ok(Value::text(&value))
+        }
+        _ => unreachable!("a literal's text lexes as that literal"),
+    }
 }
 
 /// The value of a number written as at most 19 digits and nothing else (`12`, `0412345`),
@@ -1237,27 +1288,40 @@ mod tests {
         }
     }
 
+    /// The keyword classes of `word` alone, at the end of a text and before more text (the
+    /// three ways `word_in_capitals` reads it), which must agree.
+    fn classes_anywhere(word: &[u8]) -> u8 {
+        let alone = keyword_classes(word, 0, word.len());
+        let after = [b"x ".as_slice(), word].concat();
+        let before = [word, b" x, ybyz12345678".as_slice()].concat();
+        assert_eq!(keyword_classes(&after, 2, after.len()), alone, "{word:?}");
+        assert_eq!(keyword_classes(&before, 0, word.len()), alone, "{word:?}");
+        alone
+    }
+
+    /// Each keyword class and its keywords.
+    const KEYWORDS_BY_CLASS: [(u8, &str); 6] = [
+        (
+            KEYWORD_STATEMENT,
+            "SELECT WITH INSERT UPDATE DELETE MERGE CALL",
+        ),
+        (
+            KEYWORD_CLAUSE,
+            "HAVING UNION INTERSECT MINUS EXCEPT FETCH OFFSET FOR WHERE FROM",
+        ),
+        (KEYWORD_ORDER_OR_GROUP, "ORDER GROUP"),
+        (KEYWORD_BY, "BY"),
+        (
+            KEYWORD_TYPE_NAME,
+            "NUMBER NUMERIC DECIMAL DEC FLOAT VARCHAR2 VARCHAR NVARCHAR2 CHAR NCHAR \
+             CHARACTER RAW TIMESTAMP DAY SECOND YEAR MONTH UROWID",
+        ),
+        (KEYWORD_TYPED_LITERAL, "DATE TIMESTAMP INTERVAL"),
+    ];
+
     #[test]
     fn every_keyword_is_classified_in_any_case() {
-        let classes = [
-            (
-                KEYWORD_STATEMENT,
-                "SELECT WITH INSERT UPDATE DELETE MERGE CALL",
-            ),
-            (
-                KEYWORD_CLAUSE,
-                "HAVING UNION INTERSECT MINUS EXCEPT FETCH OFFSET FOR WHERE FROM",
-            ),
-            (KEYWORD_ORDER_OR_GROUP, "ORDER GROUP"),
-            (KEYWORD_BY, "BY"),
-            (
-                KEYWORD_TYPE_NAME,
-                "NUMBER NUMERIC DECIMAL DEC FLOAT VARCHAR2 VARCHAR NVARCHAR2 CHAR NCHAR \
-                 CHARACTER RAW TIMESTAMP DAY SECOND YEAR MONTH UROWID",
-            ),
-            (KEYWORD_TYPED_LITERAL, "DATE TIMESTAMP INTERVAL"),
-        ];
-        for (class, words) in classes {
+        for (class, words) in KEYWORDS_BY_CLASS {
             for word in words.split_whitespace() {
                 let mixed: String = word
                     .chars()
@@ -1265,13 +1329,13 @@ mod tests {
                     .map(|(at, c)| if at % 2 == 0 { c.to_ascii_lowercase() } else { c })
                     .collect();
                 for written in [word.to_string(), word.to_lowercase(), mixed] {
-                    assert_ne!(keyword_classes(written.as_bytes()) & class, 0, "{written}");
+                    assert_ne!(classes_anywhere(written.as_bytes()) & class, 0, "{written}");
                 }
-                // A byte that differs from the keyword's only above the seven bits folded.
+                // A byte that differs from the keyword's in its high bit.
                 for at in 0..word.len() {
                     let mut high = word.as_bytes().to_vec();
                     high[at] |= 0x80;
-                    assert_eq!(keyword_classes(&high), 0, "{high:?}");
+                    assert_eq!(classes_anywhere(&high), 0, "{high:?}");
                 }
             }
         }
@@ -1285,7 +1349,7 @@ mod tests {
             "ORDERS",
             "INTERVALS",
         ] {
-            assert_eq!(keyword_classes(name.as_bytes()), 0, "{name}");
+            assert_eq!(classes_anywhere(name.as_bytes()), 0, "{name}");
         }
     }
 
@@ -1303,6 +1367,48 @@ mod tests {
                 _ => panic!("{value:?}"),
             };
             proptest::prop_assert_eq!(serialized(&found), serialized(&parsed), "{}", digits);
+        }
+    }
+
+    proptest::proptest! {
+        #![proptest_config(proptest::prelude::ProptestConfig::with_cases(3_000))]
+        /// Keywords changed a byte at a time (case, the bits that case and ASCII are made of,
+        /// the next byte) and cut or lengthened, against a plain case-insensitive comparison.
+        #[test]
+        fn keyword_classes_compare_without_case_and_nothing_else(
+            keyword in proptest::sample::select(
+                KEYWORDS_BY_CLASS
+                    .iter()
+                    .flat_map(|(_, words)| words.split_whitespace())
+                    .collect::<Vec<_>>(),
+            ),
+            changes in proptest::collection::vec(0u8..8, 9),
+            cut in 0usize..11,
+            tail in proptest::sample::select(vec!["", "S", "_", "2", "\u{e9}"]),
+        ) {
+            let mut word: Vec<u8> = keyword
+                .bytes()
+                .zip(&changes)
+                .map(|(byte, change)| match change {
+                    0 => byte.to_ascii_lowercase(),
+                    1 => byte ^ 0x20,
+                    2 => byte ^ 0x80,
+                    3 => byte.wrapping_add(1),
+                    4 => byte ^ 0x40,
+                    _ => byte,
+                })
+                .collect();
+            word.truncate(cut.max(1));
+            word.extend_from_slice(tail.as_bytes());
+            let expected = KEYWORDS_BY_CLASS
+                .iter()
+                .filter(|(_, words)| {
+                    words
+                        .split_whitespace()
+                        .any(|keyword| word.eq_ignore_ascii_case(keyword.as_bytes()))
+                })
+                .fold(0, |classes, (class, _)| classes | class);
+            proptest::prop_assert_eq!(classes_anywhere(&word), expected, "{:?}", word);
         }
     }
 
