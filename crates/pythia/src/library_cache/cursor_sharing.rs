@@ -259,6 +259,9 @@ fn lexer_lexemes(sql: &str) -> Option<Vec<Lexeme>> {
 /// `force_quickly`).
 struct Unusual;
 
+/// What the fused pass and its pieces give, unless the text is `Unusual`.
+type Fused<T> = std::result::Result<T, Unusual>;
+
 /// What a byte starts, for the fused pass's dispatch: one table load in place of a chain of
 /// comparisons.
 #[derive(Clone, Copy, PartialEq, Eq)]
@@ -314,14 +317,14 @@ const BYTE_STARTS: [Start; 256] = {
     table
 };
 
-/// The pieces of the fused pass's grammar (`force_quickly`): the texts most literal SQL is
-/// made of, ASCII words, numbers, plain quoted strings, plain quoted names, plain comments,
-/// whitespace and operators. Anything else (a hint, a `--` comment, a bind, a prefixed
-/// string, `(+)`, a non-ASCII byte outside strings and comments, an unterminated string or
-/// comment) is `Unusual`, and the lexer decides.
-///
+// The pieces of the fused pass's grammar (`force_quickly`): the texts most literal SQL is
+// made of, ASCII words, numbers, plain quoted strings, plain quoted names, plain comments,
+// whitespace and operators. Anything else (a hint, a `--` comment, a bind, a prefixed
+// string, `(+)`, a non-ASCII byte outside strings and comments, an unterminated string or
+// comment) is `Unusual`, and the lexer decides.
+
 /// The end of the comment opening at `start` with `/*`, past its `*/`.
-fn comment_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unusual> {
+fn comment_end(bytes: &[u8], start: usize) -> Fused<usize> {
     if bytes.get(start + 2) == Some(&b'+') {
         return Err(Unusual);
     }
@@ -337,7 +340,7 @@ fn comment_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unusual
 }
 
 /// Where the lexeme at or after `index` starts: past spaces and comments.
-fn skip_blanks(bytes: &[u8], mut index: usize) -> std::result::Result<usize, Unusual> {
+fn skip_blanks(bytes: &[u8], mut index: usize) -> Fused<usize> {
     while let Some(&byte) = bytes.get(index) {
         match BYTE_STARTS[usize::from(byte)] {
             Start::Space => index += 1,
@@ -352,7 +355,7 @@ fn skip_blanks(bytes: &[u8], mut index: usize) -> std::result::Result<usize, Unu
 }
 
 /// The end of the word starting at `start` (a letter or `_`).
-fn word_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unusual> {
+fn word_end(bytes: &[u8], start: usize) -> Fused<usize> {
     let end = start
         + 1
         + bytes[start + 1..]
@@ -398,7 +401,7 @@ fn number_end(bytes: &[u8], start: usize) -> usize {
 
 /// The end of the string starting at `start` with a quote (quote to quote, past doubled
 /// quotes), and whether it holds no doubled quote: its value is then what the quotes hold.
-fn string_end(bytes: &[u8], start: usize) -> std::result::Result<(usize, bool), Unusual> {
+fn string_end(bytes: &[u8], start: usize) -> Fused<(usize, bool)> {
     let mut quote = start + 1;
     let mut plain = true;
     loop {
@@ -413,13 +416,20 @@ fn string_end(bytes: &[u8], start: usize) -> std::result::Result<(usize, bool), 
 
 /// The end of the quoted name starting at `start`: never a keyword. `""` inside, a
 /// non-ASCII byte, an empty or a too long name, or no closing quote: the lexer decides.
-fn quoted_name_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unusual> {
-    let close = start + 1 + find_byte(&bytes[start + 1..], b'"').ok_or(Unusual)?;
-    let name = &bytes[start + 1..close];
-    if bytes.get(close + 1) == Some(&b'"')
-        || name.is_empty()
-        || name.len() > crate::sql::lexer::IDENTIFIER_BYTES_MAX
-        || !name.is_ascii()
+fn quoted_name_end(bytes: &[u8], start: usize) -> Fused<usize> {
+    // A byte at a time: names are short, shorter than a search takes to set up.
+    let mut close = start + 1;
+    while let Some(&byte) = bytes.get(close) {
+        if byte == b'"' || !byte.is_ascii() {
+            break;
+        }
+        close += 1;
+    }
+    let length = close - start - 1;
+    if bytes.get(close) != Some(&b'"')
+        || bytes.get(close + 1) == Some(&b'"')
+        || length == 0
+        || length > crate::sql::lexer::IDENTIFIER_BYTES_MAX
     {
         return Err(Unusual);
     }
@@ -427,7 +437,7 @@ fn quoted_name_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unu
 }
 
 /// The end of the `(` at `start`; `(+)`, Oracle's outer join, is the lexer's.
-fn left_paren_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unusual> {
+fn left_paren_end(bytes: &[u8], start: usize) -> Fused<usize> {
     let after = bytes[start + 1..]
         .iter()
         .position(|byte| !matches!(byte, b' ' | b'\t' | b'\n' | b'\r'));
@@ -441,7 +451,7 @@ fn left_paren_end(bytes: &[u8], start: usize) -> std::result::Result<usize, Unus
 /// ahead of a number; only Word, Comma, RightParen and Semicolon are told apart. A lexeme
 /// the pass does not take is read as `Other`: reading it next hands the text to the lexer.
 #[inline(never)]
-fn next_kind(bytes: &[u8], index: usize) -> std::result::Result<Option<Kind>, Unusual> {
+fn next_kind(bytes: &[u8], index: usize) -> Fused<Option<Kind>> {
     let start = skip_blanks(bytes, index)?;
     Ok(bytes
         .get(start)
@@ -456,7 +466,7 @@ fn next_kind(bytes: &[u8], index: usize) -> std::result::Result<Option<Kind>, Un
 
 /// Whether the lexeme at or after `index` is the word BY.
 #[inline(never)]
-fn next_is_by(bytes: &[u8], index: usize) -> std::result::Result<bool, Unusual> {
+fn next_is_by(bytes: &[u8], index: usize) -> Fused<bool> {
     let start = skip_blanks(bytes, index)?;
     if bytes
         .get(start)
@@ -468,8 +478,8 @@ fn next_is_by(bytes: &[u8], index: usize) -> std::result::Result<bool, Unusual> 
     Ok(keyword_classes(bytes, start, end) & KEYWORD_BY != 0)
 }
 
-/// The paren depths a sort list or a type size may be open at in the fused pass, one bit
-/// each; a deeper text goes to the lexer's path.
+/// The deepest parenthesis the fused pass follows: its sort lists and type sizes are bits of
+/// a u64, one a depth. A text nested deeper goes to the lexer's path.
 const FUSED_DEPTH_MAX: usize = 63;
 
 /// The rules of the module documentation applied in one pass over `sql`'s bytes, a lexeme at
@@ -484,11 +494,7 @@ const FUSED_DEPTH_MAX: usize = 63;
 /// paren depths there, are sets of bits here. A stack's depths are never above the current
 /// depth (a `)` pops those of the depth it closes, pushes are at the current depth), so its
 /// top is the current depth exactly when the set holds it.
-fn force_quickly(
-    sql: &str,
-    text: &mut String,
-    binds: &mut Vec<Value>,
-) -> std::result::Result<bool, Unusual> {
+fn force_quickly(sql: &str, text: &mut String, binds: &mut Vec<Value>) -> Fused<bool> {
     let bytes = sql.as_bytes();
     let mut index = 0;
     let mut depth = 0usize;
@@ -638,18 +644,18 @@ fn force_quickly(
             push_system_bind(text, binds.len());
             written = index;
             let literal = &sql[start..index];
-            let value = match plain_string {
+            let value = if plain_string {
                 // What `literal_value` makes of it, without looking for quotes again.
-                true => Ok(Value::text(&literal[1..literal.len() - 1])),
-                false => literal_value(literal, kind),
+                Ok(Value::text(&literal[1..literal.len() - 1]))
+            } else {
+                literal_value(literal, kind)
             };
             match value {
                 Ok(value) => binds.push(value),
-                Err(_) => {
-                    text.clear();
-                    binds.clear();
-                    return Ok(false);
-                }
+                // A number too large for a NUMBER keeps the statement as written, but only
+                // the lexer's tokens can tell: this one may have been replaced on a look
+                // ahead at a lexeme the pass does not take (`GROUP BY x 1e400 é`).
+                Err(_) => return Err(Unusual),
             }
         }
         previous = Lexeme {
@@ -1057,7 +1063,8 @@ mod tests {
                 // `!` and `^` only start `!=` and `^=`, `|` only `||`: alone, the lexer's error.
                 b'!' | b'^' if bytes.get(index + 1) != Some(&b'=') => return None,
                 b'|' if bytes.get(index + 1) != Some(&b'|') => return None,
-                b'<' | b'>' | b'=' | b'!' | b'^' | b'|' | b'+' | b'-' | b'*' | b'/' | b'%' | b'.' => {
+                b'<' | b'>' | b'=' | b'!' | b'^' | b'|' | b'+' | b'-' | b'*' | b'/' | b'%'
+                | b'.' => {
                     index += 1;
                     Kind::Other
                 }
@@ -1072,7 +1079,6 @@ mod tests {
         Some(())
     }
 
-
     fn forced(sql: &str) -> Option<String> {
         force_literals(sql).map(|forced| forced.text)
     }
@@ -1085,7 +1091,8 @@ mod tests {
         let forced = if quick_scan(sql, &mut lexemes) {
             force_with(sql, &lexemes, &mut text, &mut binds)
         } else {
-            lexer_lexemes(sql).is_some_and(|lexemes| force_with(sql, &lexemes, &mut text, &mut binds))
+            lexer_lexemes(sql)
+                .is_some_and(|lexemes| force_with(sql, &lexemes, &mut text, &mut binds))
         };
         forced.then_some(ForcedText { text, binds })
     }
@@ -1106,8 +1113,8 @@ mod tests {
     fn forced_as_before(sql: &str) -> Option<ForcedText> {
         let mut text = "SELECT :\"SYS_B_0\" FROM dual".to_string();
         let mut binds = vec![Value::text("stale")];
-        let forced = force_literals_into(sql, &mut text, &mut binds)
-            .then_some(ForcedText { text, binds });
+        let forced =
+            force_literals_into(sql, &mut text, &mut binds).then_some(ForcedText { text, binds });
         assert_same(&forced, &forced_by_the_reference(sql), sql);
         forced
     }
@@ -1127,7 +1134,11 @@ mod tests {
         }
         let (mut text, mut binds) = (String::new(), Vec::new());
         if let Ok(fused) = force_quickly(sql, &mut text, &mut binds) {
-            assert_same(&fused.then_some(ForcedText { text, binds }), &by_the_lexer, sql);
+            assert_same(
+                &fused.then_some(ForcedText { text, binds }),
+                &by_the_lexer,
+                sql,
+            );
         }
         forced_as_before(sql);
         by_the_lexer
@@ -1260,8 +1271,33 @@ mod tests {
     }
 
     #[test]
+    fn a_literal_without_a_value_is_left_to_the_lexer() {
+        // The fused pass read `1e400` as replaced (the lexeme after it, `é`, is not one it
+        // takes, so it was not seen to be a word), found no NUMBER for it and kept the
+        // statement as written; the lexer sees `1e400` as a whole GROUP BY item, keeps it,
+        // and forces `2.5`.
+        for sql in [
+            "select 2.5 + x group BY rows x\n.1e400 é",
+            "select 2.5 from t group by 1e400 é",
+            "select 1e400 from t",
+        ] {
+            let _ = forced_by_the_lexer(sql);
+        }
+        assert_eq!(
+            forced("select 2.5 from t group by 1e400 é").unwrap(),
+            "select :\"SYS_B_0\" from t group by 1e400 é"
+        );
+        assert_eq!(forced("select 1e400 from t"), None);
+    }
+
+    #[test]
     fn texts_nested_deeper_than_the_fused_pass_follows_go_to_the_lexer() {
-        for depth in [FUSED_DEPTH_MAX - 1, FUSED_DEPTH_MAX, FUSED_DEPTH_MAX + 1, 100] {
+        for depth in [
+            FUSED_DEPTH_MAX - 1,
+            FUSED_DEPTH_MAX,
+            FUSED_DEPTH_MAX + 1,
+            100,
+        ] {
             let (open, close) = ("(".repeat(depth), ")".repeat(depth));
             for sql in [
                 format!("select {open}1{close} from t order by 1"),
@@ -1326,7 +1362,13 @@ mod tests {
                 let mixed: String = word
                     .chars()
                     .enumerate()
-                    .map(|(at, c)| if at % 2 == 0 { c.to_ascii_lowercase() } else { c })
+                    .map(|(at, c)| {
+                        if at % 2 == 0 {
+                            c.to_ascii_lowercase()
+                        } else {
+                            c
+                        }
+                    })
                     .collect();
                 for written in [word.to_string(), word.to_lowercase(), mixed] {
                     assert_ne!(classes_anywhere(written.as_bytes()) & class, 0, "{written}");
