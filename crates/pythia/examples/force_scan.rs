@@ -1,12 +1,15 @@
 //! A profiling harness for CURSOR_SHARING = FORCE's lexical pass alone: N passes over the
-//! statement given (or the slammer's), for `perf annotate` or callgrind:
+//! statement given (or the slammer's), through `force_literals_into` with its text and bind
+//! buffers kept from one pass to the next, as a session keeps them; for `perf annotate` or
+//! callgrind (instructions per pass: a run of N passes less a run of 0, over N):
 //!
 //! ```text
 //! cargo build --release -p pythia --example force_scan
 //! valgrind --tool=callgrind target/release/examples/force_scan 100000
+//! valgrind --tool=callgrind target/release/examples/force_scan 0
 //! ```
 
-use pythia::library_cache::cursor_sharing::force_literals;
+use pythia::library_cache::cursor_sharing::force_literals_into;
 
 fn main() {
     let mut arguments = std::env::args().skip(1);
@@ -16,11 +19,13 @@ fn main() {
     let sql = arguments.next().unwrap_or_else(|| {
         "SELECT /* comment: $$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$$ */ \"DUMMY\" FROM dual WHERE dummy = '0412345'".to_string()
     });
+    let (mut text, mut binds) = (String::new(), Vec::new());
     let started = std::time::Instant::now();
     let mut replaced = 0;
     for _ in 0..count {
-        let forced = force_literals(std::hint::black_box(&sql));
-        replaced += forced.map_or(0, |forced| forced.binds.len());
+        if force_literals_into(std::hint::black_box(&sql), &mut text, &mut binds) {
+            replaced += binds.len();
+        }
     }
     let elapsed = started.elapsed();
     println!(
