@@ -4,7 +4,8 @@
 //! session with a text of its own: no cursor shared), `force` (a literal in
 //! each text, CURSOR_SHARING = FORCE) or `exact` (a literal in each text, each a hard
 //! parse). KINDS is a comma-separated list run in turn, each on a new instance (with
-//! `shared_pool_size` POOL, 64M by default), in one process. Prints statements per second; run it under `perf` to see where sessions
+//! `shared_pool_size` POOL, 64M by default, and `_kghlu_transient_percent` TRANSIENT, 10 by
+//! default), in one process. Prints statements per second; run it under `perf` to see where sessions
 //! contend:
 //!
 //! ```text
@@ -28,16 +29,23 @@ fn main() -> pythia::Result<()> {
     let count = number(100_000);
     let kinds = arguments.next().unwrap_or_else(|| "binds".to_string());
     let pool = arguments.next().unwrap_or_else(|| "64M".to_string());
+    let transient = arguments.next().unwrap_or_else(|| "10".to_string());
     for kind in kinds.split(',') {
-        run(threads, count, kind, &pool)?;
+        run(threads, count, kind, &pool, &transient)?;
     }
     Ok(())
 }
 
-fn run(threads: u64, count: u64, kind: &str, pool: &str) -> pythia::Result<()> {
+fn run(threads: u64, count: u64, kind: &str, pool: &str, transient: &str) -> pythia::Result<()> {
     let dir = std::env::temp_dir().join(format!("pythia-concurrent-{}", std::process::id()));
     let _ = std::fs::remove_dir_all(&dir);
-    let instance = Instance::open(&dir, &[("shared_pool_size", pool)])?;
+    let instance = Instance::open(
+        &dir,
+        &[
+            ("shared_pool_size", pool),
+            ("_kghlu_transient_percent", transient),
+        ],
+    )?;
     let started = Instant::now();
     std::thread::scope(|scope| {
         let workers: Vec<_> = (0..threads)
