@@ -424,6 +424,46 @@ fn literal_sql_cycles_through_the_transient_part_and_a_reused_cursor_survives_it
     assert!(used < POOL_BYTES / 2, "{used} bytes used of {POOL_BYTES}");
 }
 
+/// A statement reused after much more literal SQL than the transient part holds: its
+/// handle waits as a ghost (text only), the reuse reloads it once, and from then on it is
+/// recurrent and survives the next flood.
+#[test]
+fn a_statement_reused_after_a_flood_is_reloaded_once_then_stays() {
+    let instance = open("lc-ghost", &[("shared_pool_size", "64M")]);
+    let mut session = instance.connect().unwrap();
+    let mut observer = instance.connect().unwrap();
+    let periodic = "select 'periodic' from dual";
+    // The handle's loads (v$sqlarea's are its children's), and whether heap 0 is loaded.
+    let loads = |observer: &mut Session| {
+        query(
+            observer,
+            "select o.loads, (select count(*) from v$sqlarea a where a.sql_id = :1) \
+             from v$db_object_cache o where o.hash_value = :2",
+            &[
+                Value::text(SqlId::of(periodic).to_string()),
+                Value::integer(SqlId::of(periodic).hash_value().into()),
+            ],
+        )
+    };
+    let flood = |session: &mut Session, round: u32| {
+        for number_of_statement in 0..6_000 {
+            run(
+                session,
+                &format!("select {number_of_statement} /* {round} */ from dual"),
+            );
+        }
+    };
+    run(&mut session, periodic);
+    flood(&mut session, 1);
+    let state = |loads: i64, loaded: i64| vec![vec![Value::integer(loads), Value::integer(loaded)]];
+    assert_eq!(loads(&mut observer), state(1, 0), "a ghost");
+    run(&mut session, periodic);
+    assert_eq!(loads(&mut observer), state(2, 1), "reloaded");
+    flood(&mut session, 2);
+    run(&mut session, periodic);
+    assert_eq!(loads(&mut observer), state(2, 1), "recurrent: kept");
+}
+
 /// The ager takes from whichever part can free: a recurrent part of kept cursors sends it
 /// to the transient part, though that part is under its share.
 #[test]

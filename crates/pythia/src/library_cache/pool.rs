@@ -3,28 +3,31 @@
 //! allocation does not fit, and ORA-04031 when nothing can go.
 //!
 //! The LRU has Oracle's two parts (x$kghlu's TRANSIENT and RECURRENT CHUNKS, the two sides
-//! of the SEPARATOR in a shared pool heap dump): a new handle enters the transient part, and
-//! moves to the recurrent part when the ager finds it used more than once (parsed again,
-//! executed again, or reloaded after being aged out). The ager takes from the transient part
-//! first, and keeps it to `_kghlu_transient_percent` of the pool even when the pool has room:
-//! literal SQL, each statement used once, then cycles through a small part of memory that
-//! stays in the CPU's caches, whatever the pool's size, instead of through all of it (a
-//! statement freed after the whole pool was filled is cold: freeing and reusing its memory
-//! cost a cache miss per node). A statement whose second use comes later than that finds
-//! its handle (kept, unloaded, until the ager passes it again), is reloaded once and
-//! becomes recurrent.
+//! of the SEPARATOR in a shared pool heap dump) and a third for handles whose heaps went:
+//! a new handle is transient, and moves to the recurrent part when the ager finds it used
+//! more than once (parsed again, executed again), kept or hot. The transient part is kept
+//! to `_kghlu_transient_percent` of the pool and at most [`TRANSIENT_BYTES_MAX`], even when
+//! the pool has room: literal SQL, each statement used once, then cycles through memory
+//! that stays in the CPU's caches, whatever the pool's size, instead of through all of it
+//! (a statement freed after the whole pool was filled is cold: freeing and reusing its
+//! memory cost a cache miss per node). A handle aged out of it keeps its text as a ghost
+//! (S3-FIFO's ghost queue): ghosts are freed first when room is needed, and a statement
+//! reused later than the transient part's window finds its ghost, is reloaded once, and is
+//! recurrent from then on.
 //!
 //! ```text
 //!   allocate(bytes) under the 'shared pool' latch:
-//!     while used + bytes > size, or the transient part is over its share:
-//!       handle = head of the transient part (over its share, or nothing recurrent),
-//!                else of the recurrent part (or of the other part, when this one's last
-//!                batch freed nothing)
+//!     while used + bytes > size, or the transient part is over its target:
+//!       handle = head of, in this order, the first part with handles whose last batch
+//!                did not come back empty-handed:
+//!                  transient over its target: transient, ghosts, recurrent
+//!                  else:                      ghosts, recurrent, transient
 //!         transient, loaded, and used again, kept or hot?  -> recurrent tail
 //!         transient, parsed, not yet executed?             -> transient tail (once)
+//!         ghost loaded again by a parse?                   -> recurrent tail
 //!         recurrent, used since last pass?  -> recurrent tail (second chance)
 //!         pinned, kept or busy?             -> tail of its part
-//!         heap 0 or children loaded?        -> unload them (flush), transient tail
+//!         heap 0 or children loaded?        -> unload them (flush), ghosts' tail
 //!         nothing loaded?                   -> free the handle itself
 //!     still no room -> ORA-04031
 //! ```
@@ -77,9 +80,9 @@ impl Category {
 pub(crate) struct PoolState {
     pub(crate) used_bytes: u64,
     pub(crate) category_bytes: [u64; 3],
-    /// The LRU's two parts, each least recently placed first: every handle in the library
-    /// cache is in one (or in `in_flight`).
-    pub(crate) lru: [VecDeque<Arc<Handle>>; 2],
+    /// The LRU's parts (indexed by `Part`), each least recently placed first: every handle
+    /// in the library cache is in one (or in `in_flight`).
+    pub(crate) lru: [VecDeque<Arc<Handle>>; 3],
     /// What aging took out, dropped only once the latch is released (`unlock`): freeing a
     /// tree or a plan is many frees of cold memory, which the latch must not wait for.
     pub(crate) garbage: Vec<Garbage>,
@@ -115,7 +118,17 @@ pub(crate) enum Part {
     Transient = 0,
     /// Handles used more than once.
     Recurrent = 1,
+    /// Handles whose heaps were aged out: only their text is left, so that a parse that
+    /// finds one reloads it and it becomes recurrent (S3-FIFO's ghost queue).
+    Ghost = 2,
 }
+
+/// The most the LRU's transient part may hold, whatever the pool's size: its bytes are what
+/// literal SQL cycles through, and the fewer they are, the more of them the CPU's caches
+/// hold (`examples/concurrent_parse 10 25000 exact POOL PERCENT`: 10 sessions of literal
+/// SQL ran 155-173k statements/s through a 5 MB transient part, 176-204k through 1 MB and
+/// 234-243k through 200 KB). A statement reused later than that is caught by its ghost.
+pub const TRANSIENT_BYTES_MAX: u64 = 256 << 10;
 
 /// `_kghlu_transient_percent`'s default: the share of the shared pool the LRU's transient
 /// part may hold (as 2Q's and S3-FIFO's probation queues, 10-25% of the cache).
@@ -140,7 +153,7 @@ impl SharedPool {
                 PoolState {
                     used_bytes: 0,
                     category_bytes: [0; 3],
-                    lru: [VecDeque::new(), VecDeque::new()],
+                    lru: [VecDeque::new(), VecDeque::new(), VecDeque::new()],
                     garbage: Vec::new(),
                     in_flight: Vec::new(),
                 },
@@ -155,17 +168,28 @@ impl SharedPool {
         self.size_bytes.load(Ordering::Relaxed)
     }
 
-    /// Whether the transient part holds more than its share of the pool. Its bytes are
-    /// estimated as its share of the handles times the bytes in use: a handle's bytes are
-    /// charged in pieces (handle, tree, each child) by callers that do not know its part.
+    /// The bytes the transient part may hold: `_kghlu_transient_percent` of the pool, at
+    /// most [`TRANSIENT_BYTES_MAX`].
+    fn transient_target(&self) -> u64 {
+        let share = self.transient_percent.load(Ordering::Relaxed);
+        (u128::from(self.size()) * u128::from(share) / 100).min(u128::from(TRANSIENT_BYTES_MAX))
+            as u64
+    }
+
+    /// Whether the transient part holds more than its target. Its bytes are estimated: the
+    /// bytes in use, less the ghosts' share of the handles' bytes (a ghost holds only its
+    /// handle), times the transient part's share of the loaded handles (a handle's bytes are
+    /// charged in pieces, handle, tree, each child, by callers that do not know its part).
     fn transient_over(&self, state: &PoolState) -> bool {
-        let transient = state.lru[Part::Transient as usize].len() as u128;
-        let all = transient + state.lru[Part::Recurrent as usize].len() as u128;
-        let share = u128::from(self.transient_percent.load(Ordering::Relaxed));
-        // used * transient / all > size * share / 100, in integers.
-        all > 0
-            && u128::from(state.used_bytes) * transient * 100
-                > u128::from(self.size()) * share * all
+        let [transient, recurrent, ghosts] = state.lru.each_ref().map(|list| list.len() as u128);
+        let loaded = transient + recurrent;
+        if loaded == 0 {
+            return false;
+        }
+        let handle_bytes = u128::from(state.category_bytes[Category::Handles as usize]);
+        let ghost_bytes = handle_bytes * ghosts / (loaded + ghosts);
+        let loaded_bytes = u128::from(state.used_bytes).saturating_sub(ghost_bytes);
+        loaded_bytes * transient > u128::from(self.transient_target()) * loaded
     }
 }
 
@@ -210,11 +234,11 @@ impl super::LibraryCache {
         self.count_lru_operation();
         let mut examined = 0usize;
         let mut budget = None;
-        // By part: its last batch freed nothing. Then batches come from the other part,
-        // whatever the transient part's share (a part may hold only pinned or kept handles),
-        // until both are stuck, when a new round begins (a recurrent pass that only cleared
-        // `used` bits frees on the next).
-        let mut stuck = [false; 2];
+        // By part: its last batch freed nothing. Then batches come from the next part in
+        // the order, whatever the transient part's share (a part may hold only pinned or
+        // kept handles), until every part with handles is stuck, when a new round begins (a
+        // recurrent pass that only cleared `used` bits frees on the next).
+        let mut stuck = [false; 3];
         loop {
             let (batch, part, charged) = {
                 let mut state = pool.state.lock();
@@ -228,27 +252,36 @@ impl super::LibraryCache {
                         return Ok(());
                     }
                 }
-                let handles = state.lru[0].len() + state.lru[1].len();
+                let handles: usize = state.lru.iter().map(VecDeque::len).sum();
                 let budget = *budget.get_or_insert(handles * 2 + 1);
-                let preferred = if over || state.lru[Part::Recurrent as usize].is_empty() {
-                    Part::Transient
-                } else {
-                    Part::Recurrent
-                };
-                if stuck == [true; 2] {
-                    stuck = [false; 2];
-                }
-                let part = match preferred {
-                    Part::Transient if stuck[0] => Part::Recurrent,
-                    Part::Recurrent if stuck[1] => Part::Transient,
-                    part => part,
-                };
-                let list = &mut state.lru[part as usize];
-                let count = AGING_BATCH.min(list.len());
                 if !charged && (examined >= budget || handles == 0) {
                     unlock(state);
                     break;
                 }
+                // Over its target, the transient part first; else ghosts (they hold least and
+                // are worth least), then recurrent handles, then the transient part.
+                let order = if over {
+                    [Part::Transient, Part::Ghost, Part::Recurrent]
+                } else {
+                    [Part::Ghost, Part::Recurrent, Part::Transient]
+                };
+                let open = |part: &Part, stuck: &[bool; 3]| {
+                    !stuck[*part as usize] && !state.lru[*part as usize].is_empty()
+                };
+                if !order.iter().any(|part| open(part, &stuck)) {
+                    stuck = [false; 3];
+                }
+                let part = order
+                    .into_iter()
+                    .find(|part| open(part, &stuck))
+                    .unwrap_or(order[0]);
+                if charged && part != Part::Transient {
+                    // The bytes fit: only the transient part's target was to be kept.
+                    unlock(state);
+                    return Ok(());
+                }
+                let list = &mut state.lru[part as usize];
+                let count = AGING_BATCH.min(list.len());
                 let batch: Vec<Arc<Handle>> = list.drain(..count).collect();
                 state.in_flight.extend(batch.iter().cloned());
                 (batch, part, charged)
@@ -318,7 +351,7 @@ impl super::LibraryCache {
         let (placed, freed, flushed) = match outcome {
             Aged::Kept(handle) => (Some((handle, part)), [0; 3], false),
             Aged::Promoted(handle) => (Some((handle, Part::Recurrent)), [0; 3], false),
-            Aged::Unloaded(handle, freed) => (Some((handle, Part::Transient)), freed, true),
+            Aged::Unloaded(handle, freed) => (Some((handle, Part::Ghost)), freed, true),
             Aged::Freed(freed) => (None, freed, true),
             Aged::Gone => (None, [0; 3], false),
         };
@@ -359,7 +392,7 @@ impl super::LibraryCache {
     pub(crate) fn age_out(&self, state: &mut PoolState, bytes: u64, everything: bool) -> u64 {
         let size = self.pool.size();
         let mut flushed = 0;
-        for part in [Part::Transient, Part::Recurrent] {
+        for part in [Part::Transient, Part::Ghost, Part::Recurrent] {
             let mut examined = 0;
             let limit = state.lru[part as usize].len() * 2 + 1;
             while (everything || state.used_bytes + bytes > size) && examined < limit {
@@ -413,6 +446,14 @@ impl super::LibraryCache {
                 drop(handle_state);
                 return Aged::Kept(handle);
             }
+        }
+        // A ghost a parse has loaded again: used again, recurrent.
+        if !everything
+            && part == Part::Ghost
+            && (handle_state.statement.is_some() || !handle_state.children.is_empty())
+        {
+            drop(handle_state);
+            return Aged::Promoted(handle);
         }
         let copies = handle_state.copies.clone();
         let mut copy_states = Vec::with_capacity(copies.len());
