@@ -205,6 +205,9 @@ impl LibraryCache {
         load: impl FnOnce() -> Result<(Statement, u64)>,
     ) -> Result<Arc<Statement>> {
         let (statement, bytes) = load()?;
+        // Marked used again just before allocating: that allocation may bring the ager to
+        // this very ghost, which then waits a pass for us.
+        handle.used.store(true, Ordering::Relaxed);
         self.allocate(bytes, Category::Heap0, &handle.text)?;
         let statement = Arc::new(statement);
         let mut state = handle.state.exclusive(location::PARSE_LOCK);
@@ -282,11 +285,18 @@ impl LibraryCache {
         if let Some(existing) = existing {
             // Another session loaded the same text meanwhile: use its handle (and its tree
             // when it has one; the two trees are of the same text). Ours leaves the LRU at
-            // the ager's next pass.
-            handle.obsolete.store(true, Ordering::Release);
-            handle.loaded.store(false, Ordering::Release);
+            // the ager's next pass. Marked obsolete, and its heap 0 taken back, under its
+            // mutex: an ager that took the mutex first unloaded the heap and gave its bytes
+            // back (then ours has nothing to give); one after sees the mark and goes on.
+            let heap_0_bytes = {
+                let mut state = handle.state.exclusive(location::HANDLE_CREATE);
+                handle.obsolete.store(true, Ordering::Release);
+                handle.loaded.store(false, Ordering::Release);
+                state.statement_bytes = 0;
+                state.statement.take().map_or(0, |_| bytes)
+            };
             self.release(handle.handle_bytes(), Category::Handles);
-            self.release(bytes, Category::Heap0);
+            self.release(heap_0_bytes, Category::Heap0);
             let theirs = existing
                 .state
                 .exclusive(location::PARSE_LOCK)

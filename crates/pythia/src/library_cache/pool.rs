@@ -10,7 +10,7 @@
 //! the pool has room: literal SQL, each statement used once, then cycles through memory
 //! that stays in the CPU's caches, whatever the pool's size, instead of through all of it
 //! (a statement freed after the whole pool was filled is cold: freeing and reusing its
-//! memory cost a cache miss per node). A handle aged out of it keeps its text as a ghost
+//! memory cost a cache miss per node). A handle aged out of any part keeps its text as a ghost
 //! (S3-FIFO's ghost queue): ghosts are freed first when room is needed, and a statement
 //! reused later than the transient part's window finds its ghost, is reloaded once, and is
 //! recurrent from then on.
@@ -208,9 +208,10 @@ enum Aged {
     /// Pinned, kept or busy, or recurrent and used since the last pass: back to the tail of
     /// its part.
     Kept(Arc<Handle>),
-    /// Transient and used again: to the recurrent part's tail.
+    /// Transient and used again, kept or hot, or a ghost loaded again: to the recurrent
+    /// part's tail.
     Promoted(Arc<Handle>),
-    /// Its heaps (and hot copies) went; the handle stays, at the transient part's tail.
+    /// Its heaps (and hot copies) went; the handle stays, a ghost, at the ghost part's tail.
     Unloaded(Arc<Handle>, [u64; 3]),
     /// Nothing was loaded: the handle itself was freed.
     Freed([u64; 3]),
@@ -413,9 +414,10 @@ impl super::LibraryCache {
     }
 
     /// Examines one handle taken from `part` of the LRU (unless `everything`: a transient
-    /// handle used more than once is promoted, a recurrent one used since the last pass gets
-    /// a second chance), keeps it if pinned, kept or busy, else unloads its heaps and hot
-    /// copies, or frees it when nothing was loaded. What it takes out goes to `garbage`, for
+    /// handle used more than once, kept or hot is promoted, as is a ghost a parse loaded
+    /// again; a recurrent one used since the last pass, and a ghost a parse is reloading,
+    /// get a second chance), keeps it if pinned, kept or busy, else unloads its heaps and hot
+    /// copies (it becomes a ghost), or frees it when nothing was loaded. What it takes out goes to `garbage`, for
     /// the caller to drop without the latch. Touches no pool state: it runs with or without
     /// the latch.
     fn age_one(
@@ -434,6 +436,11 @@ impl super::LibraryCache {
         let Some(mut handle_state) = handle.state.try_exclusive() else {
             return Aged::Kept(handle);
         };
+        // Again under its mutex: a session that lost the race to load the same text marks
+        // its handle obsolete, and takes its heap 0 back, under this mutex.
+        if handle.is_obsolete() {
+            return Aged::Gone;
+        }
         if !everything && part == Part::Transient && handle_state.statement.is_some() {
             // Loaded and used again, kept or hot: recurrent. (An unloaded handle is not
             // promoted: it is freed, or promoted once a parse reloads it.)
@@ -447,13 +454,19 @@ impl super::LibraryCache {
                 return Aged::Kept(handle);
             }
         }
-        // A ghost a parse has loaded again: used again, recurrent.
-        if !everything
-            && part == Part::Ghost
-            && (handle_state.statement.is_some() || !handle_state.children.is_empty())
-        {
-            drop(handle_state);
-            return Aged::Promoted(handle);
+        if !everything && part == Part::Ghost {
+            // Heap 0 loaded again by a parse: used again, recurrent. (A child alone proves
+            // nothing: a session that parsed before the handle was unloaded pins it after.)
+            if handle_state.statement.is_some() {
+                drop(handle_state);
+                return Aged::Promoted(handle);
+            }
+            // A parse found it and is reloading it (its allocation may be what brought the
+            // ager here): kept for the next pass.
+            if handle.used.swap(false, Ordering::Relaxed) {
+                drop(handle_state);
+                return Aged::Kept(handle);
+            }
         }
         let copies = handle_state.copies.clone();
         let mut copy_states = Vec::with_capacity(copies.len());
@@ -481,6 +494,8 @@ impl super::LibraryCache {
         }
         if freed != [0; 3] {
             drop(handle_state);
+            // A ghost now: the next use of its bit is a parse finding it (see above).
+            handle.used.store(false, Ordering::Relaxed);
             return Aged::Unloaded(handle, freed);
         }
         // Nothing loaded: free the handle itself, marked obsolete while its mutex is still
