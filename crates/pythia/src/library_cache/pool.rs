@@ -253,11 +253,24 @@ impl super::LibraryCache {
                         return Ok(());
                     }
                 }
-                let handles: usize = state.lru.iter().map(VecDeque::len).sum();
+                // Handles other sessions' agers are examining count too: they may be about
+                // to free room (without them a small pool could fail while they do).
+                let listed: usize = state.lru.iter().map(VecDeque::len).sum();
+                let handles = listed + state.in_flight.len();
                 let budget = *budget.get_or_insert(handles * 2 + 1);
                 if !charged && (examined >= budget || handles == 0) {
                     unlock(state);
                     break;
+                }
+                if listed == 0 {
+                    // Every handle is with another ager: let it finish, then look again.
+                    unlock(state);
+                    if charged {
+                        return Ok(());
+                    }
+                    examined += 1;
+                    std::thread::yield_now();
+                    continue;
                 }
                 // Over its target, the transient part first; else ghosts (they hold least and
                 // are worth least), then recurrent handles, then the transient part.
