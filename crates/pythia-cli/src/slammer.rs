@@ -808,6 +808,9 @@ fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia
 /// Rounds of the comparison's runs (binds, FORCE, SQLite).
 const COMPARISON_ROUNDS: usize = 5;
 
+/// Rounds of the shared pool sweep's runs (one per size).
+const SWEEP_ROUNDS: usize = 3;
+
 /// Runs each of `runs` once per round, `rounds` times, interleaved (the first of each, then
 /// the second, ...), and returns for each its fastest run and every run's statements per
 /// second.
@@ -857,7 +860,7 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
     // Interleaved repetitions, the fastest of each size kept: a run moves by 10-15% with
     // where the shared pool latch's sleeps fall, and by more with where the host places the
     // VM's two vCPUs.
-    let repetitions = 3;
+    let repetitions = SWEEP_ROUNDS;
     let runs: Vec<Box<dyn Fn(usize) -> pythia::Result<Measured> + '_>> = sizes
         .iter()
         .map(|size| {
@@ -892,12 +895,13 @@ fn shared_pool_sweep(dir: &Path, workload: &Workload, quick: bool) -> pythia::Re
     );
     println!("{table}");
     let (first, last) = (rates[0], rates[rates.len() - 1]);
+    let change = last / first.max(1e-9) - 1.0;
     println!(
         "  {} -> {}: throughput {:+.1}% (seed, Oracle 8.1.5, 10M -> 50M: 25% to 31% slower); target within 5%: {}",
         sizes[0],
         sizes[sizes.len() - 1],
-        100.0 * (last / first.max(1e-9) - 1.0),
-        yes_no((last / first.max(1e-9) - 1.0).abs() < 0.05)
+        100.0 * change,
+        yes_no(change.abs() < 0.05)
     );
     if quick {
         println!(

@@ -207,7 +207,7 @@ impl LibraryCache {
         let (statement, bytes) = load()?;
         // Marked used again just before allocating: that allocation may bring the ager to
         // this very ghost, which then waits a pass for us.
-        handle.used.store(true, Ordering::Relaxed);
+        handle.mark_used();
         self.allocate(bytes, Category::Heap0, &handle.text)?;
         let statement = Arc::new(statement);
         let mut state = handle.state.exclusive(location::PARSE_LOCK);

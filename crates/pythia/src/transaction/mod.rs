@@ -597,11 +597,9 @@ impl TransactionManager {
             self.finish(&transaction, TransactionStatus::RolledBack(scn));
             self.scn.store(scn, Ordering::Release);
         } else {
-            mtr.commit(&self.log, self.current_scn(), 0)?;
-            self.finish(
-                &transaction,
-                TransactionStatus::RolledBack(self.current_scn()),
-            );
+            let scn = self.current_scn();
+            mtr.commit(&self.log, scn, 0)?;
+            self.finish(&transaction, TransactionStatus::RolledBack(scn));
         }
         self.free_slots.lock().push(transaction.slot);
         self.count_ended();
