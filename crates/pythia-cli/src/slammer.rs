@@ -809,7 +809,7 @@ fn comparison(dir: &Path, workload: &Workload, shared_pool_size: &str) -> pythia
 const COMPARISON_ROUNDS: usize = 5;
 
 /// Rounds of the shared pool sweep's runs (one per size).
-const SWEEP_ROUNDS: usize = 3;
+const SWEEP_ROUNDS: usize = 5;
 
 /// Runs each of `runs` once per round, `rounds` times, interleaved (the first of each, then
 /// the second, ...), and returns for each its fastest run and every run's statements per

@@ -93,6 +93,9 @@ pub struct Session {
     /// CURSOR_SHARING=FORCE's forced text, kept from one parse call to the next: a forced
     /// statement found in the session cursor cache allocates none.
     forced_text: String,
+    /// Its literals' values, kept the same way: the vector comes back after each execution
+    /// of a forced statement (`parse_and_run`).
+    forced_binds: Vec<Value>,
     /// The library cache handle of the statement running now or last (v$session.sql_id).
     current_handle: u64,
     /// What statements read of the parameters, derived again when they change
@@ -206,6 +209,7 @@ impl Session {
             current_values: RefCell::new(HashMap::new()),
             cursor_cache: SessionCursorCache::new(settings.session_cached_cursors),
             forced_text: String::new(),
+            forced_binds: Vec::new(),
             current_handle: 0,
             settings,
             plan_table: Vec::new(),
@@ -310,11 +314,13 @@ impl Session {
             Ok(cursor) => cursor,
             Err(error) => return (Err(error), None),
         };
-        match self.run_cursor(&cursor, binds, true) {
-            (Err(error), _)
-                if !cursor.forced_binds.is_empty()
-                    && FORCED_GROUPING_ERRORS.contains(&error.code()) =>
-            {
+        let outcome = self.run_cursor(&cursor, binds, true);
+        let forced = !cursor.forced_binds.is_empty();
+        let mut forced_binds = cursor.forced_binds;
+        forced_binds.clear();
+        self.forced_binds = forced_binds;
+        match outcome {
+            (Err(error), _) if forced && FORCED_GROUPING_ERRORS.contains(&error.code()) => {
                 self.parse_and_run(sql, binds, false)
             }
             outcome => outcome,
@@ -452,7 +458,7 @@ impl Session {
             return self.parse_text(sql, Vec::new());
         }
         let mut text = std::mem::take(&mut self.forced_text);
-        let mut binds = Vec::new();
+        let mut binds = std::mem::take(&mut self.forced_binds);
         let parsed = if cursor_sharing::force_literals_into(sql, &mut text, &mut binds) {
             match self.parse_text(&text, binds) {
                 // What FORCE made of the text does not parse (a literal where the grammar
