@@ -8,6 +8,9 @@
 mod cache;
 pub mod dbwr;
 pub mod policy;
+pub mod simulate;
+pub mod touch_count;
 
 pub use cache::{BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, RedoFlusher};
-pub use policy::{AccessKind, FrameId, LruPolicy, ReplacementPolicy};
+pub use policy::{AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy};
+pub use touch_count::{AgingClock, AgingParameters, TouchCountPolicy, VirtualClock};

@@ -30,7 +30,7 @@ use std::thread::JoinHandle;
 use parking_lot::Mutex;
 
 use crate::buffer::dbwr::Dbwr;
-use crate::buffer::{BufferCache, LruPolicy, RedoFlusher};
+use crate::buffer::{BufferCache, ClockPolicy, RedoFlusher};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::controlfile::{ControlData, ControlFile};
@@ -244,7 +244,7 @@ impl Instance {
         let cache = Arc::new(BufferCache::new(
             block_size,
             frames,
-            Box::new(LruPolicy::new(frames)),
+            Box::new(ClockPolicy::new(frames)),
             files.clone(),
             log.clone(),
         ));

@@ -1717,7 +1717,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::buffer::{LruPolicy, RedoFlusher};
+    use crate::buffer::{ClockPolicy, RedoFlusher};
     use crate::redo::log::StreamPosition;
     use crate::storage::datafile::FileSet;
     use crate::storage::vfs::{SimVfs, Vfs};
@@ -1785,7 +1785,7 @@ mod tests {
             let formatting = BufferCache::new(
                 block_size,
                 formatting_frames,
-                Box::new(LruPolicy::new(formatting_frames)),
+                Box::new(ClockPolicy::new(formatting_frames)),
                 Arc::clone(&files),
                 flusher.clone(),
             );
@@ -1797,7 +1797,7 @@ mod tests {
         let cache = BufferCache::new(
             block_size,
             frames,
-            Box::new(LruPolicy::new(frames)),
+            Box::new(ClockPolicy::new(frames)),
             files,
             flusher,
         );
