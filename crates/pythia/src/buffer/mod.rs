@@ -8,9 +8,11 @@
 mod cache;
 pub mod dbwr;
 pub mod policy;
+pub mod pools;
 pub mod simulate;
 pub mod touch_count;
 
 pub use cache::{BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, RedoFlusher};
 pub use policy::{AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy};
+pub use pools::{BufferPool, CacheLayout, LruAlgorithm, PoolSize};
 pub use touch_count::{AgingClock, AgingParameters, TouchCountPolicy, VirtualClock};
