@@ -1,12 +1,18 @@
 //! The buffer cache: frames, hash chains, pins, and the way a block gets into a frame.
 //!
 //! ```text
-//!   read(BlockId) --hash--> partition i ('cache buffers chains' latch, shared)
-//!                             | found: pin frame, drop latch, take content lock S -> hit
-//!                             | missing: free frame (free list, else policy victim),
-//!                             |          map it under the latch (exclusive) with the content
-//!                             |          lock held X, drop latch, read from disk, downgrade
+//!   read(BlockId, access) --hash--> partition i ('cache buffers chains' latch, shared)
+//!         | found: pin frame, touch it (its working set's policy), drop latch,
+//!         |        take content lock S -> hit
+//!         | missing: a free frame of the access's pool (the working set the block's address
+//!         |          hashes to: its free list, else its policy's victim), map it under the
+//!         |          latch (exclusive) with the content lock held X, drop latch, read, downgrade
 //! ```
+//!
+//! The frames are divided into buffer pools and working sets by a [`CacheLayout`]
+//! (`buffer/pools.rs`); each working set has its own replacement policy and free list. A block
+//! is found by its hash wherever it is cached: only a miss asks which pool it belongs in (a
+//! pool the layout does not configure means DEFAULT).
 //!
 //! Invariants:
 //! 1. A frame is found through the hash only while it is mapped; a mapped frame's `tag` names
@@ -28,7 +34,11 @@ use std::sync::Arc;
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rustc_hash::FxHashMap;
 
-use crate::buffer::policy::{AccessKind, FrameId, ReplacementPolicy};
+use crate::buffer::policy::{
+    AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy,
+};
+use crate::buffer::pools::{BufferPool, CacheLayout, LruAlgorithm};
+use crate::buffer::touch_count::{AgingClock, TouchCountPolicy};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, LatchName, RwLatch, Statistic, WaitEvent};
 use crate::storage::block::{self, BlockId};
@@ -70,13 +80,58 @@ pub enum HolderImage {
     Dead,
 }
 
+/// How a block is wanted: the kind of access (for the policy) and the pool of its segment.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct BlockAccess {
+    pub kind: AccessKind,
+    pub pool: BufferPool,
+}
+
+impl From<AccessKind> for BlockAccess {
+    /// A block of no particular segment (dictionary, undo, space headers): DEFAULT.
+    fn from(kind: AccessKind) -> BlockAccess {
+        BlockAccess {
+            kind,
+            pool: BufferPool::Default,
+        }
+    }
+}
+
+impl AccessKind {
+    /// This access to a block of a segment in `pool`.
+    pub fn in_pool(self, pool: BufferPool) -> BlockAccess {
+        BlockAccess { kind: self, pool }
+    }
+}
+
+/// A working set: consecutive frames with their own replacement list (and its 'cache buffers
+/// lru chain' latch) and free list.
+pub(crate) struct WorkingSet {
+    pub(crate) pool: BufferPool,
+    /// Its first frame; the policy numbers its frames from 0.
+    pub(crate) first: FrameId,
+    pub(crate) count: usize,
+    pub(crate) policy: Box<dyn ReplacementPolicy>,
+    free: parking_lot::Mutex<Vec<FrameId>>,
+}
+
+impl WorkingSet {
+    fn local(&self, frame: FrameId) -> FrameId {
+        frame - self.first
+    }
+}
+
 pub struct BufferCache {
     block_size: usize,
     frames: Box<[Frame]>,
     /// Hash chains: block address to frame. Fx hashing: every block get looks one up.
     partitions: Box<[RwLatch<FxHashMap<BlockId, FrameId>>]>,
-    free: parking_lot::Mutex<Vec<FrameId>>,
-    policy: Box<dyn ReplacementPolicy>,
+    layout: CacheLayout,
+    sets: Box<[WorkingSet]>,
+    /// Each frame's working set (an index into `sets`).
+    set_of_frame: Box<[u16]>,
+    /// Per pool (by index): its working sets, a range of `sets` (empty: not configured).
+    pool_sets: [std::ops::Range<usize>; 3],
     files: Arc<FileSet>,
     redo: Arc<dyn RedoFlusher>,
     dirty_count: AtomicUsize,
@@ -240,21 +295,85 @@ pub struct BufferHeader {
     pub class: &'static str,
     pub dirty: bool,
     pub pinned: bool,
+    /// Its working set (an index of [`BufferCache::working_set_rows`]) and that set's pool.
+    pub working_set: usize,
+    pub pool: BufferPool,
+    /// Position in its working set's replacement list, 0 at the MRU end.
     pub lru_position: Option<usize>,
+    pub touch_count: u32,
+    pub hot: bool,
+}
+
+/// One working set as x$kcbwds shows it.
+#[derive(Clone, Debug, PartialEq, Eq)]
+pub struct WorkingSetRow {
+    pub set_id: usize,
+    pub pool: BufferPool,
+    pub first_buffer: FrameId,
+    pub last_buffer: FrameId,
+    /// Buffers in the set, on its replacement list, in its hot region, on its free list.
+    pub buffers: usize,
+    pub on_list: usize,
+    pub hot: usize,
+    pub free: usize,
+    /// The policy's name (TOUCH COUNT, LRU, CLOCK).
+    pub algorithm: &'static str,
 }
 
 impl BufferCache {
+    /// A cache laid out as `layout` says (its rules checked by the caller: see
+    /// [`CacheLayout::check`]); touch-count aging reads `clock`.
     pub fn new(
         block_size: usize,
-        frame_count: usize,
-        policy: Box<dyn ReplacementPolicy>,
+        layout: &CacheLayout,
+        clock: Arc<dyn AgingClock>,
         files: Arc<FileSet>,
         redo: Arc<dyn RedoFlusher>,
     ) -> BufferCache {
+        let frame_count = layout.total_buffers();
         assert!(
             frame_count >= 16,
             "a buffer cache needs at least 16 buffers"
         );
+        assert!(
+            layout.pool(BufferPool::Default).working_sets > 0,
+            "a buffer cache needs a DEFAULT pool"
+        );
+        let mut sets = Vec::with_capacity(layout.total_working_sets());
+        let mut pool_sets: [std::ops::Range<usize>; 3] = [0..0, 0..0, 0..0];
+        let mut first = 0;
+        for pool in BufferPool::ALL {
+            let size = layout.pool(pool);
+            let start = sets.len();
+            for number in 0..size.working_sets {
+                // Equal shares; the first sets take one more when they do not divide.
+                let count = size.buffers / size.working_sets
+                    + usize::from(number < size.buffers % size.working_sets);
+                let policy: Box<dyn ReplacementPolicy> = match layout.algorithm {
+                    LruAlgorithm::TouchCount => Box::new(TouchCountPolicy::new(
+                        count,
+                        layout.aging_of(pool),
+                        clock.clone(),
+                    )),
+                    LruAlgorithm::Lru => Box::new(ClassicLruPolicy::new(count)),
+                    LruAlgorithm::Clock => Box::new(ClockPolicy::new(count)),
+                };
+                sets.push(WorkingSet {
+                    pool,
+                    first,
+                    count,
+                    policy,
+                    free: parking_lot::Mutex::new((first..first + count).rev().collect()),
+                });
+                first += count;
+            }
+            pool_sets[pool.index()] = start..sets.len();
+        }
+        let mut set_of_frame = vec![0u16; frame_count];
+        for (index, set) in sets.iter().enumerate() {
+            let index = u16::try_from(index).expect("working sets fit in 16 bits");
+            set_of_frame[set.first..set.first + set.count].fill(index);
+        }
         let frames: Box<[Frame]> = (0..frame_count)
             .map(|_| Frame {
                 data: RwLock::new(vec![0u8; block_size].into_boxed_slice()),
@@ -277,8 +396,10 @@ impl BufferCache {
             block_size,
             frames,
             partitions,
-            free: parking_lot::Mutex::new((0..frame_count).rev().collect()),
-            policy,
+            layout: layout.clone(),
+            sets: sets.into_boxed_slice(),
+            set_of_frame: set_of_frame.into_boxed_slice(),
+            pool_sets,
             files,
             redo,
             dirty_count: AtomicUsize::new(0),
@@ -299,8 +420,60 @@ impl BufferCache {
         &self.files
     }
 
-    pub fn policy(&self) -> &dyn ReplacementPolicy {
-        self.policy.as_ref()
+    pub fn layout(&self) -> &CacheLayout {
+        &self.layout
+    }
+
+    /// Every working set, in set id order (x$kcbwds, v$buffer_pool).
+    pub fn working_set_rows(&self) -> Vec<WorkingSetRow> {
+        self.sets
+            .iter()
+            .enumerate()
+            .map(|(set_id, set)| {
+                let positions = set.policy.positions();
+                WorkingSetRow {
+                    set_id,
+                    pool: set.pool,
+                    first_buffer: set.first,
+                    last_buffer: set.first + set.count - 1,
+                    buffers: set.count,
+                    on_list: positions.len(),
+                    hot: positions
+                        .iter()
+                        .filter(|&&(local, _)| set.policy.is_hot(local))
+                        .count(),
+                    free: set.free.lock().len(),
+                    algorithm: set.policy.name(),
+                }
+            })
+            .collect()
+    }
+
+    fn set_of(&self, frame: FrameId) -> &WorkingSet {
+        &self.sets[usize::from(self.set_of_frame[frame])]
+    }
+
+    /// The working sets a block of `pool` may be read into, the one its address hashes to
+    /// first; a pool the layout does not configure sends its blocks to DEFAULT.
+    fn sets_for(&self, id: BlockId, pool: BufferPool) -> impl Iterator<Item = &WorkingSet> {
+        let mut range = self.pool_sets[pool.index()].clone();
+        if range.is_empty() {
+            range = self.pool_sets[BufferPool::Default.index()].clone();
+        }
+        let count = range.len();
+        let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+        let first = (hash % count as u64) as usize;
+        (0..count).map(move |offset| &self.sets[range.start + (first + offset) % count])
+    }
+
+    fn touched(&self, frame: FrameId) {
+        let set = self.set_of(frame);
+        set.policy.touched(set.local(frame));
+    }
+
+    /// Gives back a frame that holds no block to its working set's free list.
+    fn give_back(&self, frame: FrameId) {
+        self.set_of(frame).free.lock().push(frame);
     }
 
     pub fn set_dbwr_wakeup(&self, wakeup: Box<dyn Fn() + Send + Sync>) {
@@ -337,7 +510,8 @@ impl BufferCache {
     }
 
     /// A consistent get: the block in shared mode.
-    pub fn read(&self, id: BlockId, access: AccessKind) -> Result<BlockRead<'_>> {
+    pub fn read(&self, id: BlockId, access: impl Into<BlockAccess>) -> Result<BlockRead<'_>> {
+        let access = access.into();
         instrumentation::add(Statistic::ConsistentGets, 1);
         instrumentation::add(Statistic::ConsistentGetsFromCache, 1);
         instrumentation::add(Statistic::SessionLogicalReads, 1);
@@ -357,7 +531,8 @@ impl BufferCache {
     }
 
     /// A current-mode get: the block in exclusive mode, for a change.
-    pub fn write(&self, id: BlockId, access: AccessKind) -> Result<BlockWrite<'_>> {
+    pub fn write(&self, id: BlockId, access: impl Into<BlockAccess>) -> Result<BlockWrite<'_>> {
+        let access = access.into();
         instrumentation::add(Statistic::DbBlockGets, 1);
         instrumentation::add(Statistic::DbBlockGetsFromCache, 1);
         instrumentation::add(Statistic::SessionLogicalReads, 1);
@@ -382,7 +557,7 @@ impl BufferCache {
         instrumentation::add(Statistic::DbBlockGets, 1);
         instrumentation::add(Statistic::SessionLogicalReads, 1);
         loop {
-            let frame = self.pin(id, AccessKind::Lookup, true)?;
+            let frame = self.pin(id, AccessKind::Lookup.into(), true)?;
             let mut guard = self.frames[frame].data.write();
             if self.frames[frame].valid.load(Ordering::Acquire) {
                 guard.fill(0);
@@ -399,12 +574,12 @@ impl BufferCache {
     }
 
     /// Returns a pinned frame holding `id`, reading it (or zero-filling it when `fresh`).
-    fn pin(&self, id: BlockId, access: AccessKind, fresh: bool) -> Result<FrameId> {
+    fn pin(&self, id: BlockId, access: BlockAccess, fresh: bool) -> Result<FrameId> {
         if let Some(frame) = self.lookup_and_pin(id) {
-            self.policy.touched(frame);
+            self.touched(frame);
             return Ok(frame);
         }
-        let frame = self.free_frame()?;
+        let frame = self.free_frame(id, access.pool)?;
         let frame_state = &self.frames[frame];
         // Map the frame with its content lock held, so that others who find it wait for the
         // read instead of reading the block a second time.
@@ -416,8 +591,8 @@ impl BufferCache {
                 drop(partition);
                 drop(content);
                 frame_state.pins.store(0, Ordering::Release);
-                self.free.lock().push(frame);
-                self.policy.touched(existing);
+                self.give_back(frame);
+                self.touched(existing);
                 return Ok(existing);
             }
             frame_state.tag.store(id.to_u64(), Ordering::Release);
@@ -434,7 +609,8 @@ impl BufferCache {
             Ok(()) => {
                 frame_state.valid.store(true, Ordering::Release);
                 drop(content);
-                self.policy.inserted(frame, access);
+                let set = self.set_of(frame);
+                set.policy.inserted(set.local(frame), access.kind);
                 Ok(frame)
             }
             Err(error) => {
@@ -443,7 +619,7 @@ impl BufferCache {
                 frame_state.tag.store(EMPTY_TAG, Ordering::Release);
                 drop(content);
                 frame_state.pins.store(0, Ordering::Release);
-                self.free.lock().push(frame);
+                self.give_back(frame);
                 Err(error)
             }
         }
@@ -453,38 +629,49 @@ impl BufferCache {
     /// gives up with ORA-00379.
     const FREE_BUFFER_ROUNDS_MAX: usize = 1000;
 
-    /// A frame with no block, pinned once for the caller: from the free list, else evicted.
-    fn free_frame(&self) -> Result<FrameId> {
-        if let Some(frame) = self.pop_free() {
+    /// A frame of `pool` with no block, pinned once for the caller, for block `id`: from the
+    /// free list of the working set the block hashes to, else evicted from it, else from the
+    /// pool's other sets.
+    fn free_frame(&self, id: BlockId, pool: BufferPool) -> Result<FrameId> {
+        if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
             return Ok(frame);
         }
         instrumentation::add(Statistic::FreeBufferRequested, 1);
         for round in 0..Self::FREE_BUFFER_ROUNDS_MAX {
-            if let Some(frame) = self.evict_one()? {
-                return Ok(frame);
+            for set in self.sets_for(id, pool) {
+                if let Some(frame) = self.evict_one(set)? {
+                    return Ok(frame);
+                }
             }
             // Every buffer is pinned, being written, or latched by a change in progress:
             // wait for DBWR and for the changes to finish, then look again.
             self.wake_dbwr();
             let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, round as u64, 0, 0);
             std::thread::sleep(std::time::Duration::from_millis(1));
-            if let Some(frame) = self.pop_free() {
+            if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
                 return Ok(frame);
             }
         }
+        let pool = self.sets_for(id, pool).next().map_or(pool, |set| set.pool);
+        let buffers: usize = self
+            .sets
+            .iter()
+            .filter(|set| set.pool == pool)
+            .map(|set| set.count)
+            .sum();
         Err(Error::new(
             379,
             format!(
-                "no free buffers available in buffer pool DEFAULT for block size {}K: all {} buffers are pinned",
+                "no free buffers available in buffer pool {} for block size {}K: all {buffers} buffers are pinned",
+                pool.name(),
                 self.block_size() / 1024,
-                self.frames.len()
             ),
         ))
     }
 
-    /// A frame from the free list, pinned once for the caller.
-    fn pop_free(&self) -> Option<FrameId> {
-        let frame = self.free.lock().pop()?;
+    /// A frame from a working set's free list, pinned once for the caller.
+    fn pop_free(&self, set: &WorkingSet) -> Option<FrameId> {
+        let frame = set.free.lock().pop()?;
         self.frames[frame].pins.store(1, Ordering::Release);
         Some(frame)
     }
@@ -500,12 +687,13 @@ impl BufferCache {
 
     /// One pass of the replacement scan: a frame evicted and pinned for the caller, or None
     /// when no buffer could be freed this time.
-    fn evict_one(&self) -> Result<Option<FrameId>> {
-        let attempts_max = self.frames.len() * 4;
+    fn evict_one(&self, set: &WorkingSet) -> Result<Option<FrameId>> {
+        let attempts_max = set.count * 4;
         for attempt in 0..attempts_max {
-            let Some(frame) = self.policy.next_victim(attempt) else {
+            let Some(local) = set.policy.next_victim(attempt) else {
                 break;
             };
+            let frame = set.first + local;
             instrumentation::add(Statistic::FreeBufferInspected, 1);
             let state = &self.frames[frame];
             if state.pins.load(Ordering::Acquire) > 0 {
@@ -537,7 +725,7 @@ impl BufferCache {
             state.tag.store(EMPTY_TAG, Ordering::Release);
             state.pins.store(1, Ordering::Release);
             drop(partition);
-            self.policy.removed(frame);
+            set.policy.removed(local);
             return Ok(Some(frame));
         }
         Ok(None)
@@ -712,8 +900,9 @@ impl BufferCache {
                 partition.remove(&id);
                 state.tag.store(EMPTY_TAG, Ordering::Release);
                 drop(partition);
-                self.policy.removed(index);
-                self.free.lock().push(index);
+                let set = self.set_of(index);
+                set.policy.removed(set.local(index));
+                set.free.lock().push(index);
                 dropped += 1;
             }
         }
@@ -722,7 +911,16 @@ impl BufferCache {
 
     /// One row per buffer, for x$bh / v$bh.
     pub fn buffer_headers(&self) -> Vec<BufferHeader> {
-        let positions: HashMap<FrameId, usize> = self.policy.positions().into_iter().collect();
+        let positions: HashMap<FrameId, usize> = self
+            .sets
+            .iter()
+            .flat_map(|set| {
+                set.policy
+                    .positions()
+                    .into_iter()
+                    .map(|(local, position)| (set.first + local, position))
+            })
+            .collect();
         self.frames
             .iter()
             .enumerate()
@@ -737,6 +935,8 @@ impl BufferCache {
                     (Some(_), None) => (0, "data block"),
                     (None, _) => (0, "free"),
                 };
+                let working_set = usize::from(self.set_of_frame[index]);
+                let set = &self.sets[working_set];
                 BufferHeader {
                     frame: index,
                     block,
@@ -744,7 +944,11 @@ impl BufferCache {
                     class,
                     dirty: state.dirty.load(Ordering::Relaxed),
                     pinned: state.pins.load(Ordering::Relaxed) > 0,
+                    working_set,
+                    pool: set.pool,
                     lru_position: positions.get(&index).copied(),
+                    touch_count: set.policy.touch_count(set.local(index)),
+                    hot: set.policy.is_hot(set.local(index)),
                 }
             })
             .collect()

@@ -12,7 +12,10 @@ pub mod pools;
 pub mod simulate;
 pub mod touch_count;
 
-pub use cache::{BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, RedoFlusher};
+pub use cache::{
+    BlockAccess, BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, RedoFlusher,
+    WorkingSetRow,
+};
 pub use policy::{AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy};
 pub use pools::{BufferPool, CacheLayout, LruAlgorithm, PoolSize};
-pub use touch_count::{AgingClock, AgingParameters, TouchCountPolicy, VirtualClock};
+pub use touch_count::{AgingClock, AgingParameters, CoarseClock, TouchCountPolicy, VirtualClock};

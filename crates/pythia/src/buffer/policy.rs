@@ -39,6 +39,14 @@ pub trait ReplacementPolicy: Send + Sync {
     /// Position of each frame in its list, hottest first, for x$bh: (frame, position).
     fn positions(&self) -> Vec<(FrameId, usize)>;
     fn name(&self) -> &'static str;
+    /// The frame's touch count (x$bh.tch), for the policies that keep one.
+    fn touch_count(&self, _frame: FrameId) -> u32 {
+        0
+    }
+    /// Whether the frame is in the hot region (x$bh.lru_flag), for the policies that have one.
+    fn is_hot(&self, _frame: FrameId) -> bool {
+        false
+    }
 }
 
 /// "No frame": the end of a list, or a frame in none.

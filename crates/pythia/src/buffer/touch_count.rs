@@ -50,6 +50,50 @@ impl AgingClock for VirtualClock {
     }
 }
 
+/// The instance's aging clock: whole seconds since it was made. Read at every buffer hit, so
+/// it uses the kernel's coarse monotonic clock where there is one (a few nanoseconds; its
+/// resolution of a few milliseconds is plenty for seconds).
+pub struct CoarseClock {
+    origin: u64,
+}
+
+impl CoarseClock {
+    pub fn new() -> CoarseClock {
+        CoarseClock {
+            origin: coarse_seconds(),
+        }
+    }
+}
+
+impl Default for CoarseClock {
+    fn default() -> CoarseClock {
+        CoarseClock::new()
+    }
+}
+
+impl AgingClock for CoarseClock {
+    fn seconds(&self) -> u32 {
+        coarse_seconds().saturating_sub(self.origin) as u32
+    }
+}
+
+fn coarse_seconds() -> u64 {
+    #[cfg(target_os = "linux")]
+    {
+        let mut now = libc::timespec {
+            tv_sec: 0,
+            tv_nsec: 0,
+        };
+        // SAFETY: `now` is a valid timespec for the call to fill.
+        if unsafe { libc::clock_gettime(libc::CLOCK_MONOTONIC_COARSE, &mut now) } == 0 {
+            return now.tv_sec as u64;
+        }
+    }
+    static ORIGIN: std::sync::LazyLock<std::time::Instant> =
+        std::sync::LazyLock::new(std::time::Instant::now);
+    ORIGIN.elapsed().as_secs()
+}
+
 /// The `_db_aging_*` parameters and the pool's `_db_percent_hot_*`.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct AgingParameters {
@@ -128,16 +172,6 @@ impl TouchCountPolicy {
             hot_target: frames * percent / 100,
             clock,
         }
-    }
-
-    /// The frame's touch count (x$bh.tch).
-    pub fn touch_count(&self, frame: FrameId) -> u32 {
-        self.touch_counts[frame].load(Relaxed)
-    }
-
-    /// Whether the frame is in the hot region.
-    pub fn is_hot(&self, frame: FrameId) -> bool {
-        self.set.lock().lists.list_of(frame) == Some(HOT)
     }
 
     /// Buffers in the hot region.
@@ -228,6 +262,14 @@ impl ReplacementPolicy for TouchCountPolicy {
 
     fn name(&self) -> &'static str {
         "TOUCH COUNT"
+    }
+
+    fn touch_count(&self, frame: FrameId) -> u32 {
+        self.touch_counts[frame].load(Relaxed)
+    }
+
+    fn is_hot(&self, frame: FrameId) -> bool {
+        self.set.lock().lists.list_of(frame) == Some(HOT)
     }
 }
 

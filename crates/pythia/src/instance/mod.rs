@@ -30,7 +30,8 @@ use std::thread::JoinHandle;
 use parking_lot::Mutex;
 
 use crate::buffer::dbwr::Dbwr;
-use crate::buffer::{BufferCache, ClockPolicy, RedoFlusher};
+use crate::buffer::pools::{parse_pool_size, CacheLayout, LruAlgorithm, WORKING_SET_BUFFERS_MIN};
+use crate::buffer::{AgingParameters, BufferCache, CoarseClock, RedoFlusher};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::controlfile::{ControlData, ControlFile};
@@ -123,6 +124,77 @@ impl InstanceConfig {
             undo_bytes: parameters.get_bytes(names::UNDO_TABLESPACE_SIZE),
         }
     }
+}
+
+/// The buffer pools the parameters ask for (`docs/buffer-pools.md`): the Oracle8 parameters
+/// (`db_block_buffers`, `db_block_lru_latches`, `buffer_pool_keep`, `buffer_pool_recycle`) or
+/// the modern ones (`db_cache_size` — `cache_bytes` here —, `db_keep_cache_size`,
+/// `db_recycle_cache_size`), never both (ORA-00381); then seed 001's rules (ORA-00378).
+fn cache_layout(
+    parameters: &Parameters,
+    cache_bytes: u64,
+    block_size: usize,
+) -> Result<CacheLayout> {
+    let cpus = std::thread::available_parallelism().map_or(1, |cpus| cpus.get());
+    let buffers_of = |bytes: u64| (bytes / block_size as u64) as usize;
+    let keep_text = parameters.get_string(names::BUFFER_POOL_KEEP);
+    let recycle_text = parameters.get_string(names::BUFFER_POOL_RECYCLE);
+    let old_form = parameters.get_integer(names::DB_BLOCK_BUFFERS) > 0
+        || parameters.get_integer(names::DB_BLOCK_LRU_LATCHES) > 0
+        || !keep_text.trim().is_empty()
+        || !recycle_text.trim().is_empty();
+    let keep_bytes = parameters.get_bytes(names::DB_KEEP_CACHE_SIZE);
+    let recycle_bytes = parameters.get_bytes(names::DB_RECYCLE_CACHE_SIZE);
+    let new_form =
+        !parameters.is_default(names::DB_CACHE_SIZE) || keep_bytes > 0 || recycle_bytes > 0;
+    if old_form && new_form {
+        return Err(Error::new(
+            381,
+            "cannot use both new and old parameters for buffer cache size specification",
+        ));
+    }
+    let mut layout = if old_form {
+        let buffers = match parameters.get_integer(names::DB_BLOCK_BUFFERS) {
+            0 => buffers_of(cache_bytes),
+            buffers => buffers as usize,
+        };
+        let keep = parse_pool_size(names::BUFFER_POOL_KEEP, &keep_text)?;
+        let recycle = parse_pool_size(names::BUFFER_POOL_RECYCLE, &recycle_text)?;
+        let latches = match parameters.get_integer(names::DB_BLOCK_LRU_LATCHES) {
+            0 => {
+                let default_buffers = buffers.saturating_sub(keep.buffers + recycle.buffers);
+                keep.working_sets
+                    + recycle.working_sets
+                    + (default_buffers / WORKING_SET_BUFFERS_MIN).clamp(1, cpus)
+            }
+            latches => latches as usize,
+        };
+        CacheLayout::oracle8(buffers, latches, keep, recycle)?
+    } else {
+        CacheLayout::modern(
+            buffers_of(cache_bytes).max(64),
+            buffers_of(keep_bytes),
+            buffers_of(recycle_bytes),
+            cpus,
+        )
+    };
+    layout.algorithm = LruAlgorithm::from_name(&parameters.get_string(names::DB_LRU_ALGORITHM))
+        .unwrap_or_default();
+    let integer = |name| parameters.get_integer(name) as u32;
+    layout.aging = AgingParameters {
+        touch_time: integer(names::DB_AGING_TOUCH_TIME),
+        hot_criteria: integer(names::DB_AGING_HOT_CRITERIA),
+        stay_count: integer(names::DB_AGING_STAY_COUNT),
+        cool_count: integer(names::DB_AGING_COOL_COUNT),
+        percent_hot: integer(names::DB_PERCENT_HOT_DEFAULT),
+    };
+    layout.percent_hot = [
+        integer(names::DB_PERCENT_HOT_DEFAULT),
+        integer(names::DB_PERCENT_HOT_KEEP),
+        integer(names::DB_PERCENT_HOT_RECYCLE),
+    ];
+    layout.check(cpus)?;
+    Ok(layout)
 }
 
 /// The parameter file read at every open.
@@ -240,11 +312,11 @@ impl Instance {
             log_file_size,
             config.log_buffer_bytes as usize,
         )?);
-        let frames = ((config.cache_bytes / block_size as u64) as usize).max(64);
+        let layout = cache_layout(&parameters, config.cache_bytes, block_size)?;
         let cache = Arc::new(BufferCache::new(
             block_size,
-            frames,
-            Box::new(ClockPolicy::new(frames)),
+            &layout,
+            Arc::new(CoarseClock::new()),
             files.clone(),
             log.clone(),
         ));

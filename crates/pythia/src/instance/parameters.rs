@@ -140,6 +140,16 @@ pub mod names {
     pub const DB_CACHE_ADVICE: &str = "db_cache_advice";
     pub const BUFFER_POOL_KEEP: &str = "buffer_pool_keep";
     pub const BUFFER_POOL_RECYCLE: &str = "buffer_pool_recycle";
+    pub const DB_BLOCK_BUFFERS: &str = "db_block_buffers";
+    pub const DB_BLOCK_LRU_LATCHES: &str = "db_block_lru_latches";
+    pub const DB_LRU_ALGORITHM: &str = "_db_lru_algorithm";
+    pub const DB_AGING_TOUCH_TIME: &str = "_db_aging_touch_time";
+    pub const DB_AGING_HOT_CRITERIA: &str = "_db_aging_hot_criteria";
+    pub const DB_AGING_STAY_COUNT: &str = "_db_aging_stay_count";
+    pub const DB_AGING_COOL_COUNT: &str = "_db_aging_cool_count";
+    pub const DB_PERCENT_HOT_DEFAULT: &str = "_db_percent_hot_default";
+    pub const DB_PERCENT_HOT_KEEP: &str = "_db_percent_hot_keep";
+    pub const DB_PERCENT_HOT_RECYCLE: &str = "_db_percent_hot_recycle";
     pub const SHARED_POOL_SIZE: &str = "shared_pool_size";
     pub const LOG_BUFFER: &str = "log_buffer";
     pub const LOG_FILE_SIZE: &str = "log_file_size";
@@ -349,8 +359,27 @@ pub static DEFINITIONS: &[Definition] = &[
         isses_modifiable: false,
         description: "Buffer cache sizing advisory",
     },
-    // Oracle 8's way of sizing the KEEP and RECYCLE pools, read and kept as text for old
-    // parameter files; the pools are sized by db_keep_cache_size and db_recycle_cache_size.
+    // Oracle 8's way of sizing the pools (docs/buffer-pools.md): db_block_buffers and
+    // db_block_lru_latches for all of them, KEEP and RECYCLE given `N` or
+    // `(buffers:N, lru_latches:M)`, DEFAULT the rest. Not together with db_cache_size,
+    // db_keep_cache_size or db_recycle_cache_size (ORA-00381).
+    Definition {
+        name: names::DB_BLOCK_BUFFERS,
+        kind: Kind::integer(0, i32::MAX as i64),
+        default: DefaultValue::Text("0"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Number of database blocks cached in memory",
+    },
+    // 0: derived, one per CPU at most, each working set at least 50 buffers.
+    Definition {
+        name: names::DB_BLOCK_LRU_LATCHES,
+        kind: Kind::integer(0, 6 * 1024),
+        default: DefaultValue::Text("0"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "number of lru latches",
+    },
     Definition {
         name: names::BUFFER_POOL_KEEP,
         kind: Kind::String,
@@ -584,6 +613,72 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::False,
         isses_modifiable: false,
         description: "percent of the shared pool the LRU's transient part may hold",
+    },
+    // Buffer aging (buffer/touch_count.rs): Oracle8i's hidden parameters, seed 001's Table 7,
+    // and Pythia's choice of algorithm (TOUCH_COUNT, Oracle 8.0's LRU, or CLOCK).
+    Definition {
+        name: names::DB_LRU_ALGORITHM,
+        kind: Kind::Enumeration(&["TOUCH_COUNT", "LRU", "CLOCK"]),
+        default: DefaultValue::Text("TOUCH_COUNT"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "how working sets age buffers: touch count, classic LRU or CLOCK",
+    },
+    Definition {
+        name: names::DB_AGING_TOUCH_TIME,
+        kind: Kind::integer(0, 3600),
+        default: DefaultValue::Text("3"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Touch count which sends a buffer to head of replacement list",
+    },
+    Definition {
+        name: names::DB_AGING_HOT_CRITERIA,
+        kind: Kind::integer(1, 1000),
+        default: DefaultValue::Text("2"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Touch count which sends a buffer to head of replacement list",
+    },
+    Definition {
+        name: names::DB_AGING_STAY_COUNT,
+        kind: Kind::integer(0, 1000),
+        default: DefaultValue::Text("0"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Touch count set when buffer moved to head of replacement list",
+    },
+    Definition {
+        name: names::DB_AGING_COOL_COUNT,
+        kind: Kind::integer(0, 1000),
+        default: DefaultValue::Text("1"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Touch count set when buffer cooled",
+    },
+    Definition {
+        name: names::DB_PERCENT_HOT_DEFAULT,
+        kind: Kind::integer(0, 100),
+        default: DefaultValue::Text("50"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Percent of default buffer pool considered hot",
+    },
+    Definition {
+        name: names::DB_PERCENT_HOT_KEEP,
+        kind: Kind::integer(0, 100),
+        default: DefaultValue::Text("0"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Percent of keep buffer pool considered hot",
+    },
+    Definition {
+        name: names::DB_PERCENT_HOT_RECYCLE,
+        kind: Kind::integer(0, 100),
+        default: DefaultValue::Text("0"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "Percent of recycle buffer pool considered hot",
     },
     // 0: the buffer cache derives the count from its size.
     Definition {

@@ -863,6 +863,7 @@ impl Session {
             sid: self.sid(),
             parameters: self.parameters.visible_rows(),
             library_cache: Some(self.instance.library_cache().clone()),
+            buffer_cache: Some(self.instance.cache().clone()),
         };
         Ok(
             crate::views::fixed_table(name, &context).map(|table| RowSet {

@@ -1717,7 +1717,7 @@ mod tests {
     use proptest::prelude::*;
 
     use super::*;
-    use crate::buffer::{ClockPolicy, RedoFlusher};
+    use crate::buffer::{CacheLayout, LruAlgorithm, RedoFlusher, VirtualClock};
     use crate::redo::log::StreamPosition;
     use crate::storage::datafile::FileSet;
     use crate::storage::vfs::{SimVfs, Vfs};
@@ -1784,8 +1784,8 @@ mod tests {
             let formatting_frames = 128;
             let formatting = BufferCache::new(
                 block_size,
-                formatting_frames,
-                Box::new(ClockPolicy::new(formatting_frames)),
+                &CacheLayout::single(formatting_frames).with_algorithm(LruAlgorithm::Clock),
+                Arc::new(VirtualClock::default()),
                 Arc::clone(&files),
                 flusher.clone(),
             );
@@ -1796,8 +1796,8 @@ mod tests {
         }
         let cache = BufferCache::new(
             block_size,
-            frames,
-            Box::new(ClockPolicy::new(frames)),
+            &CacheLayout::single(frames).with_algorithm(LruAlgorithm::Clock),
+            Arc::new(VirtualClock::default()),
             files,
             flusher,
         );

@@ -342,6 +342,7 @@ mod tests {
             sid,
             parameters: Vec::new(),
             library_cache: None,
+            buffer_cache: None,
         }
     }
 

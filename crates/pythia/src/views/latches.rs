@@ -193,6 +193,7 @@ mod tests {
             sid: 0,
             parameters: Vec::new(),
             library_cache: None,
+            buffer_cache: None,
         }
     }
 

@@ -817,6 +817,7 @@ mod tests {
             sid: 1,
             parameters: Parameters::defaults().visible_rows(),
             library_cache: Some(library_cache.clone()),
+            buffer_cache: None,
         }
     }
 
@@ -863,6 +864,7 @@ mod tests {
             sid: 1,
             parameters: Vec::new(),
             library_cache: None,
+            buffer_cache: None,
         };
         for name in VIEWS.iter().map(|view| view.name) {
             assert!(

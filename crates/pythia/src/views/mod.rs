@@ -18,6 +18,7 @@
 //!   latches.rs     v$latchname v$latch v$latch_children v$mutex_sleep v$mutex_sleep_history
 //!   library_cache.rs v$librarycache v$sql v$sqlarea v$sqltext v$sql_shared_cursor
 //!                  v$open_cursor v$sgastat v$db_object_cache x$kghlu
+//!   buffer_cache.rs v$buffer_pool x$kcbwds x$bh v$bh
 //!   registry.rs    the list of views, lookup by name, v$fixed_table
 //!        |
 //!        v  crate::instrumentation::{system_statistics, session_events, latches, ...}
@@ -65,6 +66,7 @@
 //! Failure: none. An unknown name is `None`, for the executor to raise ORA-00942; a session
 //! that is gone shows no rows.
 
+mod buffer_cache;
 mod events;
 mod latches;
 mod library_cache;
@@ -75,6 +77,7 @@ mod table;
 
 use std::sync::Arc;
 
+use crate::buffer::BufferCache;
 use crate::instance::parameters::ParameterRow;
 use crate::library_cache::LibraryCache;
 use crate::types::{DataType, Value};
@@ -99,6 +102,9 @@ pub struct ViewContext {
     /// The querying session's instance's library cache (v$sql, v$librarycache, ...); None
     /// where there is no instance, as in unit tests: those views then have no rows.
     pub library_cache: Option<Arc<LibraryCache>>,
+    /// The querying session's instance's buffer cache (v$buffer_pool, x$bh, ...); None where
+    /// there is no instance.
+    pub buffer_cache: Option<Arc<BufferCache>>,
 }
 
 impl std::fmt::Debug for ViewContext {
@@ -108,6 +114,7 @@ impl std::fmt::Debug for ViewContext {
             .field("sid", &self.sid)
             .field("parameters", &self.parameters)
             .field("library_cache", &self.library_cache.is_some())
+            .field("buffer_cache", &self.buffer_cache.is_some())
             .finish()
     }
 }

@@ -5,7 +5,9 @@
 //! rows to [`table::build`], which checks them against the columns.
 
 use super::table::{self, varchar2, Columns};
-use super::{events, latches, library_cache, sessions, statistics, FixedTable, ViewContext};
+use super::{
+    buffer_cache, events, latches, library_cache, sessions, statistics, FixedTable, ViewContext,
+};
 use crate::types::Value;
 
 /// One fixed view: what [`fixed_table`] returns for `name`.
@@ -31,6 +33,7 @@ const GROUPS: &[&[FixedView]] = &[
     sessions::VIEWS,
     latches::VIEWS,
     library_cache::VIEWS,
+    buffer_cache::VIEWS,
     VIEWS,
 ];
 
@@ -84,6 +87,7 @@ mod tests {
             sid,
             parameters: Parameters::defaults().visible_rows(),
             library_cache: None,
+            buffer_cache: None,
         }
     }
 

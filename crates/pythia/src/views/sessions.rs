@@ -153,6 +153,7 @@ mod tests {
             sid: 0,
             parameters: parameters.visible_rows(),
             library_cache: None,
+            buffer_cache: None,
         }
     }
 

@@ -1,0 +1,244 @@
+//! The buffer cache's views (`docs/buffer-pools.md`), read from the querying session's
+//! instance's cache (`ViewContext::buffer_cache`; without one they have no rows):
+//!
+//! - **v$buffer_pool**: one row per configured pool: its buffers, size, buffer range
+//!   (LO_BNUM..HI_BNUM) and working sets (LO_SETID..HI_SETID, SET_COUNT).
+//! - **x$kcbwds**: one row per working set: its buffer range, how many buffers are on its
+//!   replacement list, in its hot region and on its free list, and its aging algorithm.
+//! - **x$bh**: one row per buffer: the block it holds (FILE#, DBABLK, OBJ, CLASS), STATE (0
+//!   free, 1 current), FLAG (bit 1: dirty), TCH, LRU_FLAG (hot or cold), its working set and
+//!   pool, and its POSITION in the set's replacement list (0: MRU end). **v$bh** shows the
+//!   buffers that hold a block, with Oracle's v$bh columns.
+
+use super::registry::FixedView;
+use super::table::{number, raw, text, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
+use super::ViewContext;
+use crate::buffer::{BufferHeader, BufferPool};
+use crate::types::Value;
+
+pub(super) const VIEWS: &[FixedView] = &[
+    FixedView {
+        name: "V$BUFFER_POOL",
+        columns: BUFFER_POOL_COLUMNS,
+        rows: buffer_pool_rows,
+    },
+    FixedView {
+        name: "X$KCBWDS",
+        columns: KCBWDS_COLUMNS,
+        rows: kcbwds_rows,
+    },
+    FixedView {
+        name: "X$BH",
+        columns: BH_COLUMNS,
+        rows: bh_rows,
+    },
+    FixedView {
+        name: "V$BH",
+        columns: V_BH_COLUMNS,
+        rows: v_bh_rows,
+    },
+];
+
+/// Where the SGA's buffer headers and working set descriptors seem to be (ADDR columns).
+const BUFFER_HEADER_BASE: u64 = 0x6000_0000;
+const BUFFER_HEADER_BYTES: u64 = 0x100;
+const WORKING_SET_BASE: u64 = 0x5F00_0000;
+const WORKING_SET_BYTES: u64 = 0x400;
+
+const BUFFER_POOL_COLUMNS: Columns = &[
+    ("ID", NUMBER),
+    ("NAME", varchar2(20)),
+    ("BLOCK_SIZE", NUMBER),
+    ("RESIZE_STATE", varchar2(10)),
+    ("CURRENT_SIZE", NUMBER),
+    ("BUFFERS", NUMBER),
+    ("TARGET_SIZE", NUMBER),
+    ("TARGET_BUFFERS", NUMBER),
+    ("PREV_SIZE", NUMBER),
+    ("PREV_BUFFERS", NUMBER),
+    ("LO_BNUM", NUMBER),
+    ("HI_BNUM", NUMBER),
+    ("LO_SETID", NUMBER),
+    ("HI_SETID", NUMBER),
+    ("SET_COUNT", NUMBER),
+];
+
+fn buffer_pool_rows(context: &ViewContext) -> Vec<Vec<Value>> {
+    let Some(cache) = &context.buffer_cache else {
+        return Vec::new();
+    };
+    let sets = cache.working_set_rows();
+    let block_size = cache.block_size() as u64;
+    BufferPool::ALL
+        .into_iter()
+        .filter_map(|pool| {
+            let of_pool: Vec<_> = sets.iter().filter(|set| set.pool == pool).collect();
+            let (first, last) = (of_pool.first()?, of_pool.last()?);
+            let buffers: usize = of_pool.iter().map(|set| set.buffers).sum();
+            let megabytes = number((buffers as u64 * block_size) >> 20);
+            Some(vec![
+                number(pool.index() as u64 + 1),
+                text(pool.name()),
+                number(block_size),
+                text("STATIC"),
+                megabytes.clone(),
+                number(buffers as u64),
+                megabytes.clone(),
+                number(buffers as u64),
+                megabytes,
+                number(buffers as u64),
+                number(first.first_buffer as u64),
+                number(last.last_buffer as u64),
+                number(first.set_id as u64 + 1),
+                number(last.set_id as u64 + 1),
+                number(of_pool.len() as u64),
+            ])
+        })
+        .collect()
+}
+
+const KCBWDS_COLUMNS: Columns = &[
+    ("ADDR", varchar2(RAW_ADDRESS_DIGITS)),
+    ("SET_ID", NUMBER),
+    ("POOL_NAME", varchar2(20)),
+    ("START_BUF#", NUMBER),
+    ("END_BUF#", NUMBER),
+    ("CNUM_SET", NUMBER),
+    ("CNUM_REPL", NUMBER),
+    ("CNUM_HOT", NUMBER),
+    ("CNUM_FREE", NUMBER),
+    ("ALGORITHM", varchar2(20)),
+];
+
+fn kcbwds_rows(context: &ViewContext) -> Vec<Vec<Value>> {
+    let Some(cache) = &context.buffer_cache else {
+        return Vec::new();
+    };
+    cache
+        .working_set_rows()
+        .into_iter()
+        .map(|set| {
+            vec![
+                raw(working_set_address(set.set_id)),
+                number(set.set_id as u64 + 1),
+                text(set.pool.name()),
+                number(set.first_buffer as u64),
+                number(set.last_buffer as u64),
+                number(set.buffers as u64),
+                number(set.on_list as u64),
+                number(set.hot as u64),
+                number(set.free as u64),
+                text(set.algorithm),
+            ]
+        })
+        .collect()
+}
+
+fn working_set_address(set_id: usize) -> u64 {
+    WORKING_SET_BASE + set_id as u64 * WORKING_SET_BYTES
+}
+
+const BH_COLUMNS: Columns = &[
+    ("ADDR", varchar2(RAW_ADDRESS_DIGITS)),
+    ("BUF#", NUMBER),
+    ("SET_DS", varchar2(RAW_ADDRESS_DIGITS)),
+    ("POOL", varchar2(20)),
+    ("OBJ", NUMBER),
+    ("TS#", NUMBER),
+    ("FILE#", NUMBER),
+    ("DBARFIL", NUMBER),
+    ("DBABLK", NUMBER),
+    ("CLASS", NUMBER),
+    ("STATE", NUMBER),
+    ("FLAG", NUMBER),
+    ("TCH", NUMBER),
+    ("LRU_FLAG", NUMBER),
+    ("POSITION", NUMBER),
+];
+
+/// x$bh.lru_flag: Oracle sets 8 for a buffer in the hot region (0: cold).
+const LRU_FLAG_HOT: u64 = 8;
+
+fn bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
+    let Some(cache) = &context.buffer_cache else {
+        return Vec::new();
+    };
+    cache
+        .buffer_headers()
+        .into_iter()
+        .map(|header| {
+            let (file, block) = header.block.map_or((Value::Null, Value::Null), |block| {
+                (
+                    number(u64::from(block.file)),
+                    number(u64::from(block.block)),
+                )
+            });
+            vec![
+                raw(BUFFER_HEADER_BASE + header.frame as u64 * BUFFER_HEADER_BYTES),
+                number(header.frame as u64),
+                raw(working_set_address(header.working_set)),
+                text(header.pool.name()),
+                number(u64::from(header.object_id)),
+                number(0),
+                file.clone(),
+                file,
+                block,
+                number(class_number(&header)),
+                number(u64::from(header.block.is_some())),
+                number(u64::from(header.dirty)),
+                number(u64::from(header.touch_count)),
+                number(if header.hot { LRU_FLAG_HOT } else { 0 }),
+                header
+                    .lru_position
+                    .map_or(Value::Null, |position| number(position as u64)),
+            ]
+        })
+        .collect()
+}
+
+/// Oracle's block class numbers (x$bh.class, v$bh.class#; v$waitstat's order).
+fn class_number(header: &BufferHeader) -> u64 {
+    match header.class {
+        "data block" => 1,
+        "segment header" => 4,
+        "bitmap block" => 11,
+        "file header block" => 13,
+        "undo header" => 17,
+        "undo block" => 18,
+        _ => 0,
+    }
+}
+
+const V_BH_COLUMNS: Columns = &[
+    ("FILE#", NUMBER),
+    ("BLOCK#", NUMBER),
+    ("CLASS#", NUMBER),
+    ("STATUS", varchar2(10)),
+    ("DIRTY", varchar2(1)),
+    ("OBJD", NUMBER),
+    ("POOL", varchar2(20)),
+    ("TCH", NUMBER),
+];
+
+fn v_bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
+    let Some(cache) = &context.buffer_cache else {
+        return Vec::new();
+    };
+    cache
+        .buffer_headers()
+        .into_iter()
+        .filter_map(|header| {
+            let block = header.block?;
+            Some(vec![
+                number(u64::from(block.file)),
+                number(u64::from(block.block)),
+                number(class_number(&header)),
+                text("xcur"),
+                text(if header.dirty { "Y" } else { "N" }),
+                number(u64::from(header.object_id)),
+                text(header.pool.name()),
+                number(u64::from(header.touch_count)),
+            ])
+        })
+        .collect()
+}

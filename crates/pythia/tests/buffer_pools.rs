@@ -1,0 +1,262 @@
+//! Buffer pools through the parameters and the views (docs/buffer-pools.md): the Oracle8 and
+//! the modern ways of sizing them, seed 001's rules, and what v$buffer_pool, x$kcbwds, x$bh
+//! and v$bh show of a running instance.
+
+use std::sync::Arc;
+
+use pythia::{Instance, Session, Value};
+
+mod common;
+use common::temp_dir;
+
+/// Small redo and undo, and 2 KiB blocks as in seed 001.
+const BASE: &[(&str, &str)] = &[
+    ("db_block_size", "2048"),
+    ("log_file_size", "4M"),
+    ("undo_tablespace_size", "16M"),
+    ("log_buffer", "1M"),
+];
+
+fn open(name: &str, extra: &[(&str, &str)]) -> pythia::Result<Arc<Instance>> {
+    let mut parameters: Vec<(&str, &str)> = BASE.to_vec();
+    parameters.extend_from_slice(extra);
+    Instance::open(temp_dir(name), &parameters)
+}
+
+fn query(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    session
+        .execute(sql)
+        .unwrap_or_else(|error| panic!("{sql}: {error}"))
+        .rows
+        .iter()
+        .map(|row| row.iter().map(Value::to_string).collect())
+        .collect()
+}
+
+/// The error opening with these parameters gives (it must give one).
+fn open_error(name: &str, extra: &[(&str, &str)]) -> pythia::Error {
+    match open(name, extra) {
+        Ok(_) => panic!("{name}: opened with {extra:?}"),
+        Err(error) => error,
+    }
+}
+
+fn number(text: &str) -> u64 {
+    text.parse()
+        .unwrap_or_else(|_| panic!("{text:?} is not a number"))
+}
+
+/// Seed 001's example: 1000 buffers, 3 LRU latches, KEEP 200 and RECYCLE 100 with one each.
+const SEED_EXAMPLE: &[(&str, &str)] = &[
+    ("db_block_buffers", "1000"),
+    ("db_block_lru_latches", "3"),
+    ("buffer_pool_keep", "(buffers:200, lru_latches:1)"),
+    ("buffer_pool_recycle", "(buffers:100, lru_latches:1)"),
+];
+
+#[test]
+fn the_oracle8_parameters_make_three_pools_in_consecutive_ranges() {
+    let instance = open("pools-oracle8", SEED_EXAMPLE).unwrap();
+    let mut session = instance.connect().unwrap();
+    let pools = query(
+        &mut session,
+        "SELECT name, buffers, lo_bnum, hi_bnum, set_count, block_size FROM v$buffer_pool ORDER BY id",
+    );
+    assert_eq!(
+        pools,
+        vec![
+            vec!["DEFAULT", "700", "0", "699", "1", "2048"],
+            vec!["KEEP", "200", "700", "899", "1", "2048"],
+            vec!["RECYCLE", "100", "900", "999", "1", "2048"],
+        ]
+    );
+    let sets = query(
+        &mut session,
+        "SELECT set_id, pool_name, start_buf#, end_buf#, cnum_set, algorithm FROM x$kcbwds ORDER BY set_id",
+    );
+    assert_eq!(
+        sets,
+        vec![
+            vec!["1", "DEFAULT", "0", "699", "700", "TOUCH COUNT"],
+            vec!["2", "KEEP", "700", "899", "200", "TOUCH COUNT"],
+            vec!["3", "RECYCLE", "900", "999", "100", "TOUCH COUNT"],
+        ]
+    );
+    let buffers = query(
+        &mut session,
+        "SELECT pool, count(*) FROM x$bh GROUP BY pool ORDER BY pool",
+    );
+    assert_eq!(
+        buffers,
+        vec![
+            vec!["DEFAULT", "700"],
+            vec!["KEEP", "200"],
+            vec!["RECYCLE", "100"],
+        ]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+#[test]
+fn a_default_pool_of_several_working_sets_divides_its_buffers_equally() {
+    let instance = open(
+        "pools-sets",
+        &[("db_block_buffers", "301"), ("db_block_lru_latches", "2")],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    let sets = query(
+        &mut session,
+        "SELECT start_buf#, end_buf#, cnum_set FROM x$kcbwds ORDER BY set_id",
+    );
+    assert_eq!(
+        sets,
+        vec![vec!["0", "150", "151"], vec!["151", "300", "150"]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+#[test]
+fn old_and_new_parameters_together_get_ora_00381() {
+    let error = open_error(
+        "pools-both",
+        &[("db_block_buffers", "1000"), ("db_keep_cache_size", "1M")],
+    );
+    assert_eq!(error.code(), 381, "{error}");
+    let error = open_error(
+        "pools-both-2",
+        &[("buffer_pool_keep", "100"), ("db_cache_size", "8M")],
+    );
+    assert_eq!(error.code(), 381, "{error}");
+}
+
+#[test]
+fn pools_that_break_seed_001s_rules_get_ora_00378_naming_the_rule() {
+    for (name, parameters, words) in [
+        (
+            "pools-small-set",
+            &[
+                ("db_block_buffers", "1000"),
+                ("db_block_lru_latches", "3"),
+                ("buffer_pool_keep", "(buffers:40, lru_latches:1)"),
+            ][..],
+            "at least 50 buffers",
+        ),
+        (
+            "pools-no-default",
+            &[
+                ("db_block_buffers", "1000"),
+                ("db_block_lru_latches", "2"),
+                ("buffer_pool_keep", "(buffers:500, lru_latches:1)"),
+                ("buffer_pool_recycle", "(buffers:500, lru_latches:1)"),
+            ][..],
+            "DEFAULT needs",
+        ),
+    ] {
+        let error = open_error(name, parameters);
+        assert_eq!(error.code(), 378, "{error}");
+        assert!(error.to_string().contains(words), "{error}");
+    }
+    let error = open_error(
+        "pools-bad-syntax",
+        &[
+            ("db_block_buffers", "1000"),
+            ("buffer_pool_keep", "(buffers=200)"),
+        ],
+    );
+    assert_eq!(error.code(), 96, "{error}");
+}
+
+#[test]
+fn the_modern_parameters_size_keep_and_recycle_pools() {
+    let instance = open(
+        "pools-modern",
+        &[
+            ("db_cache_size", "4M"),
+            ("db_keep_cache_size", "256K"),
+            ("db_recycle_cache_size", "128K"),
+        ],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    let pools = query(
+        &mut session,
+        "SELECT name, buffers FROM v$buffer_pool ORDER BY id",
+    );
+    assert_eq!(
+        pools,
+        vec![
+            vec!["DEFAULT", "2048"],
+            vec!["KEEP", "128"],
+            vec!["RECYCLE", "64"],
+        ]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// With `_db_aging_touch_time = 0` every hit counts: a block read over and over shows its
+/// touches in x$bh.tch, and v$bh lists it in the DEFAULT pool.
+#[test]
+fn x_bh_shows_the_touches_of_a_block_read_again_and_again() {
+    let instance = open(
+        "pools-touches",
+        &[("db_cache_size", "4M"), ("_db_aging_touch_time", "0")],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    query(
+        &mut session,
+        "CREATE TABLE touched (id NUMBER, val VARCHAR2(20))",
+    );
+    query(&mut session, "INSERT INTO touched VALUES (1, 'one')");
+    query(&mut session, "COMMIT");
+    let touches = |session: &mut Session| -> std::collections::HashMap<(String, String), u64> {
+        query(
+            session,
+            "SELECT file#, dbablk, tch FROM x$bh WHERE state = 1",
+        )
+        .into_iter()
+        .map(|row| ((row[0].clone(), row[1].clone()), number(&row[2])))
+        .collect()
+    };
+    let before = touches(&mut session);
+    for _ in 0..20 {
+        query(&mut session, "SELECT val FROM touched");
+    }
+    let after = touches(&mut session);
+    let most_touched = after
+        .iter()
+        .map(|(block, tch)| tch - before.get(block).copied().unwrap_or(0).min(*tch))
+        .max()
+        .unwrap();
+    assert!(
+        most_touched >= 20,
+        "the table's block gained {most_touched} touches in 20 scans"
+    );
+    let pools = query(&mut session, "SELECT DISTINCT pool FROM v$bh");
+    assert_eq!(pools, vec![vec!["DEFAULT"]]);
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+#[test]
+fn the_classic_lru_is_selectable_and_an_unknown_algorithm_is_refused() {
+    let instance = open(
+        "pools-lru",
+        &[("db_cache_size", "4M"), ("_db_lru_algorithm", "lru")],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    let algorithms = query(&mut session, "SELECT DISTINCT algorithm FROM x$kcbwds");
+    assert_eq!(algorithms, vec![vec!["LRU"]]);
+    drop(session);
+    instance.shutdown().unwrap();
+    let error = open_error(
+        "pools-lru-bad",
+        &[("db_cache_size", "4M"), ("_db_lru_algorithm", "MRU")],
+    );
+    assert_eq!(error.code(), 96, "{error}");
+}
