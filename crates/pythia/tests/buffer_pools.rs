@@ -260,3 +260,63 @@ fn the_classic_lru_is_selectable_and_an_unknown_algorithm_is_refused() {
     );
     assert_eq!(error.code(), 96, "{error}");
 }
+
+/// Seed 001's test script reads v$buffer_pool_statistics before and after its load: the
+/// DEFAULT pool's gets, changes and reads move, the idle pools' do not, and the script's own
+/// query (DECODE against a division by zero) runs unchanged.
+#[test]
+fn buffer_pool_statistics_count_each_pools_work() {
+    let instance = open("pools-statistics", SEED_EXAMPLE).unwrap();
+    let mut session = instance.connect().unwrap();
+    let seed_query = "SELECT name \
+              ,consistent_gets+db_block_gets logical_reads \
+              ,physical_reads \
+              ,DECODE(consistent_gets+db_block_gets,0,TO_NUMBER(null) \
+                     ,ROUND(1-physical_reads/(consistent_gets+db_block_gets),1) ) \
+                     hit_ratio \
+          FROM sys.v$buffer_pool_statistics";
+    let columns = "SELECT name, consistent_gets, db_block_gets, db_block_change, buf_got, \
+                   physical_reads, cnum_set FROM v$buffer_pool_statistics ORDER BY id";
+    let before = query(&mut session, columns);
+    assert_eq!(before.len(), 3);
+    query(
+        &mut session,
+        "CREATE TABLE stuffed (id NUMBER PRIMARY KEY, val VARCHAR2(100))",
+    );
+    for id in 0..200 {
+        query(
+            &mut session,
+            &format!("INSERT INTO stuffed VALUES ({id}, 'row {id}')"),
+        );
+    }
+    query(&mut session, "COMMIT");
+    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    query(&mut session, "SELECT count(*) FROM stuffed");
+    let after = query(&mut session, columns);
+    let value = |rows: &[Vec<String>], row: usize, column: usize| number(&rows[row][column]);
+    for column in 1..=5 {
+        assert!(
+            value(&after, 0, column) > value(&before, 0, column),
+            "DEFAULT column {column}: {:?} then {:?}",
+            before[0],
+            after[0]
+        );
+    }
+    for row in 1..3 {
+        assert_eq!(after[row][..6], before[row][..6], "an idle pool moved");
+    }
+    assert_eq!(
+        (
+            value(&after, 0, 6),
+            value(&after, 1, 6),
+            value(&after, 2, 6)
+        ),
+        (700, 200, 100)
+    );
+    let ratios = query(&mut session, seed_query);
+    assert_eq!(ratios.len(), 3);
+    let keep = ratios.iter().find(|row| row[0] == "KEEP").unwrap();
+    assert_eq!(keep[1], "0");
+    drop(session);
+    instance.shutdown().unwrap();
+}

@@ -40,6 +40,7 @@ use crate::buffer::policy::{
 use crate::buffer::pools::{BufferPool, CacheLayout, LruAlgorithm};
 use crate::buffer::touch_count::{AgingClock, TouchCountPolicy};
 use crate::error::{Error, Result};
+use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{self, LatchName, RwLatch, Statistic, WaitEvent};
 use crate::storage::block::{self, BlockId};
 use crate::storage::datafile::FileSet;
@@ -113,6 +114,50 @@ pub(crate) struct WorkingSet {
     pub(crate) count: usize,
     pub(crate) policy: Box<dyn ReplacementPolicy>,
     free: parking_lot::Mutex<Vec<FrameId>>,
+    statistics: SetStatistics,
+}
+
+/// What happened in a working set, for v$buffer_pool_statistics (seed 001's Table 3). Gets
+/// are counted at every block get, by every session: striped by CPU.
+#[derive(Default)]
+struct SetStatistics {
+    consistent_gets: StripedCounter,
+    db_block_gets: StripedCounter,
+    db_block_changes: StripedCounter,
+    physical_reads: AtomicU64,
+    /// Buffers written (SUM_WRITE; PHYSICAL_WRITES).
+    physical_writes: AtomicU64,
+    /// Buffers taken for a new block, from the free list or the replacement scan (BUF_GOT).
+    buffers_got: AtomicU64,
+    /// Buffers the replacement scan looked at (SUM_SCAN, FREE_BUFFER_INSPECTED).
+    inspected: AtomicU64,
+    dirty_inspected: AtomicU64,
+    free_buffer_waits: AtomicU64,
+    write_complete_waits: AtomicU64,
+}
+
+/// One pool's row of v$buffer_pool_statistics: its working sets' statistics summed.
+#[derive(Clone, Debug, Default, PartialEq, Eq)]
+pub struct PoolStatistics {
+    pub pool: BufferPool,
+    /// Buffers in the largest working set (SET_MSIZE).
+    pub largest_set: usize,
+    /// Buffers on the replacement lists, dirty, and in all (CNUM_REPL, CNUM_WRITE, CNUM_SET).
+    pub on_lists: usize,
+    pub dirty: usize,
+    pub buffers: usize,
+    pub buffers_got: u64,
+    pub buffers_written: u64,
+    pub buffers_inspected: u64,
+    pub free_buffer_waits: u64,
+    pub write_complete_waits: u64,
+    pub buffer_busy_waits: u64,
+    pub dirty_buffers_inspected: u64,
+    pub db_block_changes: u64,
+    pub db_block_gets: u64,
+    pub consistent_gets: u64,
+    pub physical_reads: u64,
+    pub physical_writes: u64,
 }
 
 impl WorkingSet {
@@ -194,6 +239,11 @@ impl BlockWrite<'_> {
     /// redo whose block is not on disk.
     pub fn mark_dirty_from(&mut self, floor: u64) {
         let frame = &self.cache.frames[self.frame];
+        self.cache
+            .set_of(self.frame)
+            .statistics
+            .db_block_changes
+            .add(1);
         if !frame.dirty.swap(true, Ordering::AcqRel) {
             frame.first_dirty_lsn.store(floor, Ordering::Release);
             let dirty = self.cache.dirty_count.fetch_add(1, Ordering::Relaxed) + 1;
@@ -225,6 +275,7 @@ impl BlockWrite<'_> {
         // DBWR may be writing a copy it took before this holder latched the block: wait for
         // that write (one I/O; DBWR cannot take a new copy while the block is latched).
         if frame.writing.swap(true, Ordering::AcqRel) {
+            self.cache.count_write_complete_wait(self.frame);
             let _wait = instrumentation::wait(
                 WaitEvent::WriteCompleteWaits,
                 self.id.file as u64,
@@ -250,6 +301,7 @@ impl BlockWrite<'_> {
             Some(published) => published,
             None => {
                 // DBWR is writing the published image: Oracle's 'write complete waits'.
+                self.cache.count_write_complete_wait(self.frame);
                 let _wait = instrumentation::wait(
                     WaitEvent::WriteCompleteWaits,
                     self.id.file as u64,
@@ -364,6 +416,7 @@ impl BufferCache {
                     count,
                     policy,
                     free: parking_lot::Mutex::new((first..first + count).rev().collect()),
+                    statistics: SetStatistics::default(),
                 });
                 first += count;
             }
@@ -471,6 +524,48 @@ impl BufferCache {
         set.policy.touched(set.local(frame));
     }
 
+    fn count_write_complete_wait(&self, frame: FrameId) {
+        self.set_of(frame)
+            .statistics
+            .write_complete_waits
+            .fetch_add(1, Ordering::Relaxed);
+    }
+
+    /// v$buffer_pool_statistics: one row per configured pool.
+    pub fn pool_statistics(&self) -> Vec<PoolStatistics> {
+        let mut rows: Vec<PoolStatistics> = Vec::new();
+        for set in self.sets.iter() {
+            if rows.last().is_none_or(|row| row.pool != set.pool) {
+                rows.push(PoolStatistics {
+                    pool: set.pool,
+                    ..PoolStatistics::default()
+                });
+            }
+            let row = rows.last_mut().expect("pushed above");
+            let statistics = &set.statistics;
+            let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
+            row.largest_set = row.largest_set.max(set.count);
+            row.on_lists += set.policy.positions().len();
+            row.dirty += self.frames[set.first..set.first + set.count]
+                .iter()
+                .filter(|frame| frame.dirty.load(Ordering::Relaxed))
+                .count();
+            row.buffers += set.count;
+            row.buffers_got += load(&statistics.buffers_got);
+            row.buffers_written += load(&statistics.physical_writes);
+            row.buffers_inspected += load(&statistics.inspected);
+            row.free_buffer_waits += load(&statistics.free_buffer_waits);
+            row.write_complete_waits += load(&statistics.write_complete_waits);
+            row.dirty_buffers_inspected += load(&statistics.dirty_inspected);
+            row.db_block_changes += statistics.db_block_changes.load();
+            row.db_block_gets += statistics.db_block_gets.load();
+            row.consistent_gets += statistics.consistent_gets.load();
+            row.physical_reads += load(&statistics.physical_reads);
+            row.physical_writes += load(&statistics.physical_writes);
+        }
+        rows
+    }
+
     /// Gives back a frame that holds no block to its working set's free list.
     fn give_back(&self, frame: FrameId) {
         self.set_of(frame).free.lock().push(frame);
@@ -519,6 +614,7 @@ impl BufferCache {
             let frame = self.pin(id, access, false)?;
             let guard = self.frames[frame].data.read();
             if self.frames[frame].valid.load(Ordering::Acquire) {
+                self.set_of(frame).statistics.consistent_gets.add(1);
                 return Ok(BlockRead {
                     cache: self,
                     frame,
@@ -540,6 +636,7 @@ impl BufferCache {
             let frame = self.pin(id, access, false)?;
             let guard = self.frames[frame].data.write();
             if self.frames[frame].valid.load(Ordering::Acquire) {
+                self.set_of(frame).statistics.db_block_gets.add(1);
                 return Ok(BlockWrite {
                     cache: self,
                     frame,
@@ -560,6 +657,7 @@ impl BufferCache {
             let frame = self.pin(id, AccessKind::Lookup.into(), true)?;
             let mut guard = self.frames[frame].data.write();
             if self.frames[frame].valid.load(Ordering::Acquire) {
+                self.set_of(frame).statistics.db_block_gets.add(1);
                 guard.fill(0);
                 return Ok(BlockWrite {
                     cache: self,
@@ -610,6 +708,12 @@ impl BufferCache {
                 frame_state.valid.store(true, Ordering::Release);
                 drop(content);
                 let set = self.set_of(frame);
+                set.statistics.buffers_got.fetch_add(1, Ordering::Relaxed);
+                if !fresh {
+                    set.statistics
+                        .physical_reads
+                        .fetch_add(1, Ordering::Relaxed);
+                }
                 set.policy.inserted(set.local(frame), access.kind);
                 Ok(frame)
             }
@@ -646,6 +750,11 @@ impl BufferCache {
             // Every buffer is pinned, being written, or latched by a change in progress:
             // wait for DBWR and for the changes to finish, then look again.
             self.wake_dbwr();
+            if let Some(set) = self.sets_for(id, pool).next() {
+                set.statistics
+                    .free_buffer_waits
+                    .fetch_add(1, Ordering::Relaxed);
+            }
             let _wait = instrumentation::wait(WaitEvent::FreeBufferWaits, round as u64, 0, 0);
             std::thread::sleep(std::time::Duration::from_millis(1));
             if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
@@ -695,12 +804,16 @@ impl BufferCache {
             };
             let frame = set.first + local;
             instrumentation::add(Statistic::FreeBufferInspected, 1);
+            set.statistics.inspected.fetch_add(1, Ordering::Relaxed);
             let state = &self.frames[frame];
             if state.pins.load(Ordering::Acquire) > 0 {
                 continue;
             }
             if state.dirty.load(Ordering::Acquire) {
                 instrumentation::add(Statistic::DirtyBuffersInspected, 1);
+                set.statistics
+                    .dirty_inspected
+                    .fetch_add(1, Ordering::Relaxed);
                 // Write it ourselves so that the request makes progress, and wake DBWR so
                 // that it cleans ahead of the next requests.
                 self.wake_dbwr();
@@ -784,6 +897,10 @@ impl BufferCache {
             .collect();
         self.files.write_blocks(&batch)?;
         for (frame, id, _, written_lsn) in &images {
+            self.set_of(*frame)
+                .statistics
+                .physical_writes
+                .fetch_add(1, Ordering::Relaxed);
             let state = &self.frames[*frame];
             let Some(content) = state.data.try_read() else {
                 continue; // busy: stays dirty, written again later

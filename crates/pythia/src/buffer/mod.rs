@@ -13,8 +13,8 @@ pub mod simulate;
 pub mod touch_count;
 
 pub use cache::{
-    BlockAccess, BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, RedoFlusher,
-    WorkingSetRow,
+    BlockAccess, BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, PoolStatistics,
+    RedoFlusher, WorkingSetRow,
 };
 pub use policy::{AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy};
 pub use pools::{BufferPool, CacheLayout, LruAlgorithm, PoolSize};

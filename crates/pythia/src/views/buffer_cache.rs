@@ -3,6 +3,8 @@
 //!
 //! - **v$buffer_pool**: one row per configured pool: its buffers, size, buffer range
 //!   (LO_BNUM..HI_BNUM) and working sets (LO_SETID..HI_SETID, SET_COUNT).
+//! - **v$buffer_pool_statistics**: seed 001's Table 3, one row per configured pool, its working
+//!   sets' counters summed (BUFFER_BUSY_WAIT stays 0: no wait is counted as that yet).
 //! - **x$kcbwds**: one row per working set: its buffer range, how many buffers are on its
 //!   replacement list, in its hot region and on its free list, and its aging algorithm.
 //! - **x$bh**: one row per buffer: the block it holds (FILE#, DBABLK, OBJ, CLASS), STATE (0
@@ -21,6 +23,11 @@ pub(super) const VIEWS: &[FixedView] = &[
         name: "V$BUFFER_POOL",
         columns: BUFFER_POOL_COLUMNS,
         rows: buffer_pool_rows,
+    },
+    FixedView {
+        name: "V$BUFFER_POOL_STATISTICS",
+        columns: BUFFER_POOL_STATISTICS_COLUMNS,
+        rows: buffer_pool_statistics_rows,
     },
     FixedView {
         name: "X$KCBWDS",
@@ -93,6 +100,64 @@ fn buffer_pool_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 number(last.set_id as u64 + 1),
                 number(of_pool.len() as u64),
             ])
+        })
+        .collect()
+}
+
+const BUFFER_POOL_STATISTICS_COLUMNS: Columns = &[
+    ("ID", NUMBER),
+    ("NAME", varchar2(20)),
+    ("BLOCK_SIZE", NUMBER),
+    ("SET_MSIZE", NUMBER),
+    ("CNUM_REPL", NUMBER),
+    ("CNUM_WRITE", NUMBER),
+    ("CNUM_SET", NUMBER),
+    ("BUF_GOT", NUMBER),
+    ("SUM_WRITE", NUMBER),
+    ("SUM_SCAN", NUMBER),
+    ("FREE_BUFFER_WAIT", NUMBER),
+    ("WRITE_COMPLETE_WAIT", NUMBER),
+    ("BUFFER_BUSY_WAIT", NUMBER),
+    ("FREE_BUFFER_INSPECTED", NUMBER),
+    ("DIRTY_BUFFERS_INSPECTED", NUMBER),
+    ("DB_BLOCK_CHANGE", NUMBER),
+    ("DB_BLOCK_GETS", NUMBER),
+    ("CONSISTENT_GETS", NUMBER),
+    ("PHYSICAL_READS", NUMBER),
+    ("PHYSICAL_WRITES", NUMBER),
+];
+
+fn buffer_pool_statistics_rows(context: &ViewContext) -> Vec<Vec<Value>> {
+    let Some(cache) = &context.buffer_cache else {
+        return Vec::new();
+    };
+    let block_size = cache.block_size() as u64;
+    cache
+        .pool_statistics()
+        .into_iter()
+        .map(|row| {
+            vec![
+                number(row.pool.index() as u64 + 1),
+                text(row.pool.name()),
+                number(block_size),
+                number(row.largest_set as u64),
+                number(row.on_lists as u64),
+                number(row.dirty as u64),
+                number(row.buffers as u64),
+                number(row.buffers_got),
+                number(row.buffers_written),
+                number(row.buffers_inspected),
+                number(row.free_buffer_waits),
+                number(row.write_complete_waits),
+                number(row.buffer_busy_waits),
+                number(row.buffers_inspected),
+                number(row.dirty_buffers_inspected),
+                number(row.db_block_changes),
+                number(row.db_block_gets),
+                number(row.consistent_gets),
+                number(row.physical_reads),
+                number(row.physical_writes),
+            ]
         })
         .collect()
 }

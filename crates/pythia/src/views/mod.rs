@@ -18,7 +18,7 @@
 //!   latches.rs     v$latchname v$latch v$latch_children v$mutex_sleep v$mutex_sleep_history
 //!   library_cache.rs v$librarycache v$sql v$sqlarea v$sqltext v$sql_shared_cursor
 //!                  v$open_cursor v$sgastat v$db_object_cache x$kghlu
-//!   buffer_cache.rs v$buffer_pool x$kcbwds x$bh v$bh
+//!   buffer_cache.rs v$buffer_pool v$buffer_pool_statistics x$kcbwds x$bh v$bh
 //!   registry.rs    the list of views, lookup by name, v$fixed_table
 //!        |
 //!        v  crate::instrumentation::{system_statistics, session_events, latches, ...}
