@@ -4,6 +4,8 @@
 //!
 //! ```text
 //!   trace: (block, kind, second) ... --> replay(policy, buffers) --> gets, misses
+//!                                    --> s3_fifo, two_q(buffers) --> the same, for policies
+//!                                                                   the cache does not run
 //!                                    --> belady(buffers)         --> the least misses possible
 //! ```
 //!
@@ -127,6 +129,134 @@ pub fn belady(buffers: usize, trace: &[Access]) -> Outcome {
     outcome
 }
 
+/// S3-FIFO (Yang et al., SOSP 2023): new blocks enter a small FIFO (10% of the buffers); one
+/// hit there (a frequency of at least 1, capped at 3) earns the main FIFO at eviction time,
+/// otherwise the block leaves and its address goes to a ghost FIFO as long as the main one;
+/// a miss on a ghost enters the main FIFO directly. The main FIFO reinserts a block with a
+/// frequency above 0 (one less) instead of evicting it.
+pub fn s3_fifo(buffers: usize, trace: &[Access]) -> Outcome {
+    use std::collections::VecDeque;
+    assert!(buffers > 0, "a pool has at least one buffer");
+    let small_target = (buffers / 10).max(1);
+    let main_target = buffers.saturating_sub(small_target).max(1);
+    // Cached blocks: frequency, and whether in the small FIFO.
+    let mut cached: FxHashMap<u64, (u8, bool)> = FxHashMap::default();
+    let (mut small, mut main, mut ghost) = (VecDeque::new(), VecDeque::new(), VecDeque::new());
+    let mut ghosts: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut ghost_clock = 0u64;
+    let mut outcome = Outcome::default();
+    for access in trace {
+        outcome.gets += 1;
+        if let Some((frequency, _)) = cached.get_mut(&access.block) {
+            *frequency = (*frequency + 1).min(3);
+            continue;
+        }
+        outcome.misses += 1;
+        while cached.len() >= buffers {
+            if small.len() >= small_target || main.is_empty() {
+                let Some(block) = small.pop_front() else {
+                    break;
+                };
+                let (frequency, _) = cached[&block];
+                if frequency > 0 {
+                    cached.insert(block, (0, false));
+                    main.push_back(block);
+                } else {
+                    cached.remove(&block);
+                    ghost_clock += 1;
+                    ghosts.insert(block, ghost_clock);
+                    ghost.push_back((block, ghost_clock));
+                    while ghost.len() > main_target {
+                        if let Some((old, stamp)) = ghost.pop_front() {
+                            if ghosts.get(&old) == Some(&stamp) {
+                                ghosts.remove(&old);
+                            }
+                        }
+                    }
+                }
+            } else {
+                let Some(block) = main.pop_front() else { break };
+                let entry = cached.get_mut(&block).expect("main blocks are cached");
+                if entry.0 > 0 {
+                    entry.0 -= 1;
+                    main.push_back(block);
+                } else {
+                    cached.remove(&block);
+                }
+            }
+        }
+        if ghosts.remove(&access.block).is_some() {
+            cached.insert(access.block, (0, false));
+            main.push_back(access.block);
+        } else {
+            cached.insert(access.block, (0, true));
+            small.push_back(access.block);
+        }
+    }
+    outcome
+}
+
+/// 2Q (Johnson and Shasha, VLDB 1994), the full version: new blocks enter a FIFO (A1in, 25%
+/// of the buffers) whose hits do nothing; a block leaving it puts its address on a ghost FIFO
+/// (A1out, half the buffers); a miss on a ghost enters the LRU list (Am), where hits move a
+/// block to the MRU end. Room is taken from A1in while it is over its share, else from Am.
+pub fn two_q(buffers: usize, trace: &[Access]) -> Outcome {
+    use std::collections::VecDeque;
+    assert!(buffers > 0, "a pool has at least one buffer");
+    let in_target = (buffers / 4).max(1);
+    let out_target = (buffers / 2).max(1);
+    // Am as an LRU by stamps: block -> last use; an ordered set gives the least recent.
+    let mut am: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut am_order: std::collections::BTreeMap<u64, u64> = std::collections::BTreeMap::new();
+    let mut a1in: VecDeque<u64> = VecDeque::new();
+    let mut in_a1in: FxHashMap<u64, ()> = FxHashMap::default();
+    let mut a1out: VecDeque<(u64, u64)> = VecDeque::new();
+    let mut ghosts: FxHashMap<u64, u64> = FxHashMap::default();
+    let mut clock = 0u64;
+    let mut outcome = Outcome::default();
+    for access in trace {
+        clock += 1;
+        outcome.gets += 1;
+        let block = access.block;
+        if let Some(stamp) = am.get_mut(&block) {
+            am_order.remove(stamp);
+            *stamp = clock;
+            am_order.insert(clock, block);
+            continue;
+        }
+        if in_a1in.contains_key(&block) {
+            continue;
+        }
+        outcome.misses += 1;
+        if am.len() + a1in.len() >= buffers {
+            if a1in.len() > in_target || am.is_empty() {
+                if let Some(old) = a1in.pop_front() {
+                    in_a1in.remove(&old);
+                    ghosts.insert(old, clock);
+                    a1out.push_back((old, clock));
+                    while a1out.len() > out_target {
+                        if let Some((gone, stamp)) = a1out.pop_front() {
+                            if ghosts.get(&gone) == Some(&stamp) {
+                                ghosts.remove(&gone);
+                            }
+                        }
+                    }
+                }
+            } else if let Some((_, old)) = am_order.pop_first() {
+                am.remove(&old);
+            }
+        }
+        if ghosts.remove(&block).is_some() {
+            am.insert(block, clock);
+            am_order.insert(clock, block);
+        } else {
+            a1in.push_back(block);
+            in_a1in.insert(block, ());
+        }
+    }
+    outcome
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -202,6 +332,41 @@ mod tests {
         assert_eq!(aged.misses, hot + flood, "touch count");
         assert_eq!(classic.misses, hot + flood + hot, "classic LRU");
         assert_eq!(touch_count.hot_buffers(), hot as usize);
+        // S3-FIFO keeps it too: its hits earned the main queue. (2Q does not: every read of
+        // the warm-up hit its A1in FIFO, where hits count for nothing, and the flood pushed the
+        // hot set out of A1in and then off the ghost list.)
+        assert_eq!(s3_fifo(buffers, &trace).misses, hot + flood, "S3-FIFO");
+        assert_eq!(two_q(buffers, &trace).misses, hot + flood + hot, "2Q");
+    }
+
+    /// Block 1 is read once and pushed out by a stream of new blocks; read again while its
+    /// address is on the ghost list, it enters the protected queue (2Q's Am, S3-FIFO's main)
+    /// and survives a second, longer stream, where the classic LRU loses it.
+    #[test]
+    fn a_block_read_again_from_the_ghost_list_is_protected() {
+        let trace_for = |first_stream: u64| {
+            let mut blocks = vec![1];
+            blocks.extend(100..100 + first_stream);
+            blocks.push(1);
+            blocks.extend(200..230);
+            blocks.push(1);
+            lookups(&blocks)
+        };
+        // 8 buffers: the ninth new block pushes 1 out of A1in onto A1out.
+        let trace = trace_for(8);
+        assert_eq!(two_q(8, &trace).misses, trace.len() as u64 - 1);
+        assert_eq!(
+            replay(&ClassicLruPolicy::new(8), 8, &trace, None).misses,
+            trace.len() as u64
+        );
+        // 10 buffers: the eleventh new block pushes 1, never hit, from the small FIFO to the
+        // ghost FIFO.
+        let trace = trace_for(10);
+        assert_eq!(s3_fifo(10, &trace).misses, trace.len() as u64 - 1);
+        assert_eq!(
+            replay(&ClassicLruPolicy::new(10), 10, &trace, None).misses,
+            trace.len() as u64
+        );
     }
 
     fn trace_strategy() -> impl Strategy<Value = Vec<Access>> {
@@ -240,6 +405,11 @@ mod tests {
                 (Box::new(TouchCountPolicy::new(buffers, AgingParameters::DEFAULT_POOL, clock.clone())), true),
                 (Box::new(TouchCountPolicy::new(buffers, AgingParameters::DEFAULT_POOL.with_percent_hot(0), clock.clone())), true),
             ];
+            for (name, outcome) in [("S3-FIFO", s3_fifo(buffers, &trace)), ("2Q", two_q(buffers, &trace))] {
+                prop_assert!(outcome.misses >= best.misses, "{}: {} < {}", name, outcome.misses, best.misses);
+                prop_assert!(outcome.misses >= distinct, "{}", name);
+                prop_assert_eq!(outcome.gets, trace.len() as u64);
+            }
             for (policy, timed) in &policies {
                 let outcome = replay(policy.as_ref(), buffers, &trace, timed.then_some(&*clock));
                 prop_assert!(outcome.misses >= best.misses, "{}: {} < {}", policy.name(), outcome.misses, best.misses);
