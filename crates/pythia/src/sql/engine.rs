@@ -2118,7 +2118,7 @@ impl Session {
                     None => Err(Error::new(2441, "Cannot drop nonexistent primary key")),
                 }
             }
-            A::Storage(_) | A::Cache(_) => Ok(()),
+            A::Attributes { .. } => Ok(()),
         }
     }
 
