@@ -3,10 +3,11 @@
 //! ```text
 //!   file header (block 0) --bootstrap pointer--> DICT$ segment (object 1, a heap table)
 //!                                                 one row per object, through transactions:
-//!      ['TABLE',    obj#, name, segment block, CREATE TABLE text, created]
+//!      ['TABLE',    obj#, name, segment block, CREATE TABLE text, created,
+//!                   buffer pool, cache]
 //!      ['INDEX',    obj#, name, table obj#, unique, column positions "0,2D" (a D suffix:
 //!                   descending), segment block, constraint name or NULL,
-//!                   constraint kind 'P' / 'U' or NULL]
+//!                   constraint kind 'P' / 'U' or NULL, buffer pool]
 //!      ['SEQUENCE', obj#, name, increment, min, max, cache, cycle, high-water value]
 //!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
 //!      ['COMMENT',  table obj#, column name or NULL, comment]
@@ -21,14 +22,22 @@
 //!
 //! | kind | 1 | 2 | 3 | 4 | 5 | 6 | 7 | 8 | 9 |
 //! |---|---|---|---|---|---|---|---|---|---|
-//! | `TABLE` | obj# NUMBER | name TEXT | segment header block NUMBER | CREATE TABLE text TEXT | created NUMBER (seconds since the epoch) | | | | |
-//! | `INDEX` | obj# | name | table obj# | unique NUMBER 0/1 | column positions TEXT `"0,2"` | segment header block | constraint name TEXT or NULL | constraint kind TEXT `P` / `U` or NULL (absent in old rows) | |
+//! | `TABLE` | obj# NUMBER | name TEXT | segment header block NUMBER | CREATE TABLE text TEXT | created NUMBER (seconds since the epoch) | buffer pool NUMBER (absent in old rows) | cache NUMBER 0/1 (absent in old rows) | | |
+//! | `INDEX` | obj# | name | table obj# | unique NUMBER 0/1 | column positions TEXT `"0,2"` | segment header block | constraint name TEXT or NULL | constraint kind TEXT `P` / `U` or NULL (absent in old rows) | buffer pool NUMBER (absent in old rows) |
 //! | `SEQUENCE` | obj# | name | increment NUMBER | min | max | cache | cycle 0/1 | high-water value | |
 //! | `VIEW` | obj# | name | NULL | CREATE VIEW text | created | | | | |
 //! | `COMMENT` | table obj# | column name TEXT, NULL for the table | comment TEXT | | | | | | |
 //! | `STATS` `TABLE` | table obj# | `'TABLE'` | NULL | num_rows NUMBER | blocks | avg_row_len | sample_size | last_analyzed (seconds since the epoch) | |
 //! | `STATS` `COLUMN` | table obj# | `'COLUMN'` | column name TEXT | num_distinct NUMBER | num_nulls | low value, of the column's own type (NUMBER, TEXT, DATE, TIMESTAMP, BINARY_DOUBLE, BOOLEAN), NULL when every value is NULL | high value, likewise | avg_col_len NUMBER | |
 //! | `STATS` `INDEX` | table obj# | `'INDEX'` | index obj# NUMBER | blevel | leaf_blocks | distinct_keys | num_rows | clustering_factor | last_analyzed |
+//!
+//! A buffer pool is kept as `BufferPool::code`: 0 DEFAULT, 1 KEEP, 2 RECYCLE (another number
+//! is an ORA-00600 at open); the cache flag as 1 for `CACHE`, 0 for `NOCACHE`. Rows written
+//! before they were kept have no columns 6 and 7 (TABLE) or 9 (INDEX), and a missing or NULL
+//! value reads as DEFAULT and NOCACHE; the next DDL that rewrites such a row writes it
+//! whole. A build from before reads the new rows and ignores the columns it does not know.
+//! An index has its own pool, DEFAULT unless its CREATE or ALTER INDEX said otherwise (the
+//! index of a PRIMARY KEY or UNIQUE constraint too, whatever its table's pool).
 //!
 //! A table's STATS rows (one TABLE row, a COLUMN row per analyzed column, an INDEX row per
 //! analyzed index) are written together by [`Catalog::set_statistics`] in the gathering's
@@ -72,7 +81,7 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::log::RedoLog;
@@ -126,6 +135,12 @@ pub struct TableDef {
     pub comments: Comments,
     /// Optimizer statistics, once gathered (ANALYZE, DBMS_STATS).
     pub statistics: Option<Arc<statistics::TableStatistics>>,
+    /// The pool the heap segment's blocks are read into (`STORAGE (BUFFER_POOL ...)`).
+    /// Blocks cached before an ALTER changed it stay in their pool until aged out.
+    pub buffer_pool: BufferPool,
+    /// `CACHE`: a full scan's blocks enter the pool at the midpoint like any read, instead
+    /// of at the cold end (`NOCACHE`, the default).
+    pub cache: bool,
     pub created: i64,
     ddl: String,
     dictionary_row: RowId,
@@ -218,6 +233,10 @@ pub struct Alteration<'a> {
     pub validate_new: Option<Box<RowCheck<'a>>>,
     /// A column removed (DROP COLUMN): the indexes on it go, the others are renumbered.
     pub dropped_column: Option<usize>,
+    /// `STORAGE (BUFFER_POOL ...)`: the pool of the table's blocks read from now on.
+    pub buffer_pool: BufferPool,
+    /// `CACHE` / `NOCACHE`.
+    pub cache: bool,
 }
 
 pub type RowCheck<'a> = dyn Fn(&[Value]) -> Result<()> + 'a;
@@ -235,6 +254,8 @@ impl Alteration<'_> {
             rewrite: None,
             validate_new: None,
             dropped_column: None,
+            buffer_pool: table.buffer_pool,
+            cache: table.cache,
         }
     }
 }
@@ -258,6 +279,8 @@ impl TableDef {
             Value::integer(self.segment.block as i64),
             Value::text(&self.ddl),
             Value::integer(self.created),
+            Value::integer(self.buffer_pool.code() as i64),
+            Value::integer(self.cache as i64),
         ]
     }
 
@@ -294,7 +317,7 @@ impl TableDef {
     }
 }
 
-#[derive(Debug)]
+#[derive(Clone, Debug)]
 pub struct IndexDef {
     pub object_id: u32,
     pub name: String,
@@ -309,6 +332,9 @@ pub struct IndexDef {
     pub constraint: Option<String>,
     /// Whether that constraint is the table's primary key.
     pub primary: bool,
+    /// The pool the index segment's blocks are read into (`STORAGE (BUFFER_POOL ...)`);
+    /// an index has its own, whatever its table's is.
+    pub buffer_pool: BufferPool,
     pub tree: BTree,
     dictionary_row: RowId,
 }
@@ -338,6 +364,7 @@ impl IndexDef {
                 (Some(_), true) => Value::text("P"),
                 (Some(_), false) => Value::text("U"),
             },
+            Value::integer(self.buffer_pool.code() as i64),
         ]
     }
 }
@@ -397,6 +424,13 @@ pub struct Dictionary {
 impl Dictionary {
     pub fn table(&self, name: &str) -> Result<&Arc<TableDef>> {
         self.tables.get(name).ok_or_else(Error::table_not_found)
+    }
+
+    /// The index `name`, or ORA-01418.
+    pub fn index(&self, name: &str) -> Result<&Arc<IndexDef>> {
+        self.indexes
+            .get(name)
+            .ok_or_else(|| Error::new(1418, "specified index does not exist"))
     }
 
     /// The table with object id `object_id`, if it exists.
@@ -690,12 +724,15 @@ impl Catalog {
         }
     }
 
-    /// Creates a table; `rows` (CREATE TABLE AS SELECT) are inserted in the same
-    /// transaction. DICT$ keeps the CREATE TABLE text made from the definition.
+    /// Creates a table whose blocks go to `buffer_pool`, scanned at the midpoint when
+    /// `cache`; `rows` (CREATE TABLE AS SELECT) are inserted in the same transaction. DICT$
+    /// keeps the CREATE TABLE text made from the definition.
     pub fn create_table(
         &self,
         name: &str,
         definition: Definition,
+        buffer_pool: BufferPool,
+        cache: bool,
         rows: Vec<Vec<Value>>,
     ) -> Result<()> {
         check_name(name)?;
@@ -718,17 +755,7 @@ impl Catalog {
             }
             let object_id = self.next_object_id();
             let segment = context.create_segment(object_id, SegmentKind::Heap)?;
-            let created = now_seconds();
-            let row = vec![
-                Value::text("TABLE"),
-                Value::integer(object_id as i64),
-                Value::text(name),
-                Value::integer(segment.block as i64),
-                Value::text(ddl),
-                Value::integer(created),
-            ];
-            let dictionary_row = context.insert(&row)?;
-            let table = TableDef {
+            let mut table = TableDef {
                 object_id,
                 name: name.to_string(),
                 columns,
@@ -739,11 +766,14 @@ impl Catalog {
                 foreign_keys,
                 comments: Comments::default(),
                 statistics: None,
-                created,
+                buffer_pool,
+                cache,
+                created: now_seconds(),
                 ddl: ddl.to_string(),
-                dictionary_row,
+                dictionary_row: RowId { block: 0, slot: 0 },
                 statistics_rows: Vec::new(),
             };
+            table.dictionary_row = context.insert(&table.dictionary_values())?;
             for row in rows {
                 let row = crate::sql::dml::check_row(&table, row)?;
                 crate::sql::dml::insert_row(&self.storage, context.transaction(), &table, &row)?;
@@ -753,18 +783,17 @@ impl Catalog {
         })
     }
 
-    /// Creates an index (and fills it from the table's committed rows). `constraint` names
-    /// the PRIMARY KEY or UNIQUE constraint it enforces.
-    /// CREATE INDEX: `descending` says which columns are kept in descending order (empty:
-    /// none).
+    /// Creates an index (and fills it from the table's committed rows) on `columns`, each
+    /// (column name, kept in descending order). `constraint` names the PRIMARY KEY or UNIQUE
+    /// constraint it enforces; the index's blocks go to `buffer_pool`.
     pub fn create_index(
         &self,
         name: &str,
         table_name: &str,
-        columns: &[String],
-        descending: &[bool],
+        columns: &[(String, bool)],
         unique: bool,
         constraint: Option<(&str, bool)>,
+        buffer_pool: BufferPool,
     ) -> Result<()> {
         check_name(name)?;
         if columns.is_empty() || columns.len() > INDEX_COLUMNS_MAX {
@@ -779,7 +808,7 @@ impl Catalog {
             }
             let table = dictionary.table(table_name)?.clone();
             let mut positions = Vec::with_capacity(columns.len());
-            for column in columns {
+            for (column, _) in columns {
                 let position = table
                     .column(column)
                     .ok_or_else(|| Error::invalid_identifier(column))?;
@@ -804,13 +833,12 @@ impl Catalog {
                 name: name.to_string(),
                 table_id: table.object_id,
                 table_name: table.name.clone(),
-                descending: (0..positions.len())
-                    .map(|column| descending.get(column).copied().unwrap_or(false))
-                    .collect(),
+                descending: columns.iter().map(|(_, descending)| *descending).collect(),
                 columns: positions,
                 unique,
                 constraint: constraint.map(|(name, _)| name.to_string()),
                 primary: constraint.is_some_and(|(_, primary)| primary),
+                buffer_pool,
                 tree,
                 dictionary_row: RowId { block: 0, slot: 0 },
             };
@@ -945,6 +973,8 @@ impl Catalog {
             table.columns = definition.columns;
             table.checks = definition.checks;
             table.foreign_keys = definition.foreign_keys;
+            table.buffer_pool = alteration.buffer_pool;
+            table.cache = alteration.cache;
             table.ddl = ddl.clone();
             table.indexes.clear();
             // Indexes: renumbered past a dropped column, renamed with the table.
@@ -971,17 +1001,9 @@ impl Catalog {
                     }
                 }
                 let changed = Arc::new(IndexDef {
-                    object_id: index.object_id,
-                    name: index.name.clone(),
-                    table_id: index.table_id,
                     table_name: table.name.clone(),
                     columns,
-                    descending: index.descending.clone(),
-                    unique: index.unique,
-                    constraint: index.constraint.clone(),
-                    primary: index.primary,
-                    tree: index.tree.clone(),
-                    dictionary_row: index.dictionary_row,
+                    ..(**index).clone()
                 });
                 if changed.columns != index.columns {
                     context.update(changed.dictionary_row, &changed.dictionary_values())?;
@@ -1170,11 +1192,7 @@ impl Catalog {
 
     fn drop_index_of(&self, name: &str, constraint: bool) -> Result<()> {
         self.change(|dictionary, context| {
-            let index = dictionary
-                .indexes
-                .get(name)
-                .cloned()
-                .ok_or_else(|| Error::new(1418, "specified index does not exist"))?;
+            let index = dictionary.index(name)?.clone();
             if index.constraint.is_some() && !constraint {
                 return Err(Error::new(
                     2429,
@@ -1206,6 +1224,34 @@ impl Catalog {
         })
     }
 
+    /// ALTER INDEX ... STORAGE (BUFFER_POOL ...): the index's blocks read from now on go to
+    /// `buffer_pool`; those cached stay in their pool until aged out (seed 001). Its DICT$
+    /// row is rewritten in the DDL's transaction, and its table gets a new definition too,
+    /// so the cursors that depend on the table are invalidated as by any DDL.
+    pub fn alter_index(&self, name: &str, buffer_pool: BufferPool) -> Result<()> {
+        self.change(|dictionary, context| {
+            let old = dictionary.index(name)?.clone();
+            let index = Arc::new(IndexDef {
+                buffer_pool,
+                ..(*old).clone()
+            });
+            context.update(index.dictionary_row, &index.dictionary_values())?;
+            dictionary.indexes.insert(name.to_string(), index.clone());
+            if let Some(table) = dictionary.table_by_id(index.table_id) {
+                let mut changed = clone_table(&table);
+                for entry in &mut changed.indexes {
+                    if entry.object_id == index.object_id {
+                        *entry = index.clone();
+                    }
+                }
+                dictionary
+                    .tables
+                    .insert(changed.name.clone(), Arc::new(changed));
+            }
+            Ok(())
+        })
+    }
+
     /// TRUNCATE: the table's segment keeps its first extent and loses the rest, and each
     /// index gets a new, empty segment (the old ones are dropped after the commit). The
     /// heap's truncation is a mini-transaction of its own: TRUNCATE cannot be rolled back
@@ -1222,17 +1268,8 @@ impl Catalog {
             changed.indexes.clear();
             for old in &table.indexes {
                 let index = Arc::new(IndexDef {
-                    object_id: old.object_id,
-                    name: old.name.clone(),
-                    table_id: old.table_id,
-                    table_name: old.table_name.clone(),
-                    columns: old.columns.clone(),
-                    descending: old.descending.clone(),
-                    unique: old.unique,
-                    constraint: old.constraint.clone(),
-                    primary: old.primary,
                     tree: self.create_tree(old.object_id, old.unique)?,
-                    dictionary_row: old.dictionary_row,
+                    ..(**old).clone()
                 });
                 context.update(index.dictionary_row, &index.dictionary_values())?;
                 dictionary.indexes.insert(index.name.clone(), index.clone());
@@ -1697,6 +1734,26 @@ fn text(values: &[Value], index: usize) -> Result<String> {
         .ok_or_else(|| Error::internal(format!("dictionary row: column {index} is not text")))
 }
 
+/// The number in column `index`, or None when the row has no such column (written by a
+/// build that did not keep it) or NULL there.
+fn optional_integer(values: &[Value], index: usize) -> Result<Option<i128>> {
+    match values.get(index) {
+        None | Some(Value::Null) => Ok(None),
+        Some(_) => integer(values, index).map(Some),
+    }
+}
+
+/// The buffer pool code in column `index` of a TABLE or INDEX row; DEFAULT when absent.
+fn buffer_pool(values: &[Value], index: usize) -> Result<BufferPool> {
+    let Some(code) = optional_integer(values, index)? else {
+        return Ok(BufferPool::Default);
+    };
+    u8::try_from(code)
+        .ok()
+        .and_then(BufferPool::from_code)
+        .ok_or_else(|| Error::internal(format!("dictionary row: buffer pool code {code}")))
+}
+
 fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
     let ddl = text(values, 4)?;
     let Definition {
@@ -1715,6 +1772,8 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
         insert_hint: Arc::new(AtomicU64::new(0)),
         indexes: Vec::new(),
         checks,
+        buffer_pool: buffer_pool(values, 6)?,
+        cache: optional_integer(values, 7)?.is_some_and(|flag| flag != 0),
         created: integer(values, 5)? as i64,
         ddl,
         dictionary_row: rowid,
@@ -1906,6 +1965,7 @@ fn index_from_row(
         // Rows written before the kind was kept have no column 8: their table's text is
         // still the user's own CREATE TABLE, whose PRIMARY KEY clause tells.
         primary,
+        buffer_pool: buffer_pool(values, 9)?,
         tree: BTree::open(&storage.cache, header, unique)?.with_purge(purge_predicate(storage)),
         dictionary_row: rowid,
     })
@@ -1969,6 +2029,8 @@ pub fn clone_table(table: &TableDef) -> TableDef {
         foreign_keys: table.foreign_keys.clone(),
         comments: table.comments.clone(),
         statistics: table.statistics.clone(),
+        buffer_pool: table.buffer_pool,
+        cache: table.cache,
         created: table.created,
         ddl: table.ddl.clone(),
         dictionary_row: table.dictionary_row,
@@ -2048,6 +2110,85 @@ pub(crate) fn now_seconds() -> i64 {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// A database made by the build before buffer pools were kept has TABLE rows of six
+    /// columns and INDEX rows of nine. It must still open, its tables and indexes in
+    /// DEFAULT and its tables NOCACHE; and the first DDL on them writes rows of the new
+    /// shape that read back the same.
+    #[test]
+    fn rows_written_before_buffer_pools_read_as_default_and_nocache() {
+        let dir = std::env::temp_dir().join(format!("pythia-old-pools-{}", std::process::id()));
+        let _ = std::fs::remove_dir_all(&dir);
+        let small = [
+            ("db_cache_size", "8M"),
+            ("log_file_size", "4M"),
+            ("undo_tablespace_size", "16M"),
+        ];
+        let open = || crate::Instance::open(&dir, &small).unwrap();
+        {
+            let instance = open();
+            let mut session = instance.connect().unwrap();
+            for sql in [
+                "create table t (id number primary key, v varchar2(5)) \
+                 storage (buffer_pool keep) cache",
+                "create index t_v on t (v) storage (buffer_pool recycle)",
+                "insert into t values (1, 'one')",
+                "commit",
+            ] {
+                session.execute(sql).unwrap();
+            }
+            let catalog = instance.catalog();
+            catalog
+                .change(|dictionary, context| {
+                    for table in dictionary.tables.values() {
+                        let values = table.dictionary_values();
+                        assert_eq!(values.len(), 8);
+                        context.update(table.dictionary_row, &values[..6])?;
+                    }
+                    for index in dictionary.indexes.values() {
+                        let values = index.dictionary_values();
+                        assert_eq!(values.len(), 10);
+                        context.update(index.dictionary_row, &values[..9])?;
+                    }
+                    Ok(())
+                })
+                .unwrap();
+            drop(session);
+            instance.shutdown().unwrap();
+        }
+        let instance = open();
+        let dictionary = instance.catalog().current();
+        let table = dictionary.table("T").unwrap();
+        assert_eq!(
+            (table.buffer_pool, table.cache),
+            (BufferPool::Default, false)
+        );
+        assert_eq!(table.indexes.len(), 2);
+        for index in dictionary.indexes.values() {
+            assert_eq!(index.buffer_pool, BufferPool::Default, "{}", index.name);
+        }
+        let mut session = instance.connect().unwrap();
+        let found = session
+            .execute("select v from t where id = 1")
+            .unwrap()
+            .rows;
+        assert_eq!(found, vec![vec![Value::text("one")]]);
+        session
+            .execute("alter table t storage (buffer_pool recycle)")
+            .unwrap();
+        drop(session);
+        instance.shutdown().unwrap();
+        drop(instance);
+        let instance = open();
+        let dictionary = instance.catalog().current();
+        let table = dictionary.table("T").unwrap();
+        assert_eq!(
+            (table.buffer_pool, table.cache),
+            (BufferPool::Recycle, false)
+        );
+        drop(instance);
+        let _ = std::fs::remove_dir_all(&dir);
+    }
 
     /// DICT$ keeps a table as the text `table_ddl` writes; reading it back must give the
     /// same definition, or an ALTER would change a table across a restart.

@@ -14,9 +14,9 @@
 
 use rust_decimal::Decimal;
 
-use crate::buffer::BufferCache;
+use crate::buffer::{BufferCache, BufferPool};
 use crate::catalog::statistics::{ColumnStatistics, TableStatistics};
-use crate::catalog::{Dictionary, OWNER};
+use crate::catalog::{Dictionary, TableDef, OWNER};
 use crate::error::Result;
 use crate::sql::query::RowSet;
 use crate::storage::segment;
@@ -60,11 +60,13 @@ fn gathered(value: Option<u64>) -> Value {
 
 /// A view of one row per table (dba_tables, dba_tab_statistics): OWNER, TABLE_NAME, a
 /// third column of one value for every table, NUM_ROWS, BLOCKS, AVG_ROW_LEN, SAMPLE_SIZE,
-/// LAST_ANALYZED (NULLs when never analyzed), then `tail`'s columns and values.
+/// LAST_ANALYZED (NULLs when never analyzed), then the `tail` columns with the values
+/// `tail_values` gives for each table.
 fn table_statistics_view(
     dictionary: &Dictionary,
     third: (&str, &str),
-    tail: &[(&str, Option<DataType>, Value)],
+    tail: &[(&str, Option<DataType>)],
+    tail_values: impl Fn(&TableDef) -> Vec<Value>,
 ) -> RowSet {
     let mut columns = vec![
         ("OWNER", text()),
@@ -76,7 +78,7 @@ fn table_statistics_view(
         ("SAMPLE_SIZE", number()),
         ("LAST_ANALYZED", Some(DataType::Date)),
     ];
-    columns.extend(tail.iter().map(|(name, data_type, _)| (*name, *data_type)));
+    columns.extend_from_slice(tail);
     let rows = dictionary
         .tables
         .values()
@@ -92,7 +94,7 @@ fn table_statistics_view(
                 gathered(statistics.map(|gathered| gathered.sample_size)),
                 analyzed(statistics.map(|gathered| gathered.last_analyzed)),
             ];
-            row.extend(tail.iter().map(|(_, _, value)| value.clone()));
+            row.extend(tail_values(table));
             row
         })
         .collect();
@@ -309,16 +311,21 @@ pub fn dictionary_view(
         "DBA_TABLES" => table_statistics_view(
             dictionary,
             ("TABLESPACE_NAME", "SYSTEM"),
-            &[
-                ("CACHE", text(), Value::text("N")),
-                ("BUFFER_POOL", text(), Value::text("DEFAULT")),
-            ],
+            &[("CACHE", text()), ("BUFFER_POOL", text())],
+            |table| {
+                vec![
+                    // Oracle's CACHE is 'Y' or 'N' right-aligned in five characters.
+                    Value::text(if table.cache { "    Y" } else { "    N" }),
+                    Value::text(table.buffer_pool.name()),
+                ]
+            },
         ),
         // STALE_STATS needs DML monitoring (dba_tab_modifications): not kept.
         "DBA_TAB_STATISTICS" => table_statistics_view(
             dictionary,
             ("OBJECT_TYPE", "TABLE"),
-            &[("STALE_STATS", text(), Value::Null)],
+            &[("STALE_STATS", text())],
+            |_| vec![Value::Null],
         ),
         "DBA_TAB_COL_STATISTICS" => {
             let mut rows = Vec::new();
@@ -409,7 +416,7 @@ pub fn dictionary_view(
                         // Indexes are always read whole: every entry is the sample.
                         gathered(statistics.map(|gathered| gathered.num_rows)),
                         analyzed(statistics.map(|gathered| gathered.last_analyzed)),
-                        Value::text("DEFAULT"),
+                        Value::text(index.buffer_pool.name()),
                     ]
                 })
                 .collect(),
@@ -458,6 +465,7 @@ pub fn dictionary_view(
                     &table.name,
                     "TABLE",
                     table.segment,
+                    table.buffer_pool,
                     block_size,
                 )?);
             }
@@ -467,6 +475,7 @@ pub fn dictionary_view(
                     &index.name,
                     "INDEX",
                     index.tree.header(),
+                    index.buffer_pool,
                     block_size,
                 )?);
             }
@@ -658,11 +667,13 @@ fn big(value: i128) -> Value {
     Value::Number(Decimal::from_i128_with_scale(value, 0))
 }
 
+/// A dba_segments row: the segment with header block `header`, read into `buffer_pool`.
 fn segment_row(
     cache: &BufferCache,
     name: &str,
     kind: &str,
     header: crate::storage::block::BlockId,
+    buffer_pool: BufferPool,
     block_size: i64,
 ) -> Result<Vec<Value>> {
     let extents = segment::extents(cache, header)?;
@@ -677,7 +688,7 @@ fn segment_row(
         Value::integer(blocks * block_size),
         Value::integer(blocks),
         Value::integer(extents.len() as i64),
-        Value::text("DEFAULT"),
+        Value::text(buffer_pool.name()),
     ])
 }
 

@@ -33,6 +33,10 @@
 
 use std::fmt;
 
+/// `STORAGE (BUFFER_POOL ...)` names the buffer cache's own pool type: one enum from the
+/// parser through the dictionary to the cache.
+pub use crate::buffer::BufferPool;
+
 /// A possibly schema-qualified name of a table, view, index or sequence: `SYS.DUAL`, `EMP`.
 #[derive(Debug, Clone, PartialEq, Eq, Hash)]
 pub struct ObjectName {
@@ -725,21 +729,16 @@ pub enum ReferentialAction {
     SetNull,
 }
 
-/// The physical attributes the engine uses. Others (TABLESPACE, INITIAL, NEXT, PCTUSED,
-/// INITRANS, LOGGING, PARALLEL, PostgreSQL `WITH (fillfactor=...)`, ...) are accepted and not kept.
+/// The physical attributes the engine uses. Others (TABLESPACE, PCTUSED, INITRANS, LOGGING,
+/// PARALLEL, the STORAGE options INITIAL, NEXT, MINEXTENTS, MAXEXTENTS, PCTINCREASE,
+/// FREELISTS and FREELIST GROUPS, PostgreSQL `WITH (fillfactor=...)`, ...) are accepted and
+/// not kept.
 #[derive(Debug, Clone, Copy, PartialEq, Eq, Default)]
 pub struct StorageClause {
     /// `STORAGE (BUFFER_POOL KEEP|RECYCLE|DEFAULT)`.
     pub buffer_pool: Option<BufferPool>,
     /// `PCTFREE n`, 0 to 99.
     pub pctfree: Option<u32>,
-}
-
-#[derive(Debug, Clone, Copy, PartialEq, Eq)]
-pub enum BufferPool {
-    Keep,
-    Recycle,
-    Default,
 }
 
 #[derive(Debug, Clone, PartialEq)]
@@ -761,10 +760,13 @@ pub enum AlterTableAction {
         from: String,
         to: String,
     },
-    /// `STORAGE (...)`, `PCTFREE n` and the other physical attributes.
-    Storage(StorageClause),
-    /// `CACHE` (true) or `NOCACHE` (false).
-    Cache(bool),
+    /// `STORAGE (...)`, `PCTFREE n`, the other physical attributes and `CACHE` / `NOCACHE`,
+    /// in any order: `cache` is Some(true) for CACHE, Some(false) for NOCACHE, None when
+    /// neither is said.
+    Attributes {
+        storage: StorageClause,
+        cache: Option<bool>,
+    },
 }
 
 /// One column of `ALTER TABLE ... MODIFY`: only what was written is Some.
@@ -1125,8 +1127,7 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
             | AlterTableAction::DropUnique(_)
             | AlterTableAction::RenameTo(_)
             | AlterTableAction::RenameColumn { .. }
-            | AlterTableAction::Storage(_)
-            | AlterTableAction::Cache(_) => {}
+            | AlterTableAction::Attributes { .. } => {}
         },
         Statement::CreateView { query, .. } => visit(Node::Query(query)),
         Statement::Explain { statement, .. } => visit(Node::Statement(statement)),

@@ -26,6 +26,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::buffer::BufferPool;
 use crate::catalog::{self, views::dictionary_view, Alteration, Dictionary, SequenceDef, TableDef};
 use crate::error::{Error, Result};
 use crate::instance::parameters::{AlterSystemScope, Parameters, SetScope};
@@ -1481,7 +1482,8 @@ impl Session {
                 constraints,
                 column_names,
                 as_query,
-                ..
+                storage,
+                cache,
             } => {
                 if *if_not_exists && catalog.current().tables.contains_key(&name.name) {
                     return Ok(StatementResult::done("Table created."));
@@ -1492,6 +1494,10 @@ impl Session {
                     constraints,
                     column_names,
                     as_query.as_deref(),
+                    (
+                        storage.buffer_pool.unwrap_or_default(),
+                        cache.unwrap_or(false),
+                    ),
                 )?;
                 Ok(StatementResult::done("Table created."))
             }
@@ -1558,18 +1564,28 @@ impl Session {
                 unique,
                 table,
                 columns,
-                ..
+                storage,
             } => {
-                let (names, descending): (Vec<String>, Vec<bool>) = columns.iter().cloned().unzip();
                 catalog.create_index(
                     &name.name,
                     &table.name,
-                    &names,
-                    &descending,
+                    columns,
                     *unique,
                     None,
+                    storage.buffer_pool.unwrap_or_default(),
                 )?;
                 Ok(StatementResult::done("Index created."))
+            }
+            // Only the pool is kept; REBUILD is not done yet.
+            Statement::AlterIndex {
+                name,
+                action: ast::AlterIndexAction::Storage(storage),
+            } => {
+                catalog.current().index(&name.name)?;
+                if let Some(pool) = storage.buffer_pool {
+                    catalog.alter_index(&name.name, pool)?;
+                }
+                Ok(StatementResult::done("Index altered."))
             }
             Statement::DropIndex { name } => {
                 catalog.drop_index(&name.name)?;
@@ -1765,7 +1781,9 @@ impl Session {
     }
 
     /// CREATE TABLE, with its keys and CHECK constraints, and with AS SELECT its columns
-    /// named and typed from the query's and its rows inserted in the same DDL.
+    /// named and typed from the query's and its rows inserted in the same DDL. The last
+    /// argument is the table's buffer pool and CACHE flag; its keys' indexes go to DEFAULT,
+    /// as Oracle's do without a USING INDEX clause.
     fn create_table(
         &mut self,
         name: &str,
@@ -1773,6 +1791,7 @@ impl Session {
         constraints: &[ast::TableConstraint],
         column_names: &[String],
         as_query: Option<&ast::Query>,
+        (buffer_pool, cache): (BufferPool, bool),
     ) -> Result<()> {
         let instance = self.instance.clone();
         let catalog = instance.catalog();
@@ -1881,17 +1900,10 @@ impl Session {
             checks,
             foreign_keys,
         };
-        catalog.create_table(name, definition, rows)?;
+        catalog.create_table(name, definition, buffer_pool, cache, rows)?;
         for (key_columns, primary, constraint_name) in keys {
             let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
-            if let Err(error) = catalog.create_index(
-                &constraint,
-                name,
-                &key_columns,
-                &[],
-                true,
-                Some((&constraint, primary)),
-            ) {
+            if let Err(error) = self.create_key_index(name, &constraint, &key_columns, primary) {
                 let _ = catalog.drop_table(name);
                 return Err(error);
             }
@@ -2119,7 +2131,18 @@ impl Session {
                     None => Err(Error::new(2441, "Cannot drop nonexistent primary key")),
                 }
             }
-            A::Storage(_) | A::Cache(_) => Ok(()),
+            // Only the pool and CACHE are kept (PCTFREE and the rest are read and dropped).
+            A::Attributes { storage, cache } => {
+                if storage.buffer_pool.is_none() && cache.is_none() {
+                    return Ok(());
+                }
+                catalog.alter_table(&table.name, |old| {
+                    let mut alteration = Alteration::of(old);
+                    alteration.buffer_pool = storage.buffer_pool.unwrap_or(old.buffer_pool);
+                    alteration.cache = cache.unwrap_or(old.cache);
+                    Ok(alteration)
+                })
+            }
         }
     }
 
@@ -2299,7 +2322,7 @@ impl Session {
                     }));
                     Ok(alteration)
                 })?;
-                let created = self.create_key_index(table, &name, columns, true);
+                let created = self.create_key_index(&table.name, &name, columns, true);
                 if created.is_err() {
                     // The key's index failed (duplicates): its columns get back the NULL
                     // they allowed before (the two steps are two DDL transactions).
@@ -2322,7 +2345,7 @@ impl Session {
                 created
             }
             ast::TableConstraintKind::Unique { columns } => {
-                self.create_key_index(table, &name, columns, false)
+                self.create_key_index(&table.name, &name, columns, false)
             }
             ast::TableConstraintKind::Check(condition) => {
                 let check = catalog::CheckConstraint {
@@ -2422,19 +2445,30 @@ impl Session {
         }
     }
 
-    /// The index of an added PRIMARY KEY or UNIQUE constraint; duplicates in the rows are
-    /// ORA-02437 (primary key) or ORA-02299 (unique), as Oracle reports them.
+    /// The index of a PRIMARY KEY or UNIQUE constraint of table `table_name`: unique, in
+    /// ascending order, in the DEFAULT pool (there is no USING INDEX clause). Duplicates in
+    /// the rows are ORA-02437 (primary key) or ORA-02299 (unique), as Oracle reports them.
     fn create_key_index(
         &mut self,
-        table: &TableDef,
+        table_name: &str,
         name: &str,
         columns: &[String],
         primary: bool,
     ) -> Result<()> {
         let instance = self.instance.clone();
         let catalog = instance.catalog();
-        let created =
-            catalog.create_index(name, &table.name, columns, &[], true, Some((name, primary)));
+        let ascending: Vec<(String, bool)> = columns
+            .iter()
+            .map(|column| (column.clone(), false))
+            .collect();
+        let created = catalog.create_index(
+            name,
+            table_name,
+            &ascending,
+            true,
+            Some((name, primary)),
+            BufferPool::Default,
+        );
         match created {
             Err(error) if error.code() == 1452 && primary => Err(Error::new(
                 2437,

@@ -119,6 +119,7 @@ enum Syntax {
     IllegalAlterSystemOption,
     InvalidCreateIndexOption,
     InvalidPctfree,
+    InvalidStorageOption,
     InvalidAlterIndexOption,
     InvalidAlterSessionOption,
     InvalidSequenceName,
@@ -165,6 +166,7 @@ impl Syntax {
             Syntax::IllegalAlterSystemOption => 2065,
             Syntax::InvalidCreateIndexOption => 2158,
             Syntax::InvalidPctfree => 2211,
+            Syntax::InvalidStorageOption => 2143,
             Syntax::InvalidAlterIndexOption => 2243,
             Syntax::InvalidAlterSessionOption => 2248,
             Syntax::InvalidSequenceName => 2277,
@@ -212,6 +214,7 @@ impl Syntax {
             Syntax::IllegalAlterSystemOption => "illegal option for ALTER SYSTEM",
             Syntax::InvalidCreateIndexOption => "invalid CREATE INDEX option",
             Syntax::InvalidPctfree => "invalid value for PCTFREE or PCTUSED",
+            Syntax::InvalidStorageOption => "invalid STORAGE option",
             Syntax::InvalidAlterIndexOption => {
                 "invalid ALTER INDEX or ALTER MATERIALIZED VIEW option"
             }
@@ -1370,20 +1373,7 @@ impl<'a> Parser<'a> {
                 break;
             }
         }
-        let mut storage = StorageClause::default();
-        let mut cache = None;
-        loop {
-            if self.parse_physical_attribute(&mut storage)? {
-                continue;
-            }
-            if self.eat_word("CACHE") {
-                cache = Some(true);
-            } else if self.eat_word("NOCACHE") {
-                cache = Some(false);
-            } else {
-                break;
-            }
-        }
+        let (storage, cache) = self.parse_table_attributes()?;
         let as_query = if self.eat_word("AS") {
             Some(self.parse_query()?)
         } else {
@@ -1715,6 +1705,26 @@ impl<'a> Parser<'a> {
         Ok(if negative { -magnitude } else { magnitude })
     }
 
+    /// A table's physical attributes and `CACHE` / `NOCACHE`, in any order, as CREATE TABLE
+    /// and ALTER TABLE take them (possibly none: the caller decides whether that is an
+    /// error). The last CACHE or NOCACHE said wins.
+    fn parse_table_attributes(&mut self) -> Result<(StorageClause, Option<bool>)> {
+        let mut storage = StorageClause::default();
+        let mut cache = None;
+        loop {
+            if self.parse_physical_attribute(&mut storage)? {
+                continue;
+            }
+            if self.eat_word("CACHE") {
+                cache = Some(true);
+            } else if self.eat_word("NOCACHE") {
+                cache = Some(false);
+            } else {
+                return Ok((storage, cache));
+            }
+        }
+    }
+
     /// One physical attribute of a table or index, if the next tokens are one. Only
     /// BUFFER_POOL and PCTFREE are kept.
     fn parse_physical_attribute(&mut self, storage: &mut StorageClause) -> Result<bool> {
@@ -1769,29 +1779,68 @@ impl<'a> Parser<'a> {
         Ok(true)
     }
 
-    /// `STORAGE (... BUFFER_POOL KEEP|RECYCLE|DEFAULT ...)`; INITIAL, NEXT, MINEXTENTS and the
-    /// other options are skipped.
+    /// `STORAGE (option ...)`, at least one option: `BUFFER_POOL KEEP | RECYCLE | DEFAULT` is
+    /// kept; Oracle's other options (`INITIAL n[K|M|G|T]`, `NEXT n[K|M|G|T]`, `MINEXTENTS n`,
+    /// `MAXEXTENTS n | UNLIMITED`, `PCTINCREASE n`, `FREELISTS n`, `FREELIST GROUPS n`) are
+    /// read and not kept, as extents are sized by the space manager. A word that is no
+    /// option is ORA-02143; an option without its value is ORA-00922 (ORA-01722 for a
+    /// number out of range). When an option is given twice, the last one counts.
     fn parse_storage_options(&mut self, storage: &mut StorageClause) -> Result<()> {
         self.expect(&TokenKind::LeftParen, Syntax::MissingLeftParenthesis)?;
+        let mut options = 0;
         loop {
-            if self.eat(&TokenKind::RightParen) {
+            if self.is(&TokenKind::RightParen) && options > 0 {
+                self.index += 1;
                 return Ok(());
             }
             if self.at_statement_end() {
                 return Err(self.error(Syntax::MissingRightParenthesis));
             }
-            if self.eat_word("BUFFER_POOL") {
-                storage.buffer_pool = Some(match self.peek_word() {
-                    Some("KEEP") => BufferPool::Keep,
-                    Some("RECYCLE") => BufferPool::Recycle,
-                    Some("DEFAULT") => BufferPool::Default,
-                    _ => return Err(self.error(Syntax::MissingOrInvalidOption)),
-                });
-            } else if self.is(&TokenKind::LeftParen) {
-                return Err(self.error(Syntax::MissingOrInvalidOption));
+            let Some(option) = self.peek_word().map(str::to_string) else {
+                return Err(self.error(Syntax::InvalidStorageOption));
+            };
+            self.index += 1;
+            match option.as_str() {
+                "BUFFER_POOL" => {
+                    let pool = self.peek_word().and_then(BufferPool::from_name);
+                    storage.buffer_pool =
+                        Some(pool.ok_or_else(|| self.error(Syntax::MissingOrInvalidOption))?);
+                    self.index += 1;
+                }
+                "INITIAL" | "NEXT" => self.parse_storage_size()?,
+                "MAXEXTENTS" if self.eat_word("UNLIMITED") => {}
+                "MINEXTENTS" | "MAXEXTENTS" | "PCTINCREASE" | "FREELISTS" => {
+                    self.parse_storage_number()?;
+                }
+                "FREELIST" => {
+                    self.expect_word("GROUPS", Syntax::InvalidStorageOption)?;
+                    self.parse_storage_number()?;
+                }
+                _ => {
+                    self.index -= 1;
+                    return Err(self.error(Syntax::InvalidStorageOption));
+                }
             }
+            options += 1;
+        }
+    }
+
+    /// The whole number a STORAGE option takes (ORA-00922 when there is none).
+    fn parse_storage_number(&mut self) -> Result<u32> {
+        if !matches!(self.peek(), Some(TokenKind::Number(_))) {
+            return Err(self.error(Syntax::MissingOrInvalidOption));
+        }
+        self.parse_unsigned_integer()
+    }
+
+    /// A size in bytes with an optional unit, `64K`, `1M`, `2G`, `1T` (the unit is a word
+    /// of its own to the lexer).
+    fn parse_storage_size(&mut self) -> Result<()> {
+        self.parse_storage_number()?;
+        if matches!(self.peek_word(), Some("K" | "M" | "G" | "T")) {
             self.index += 1;
         }
+        Ok(())
     }
 
     fn parse_create_index(&mut self, unique: bool) -> Result<Statement> {
@@ -2083,21 +2132,13 @@ impl<'a> Parser<'a> {
                     return Err(self.error(Syntax::MissingKeyword));
                 }
             }
-            Some("CACHE") => {
-                self.index += 1;
-                AlterTableAction::Cache(true)
-            }
-            Some("NOCACHE") => {
-                self.index += 1;
-                AlterTableAction::Cache(false)
-            }
             _ => {
-                let mut storage = StorageClause::default();
-                if !self.parse_physical_attribute(&mut storage)? {
+                let start = self.index;
+                let (storage, cache) = self.parse_table_attributes()?;
+                if self.index == start {
                     return Err(self.error(Syntax::InvalidAlterTableOption));
                 }
-                while self.parse_physical_attribute(&mut storage)? {}
-                AlterTableAction::Storage(storage)
+                AlterTableAction::Attributes { storage, cache }
             }
         };
         Ok(action)
@@ -4792,6 +4833,91 @@ mod tests {
         assert_error("CREATE INDEX i ON t (a) REVERSE", 2158, "REVERSE");
     }
 
+    /// Seed 001's example and every option of Oracle's STORAGE clause parse; only
+    /// BUFFER_POOL is kept. Bad clauses are ORA-02143 (a word that is no option), ORA-00922
+    /// (an option without its value, a pool that does not exist) or ORA-00907, at the
+    /// offending token.
+    #[test]
+    fn storage_clauses() {
+        let pool = |sql: &str| match parse_ok(sql) {
+            Statement::CreateTable { storage, .. } | Statement::CreateIndex { storage, .. } => {
+                storage.buffer_pool
+            }
+            Statement::AlterTable {
+                action: AlterTableAction::Attributes { storage, .. },
+                ..
+            }
+            | Statement::AlterIndex {
+                action: AlterIndexAction::Storage(storage),
+                ..
+            } => storage.buffer_pool,
+            other => panic!("{sql}: {other:?}"),
+        };
+        assert_eq!(
+            pool(
+                "CREATE TABLE new_table (col1 NUMBER, col2 VARCHAR2(100)) TABLESPACE users \
+                 STORAGE (INITIAL 64K NEXT 128K BUFFER_POOL KEEP)"
+            ),
+            Some(BufferPool::Keep)
+        );
+        assert_eq!(
+            pool(
+                "CREATE TABLE t (a NUMBER) STORAGE (INITIAL 1M NEXT 10 MINEXTENTS 1 \
+                 MAXEXTENTS UNLIMITED PCTINCREASE 0 FREELISTS 4 FREELIST GROUPS 2 \
+                 buffer_pool recycle)"
+            ),
+            Some(BufferPool::Recycle)
+        );
+        assert_eq!(
+            pool("CREATE TABLE t (a NUMBER) STORAGE (MAXEXTENTS 505 INITIAL 2G NEXT 1T)"),
+            None
+        );
+        // The last BUFFER_POOL said counts, as the last of any option.
+        assert_eq!(
+            pool("CREATE INDEX i ON t (a) STORAGE (BUFFER_POOL KEEP BUFFER_POOL DEFAULT)"),
+            Some(BufferPool::Default)
+        );
+        assert_eq!(
+            pool("ALTER INDEX i STORAGE (NEXT 64K BUFFER_POOL RECYCLE)"),
+            Some(BufferPool::Recycle)
+        );
+        assert_eq!(
+            pool("ALTER TABLE t STORAGE (BUFFER_POOL KEEP) CACHE"),
+            Some(BufferPool::Keep)
+        );
+        let Statement::CreateTable { cache, .. } =
+            parse_ok("CREATE TABLE t (a NUMBER) CACHE STORAGE (BUFFER_POOL KEEP) NOCACHE")
+        else {
+            panic!("not CREATE TABLE");
+        };
+        assert_eq!(cache, Some(false));
+
+        let errors: &[(&str, u32, &str)] = &[
+            ("CREATE TABLE t (a NUMBER) STORAGE (SIZE 10)", 2143, "SIZE"),
+            ("ALTER TABLE t STORAGE ()", 2143, ")"),
+            ("ALTER TABLE t STORAGE (INITIAL 64K, NEXT 1)", 2143, ","),
+            ("ALTER TABLE t STORAGE (BUFFER_POOL HOT)", 922, "HOT"),
+            ("ALTER TABLE t STORAGE (BUFFER_POOL)", 922, ")"),
+            ("ALTER TABLE t STORAGE (INITIAL)", 922, ")"),
+            ("ALTER TABLE t STORAGE (MAXEXTENTS LOTS)", 922, "LOTS"),
+            ("ALTER TABLE t STORAGE (FREELIST 2)", 2143, "2"),
+            ("ALTER TABLE t STORAGE (NEXT 99999999999)", 1722, "999"),
+            ("ALTER TABLE t STORAGE (BUFFER_POOL KEEP", 907, ""),
+            ("ALTER TABLE t STORAGE BUFFER_POOL KEEP", 906, "BUFFER_POOL"),
+            (
+                "CREATE INDEX i ON t (a) STORAGE (PCTFREE 5)",
+                2143,
+                "PCTFREE",
+            ),
+            ("ALTER TABLE t STORAGE (KEEP)", 2143, "KEEP"),
+            ("ALTER INDEX i STORAGE (BUFFER_POOL KEPT)", 922, "KEPT"),
+            ("ALTER TABLE t CACHE NOW", 933, "NOW"),
+        ];
+        for (sql, code, at) in errors {
+            assert_error(sql, *code, at);
+        }
+    }
+
     #[test]
     fn alter_table_actions() {
         let action = |sql: &str| match parse_ok(sql) {
@@ -4924,15 +5050,29 @@ mod tests {
         );
         assert_eq!(
             action("ALTER TABLE t STORAGE (BUFFER_POOL KEEP) PCTFREE 10"),
-            AlterTableAction::Storage(StorageClause {
-                buffer_pool: Some(BufferPool::Keep),
-                pctfree: Some(10)
-            })
+            AlterTableAction::Attributes {
+                storage: StorageClause {
+                    buffer_pool: Some(BufferPool::Keep),
+                    pctfree: Some(10)
+                },
+                cache: None
+            }
         );
-        assert_eq!(action("ALTER TABLE t CACHE"), AlterTableAction::Cache(true));
+        let cache_only = |cache| AlterTableAction::Attributes {
+            storage: StorageClause::default(),
+            cache: Some(cache),
+        };
+        assert_eq!(action("ALTER TABLE t CACHE"), cache_only(true));
+        assert_eq!(action("ALTER TABLE t NOCACHE"), cache_only(false));
         assert_eq!(
-            action("ALTER TABLE t NOCACHE"),
-            AlterTableAction::Cache(false)
+            action("ALTER TABLE t NOCACHE STORAGE (BUFFER_POOL RECYCLE)"),
+            AlterTableAction::Attributes {
+                storage: StorageClause {
+                    buffer_pool: Some(BufferPool::Recycle),
+                    pctfree: None
+                },
+                cache: Some(false)
+            }
         );
         assert_error("ALTER TABLE t SHRINK SPACE", 1735, "SHRINK");
         assert_error("ALTER TABLE t DROP c", 905, "c");
