@@ -320,3 +320,146 @@ fn buffer_pool_statistics_count_each_pools_work() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// A table in KEEP and its index in RECYCLE are read into those pools (their data and index
+/// blocks: segment headers are read into DEFAULT for now); after ALTER TABLE
+/// moves the table to DEFAULT, its cached blocks stay in KEEP until they leave the cache, and
+/// blocks read afterwards go to DEFAULT (seed 001).
+#[test]
+fn segments_are_read_into_the_pool_their_storage_clause_names() {
+    let instance = open("pools-segments", SEED_EXAMPLE).unwrap();
+    let mut session = instance.connect().unwrap();
+    query(
+        &mut session,
+        "CREATE TABLE kept (id NUMBER, val VARCHAR2(100)) STORAGE (BUFFER_POOL KEEP)",
+    );
+    query(
+        &mut session,
+        "CREATE INDEX kept_id ON kept (id) STORAGE (BUFFER_POOL RECYCLE)",
+    );
+    for id in 0..300 {
+        query(
+            &mut session,
+            &format!("INSERT INTO kept VALUES ({id}, 'value number {id}')"),
+        );
+    }
+    query(&mut session, "COMMIT");
+    let pools_of = |session: &mut Session, object: &str| -> Vec<String> {
+        query(
+            session,
+            &format!(
+                "SELECT DISTINCT b.pool FROM x$bh b, dba_objects o \
+                 WHERE b.obj = o.data_object_id AND o.object_name = '{object}' \
+                 AND b.state = 1 AND b.class = 1 ORDER BY 1"
+            ),
+        )
+        .into_iter()
+        .map(|row| row[0].clone())
+        .collect()
+    };
+    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    query(&mut session, "SELECT count(*) FROM kept");
+    query(
+        &mut session,
+        "SELECT /*+ INDEX(kept kept_id) */ val FROM kept WHERE id = 17",
+    );
+    assert_eq!(pools_of(&mut session, "KEPT"), vec!["KEEP"]);
+    assert_eq!(pools_of(&mut session, "KEPT_ID"), vec!["RECYCLE"]);
+
+    query(
+        &mut session,
+        "ALTER TABLE kept STORAGE (BUFFER_POOL DEFAULT)",
+    );
+    query(&mut session, "SELECT count(*) FROM kept");
+    assert_eq!(
+        pools_of(&mut session, "KEPT"),
+        vec!["KEEP"],
+        "cached blocks stay"
+    );
+    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    query(&mut session, "SELECT count(*) FROM kept");
+    assert_eq!(pools_of(&mut session, "KEPT"), vec!["DEFAULT"]);
+    let segments = query(
+        &mut session,
+        "SELECT segment_name, buffer_pool FROM dba_segments \
+         WHERE segment_name IN ('KEPT', 'KEPT_ID') ORDER BY 1",
+    );
+    assert_eq!(
+        segments,
+        vec![vec!["KEPT", "DEFAULT"], vec!["KEPT_ID", "RECYCLE"]]
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// A full scan of a table larger than `_small_table_threshold` puts its blocks at the cold
+/// end of the list; a small table's scan, or a CACHE table's, puts them at the midpoint.
+#[test]
+fn large_table_scans_enter_at_the_cold_end_unless_the_table_is_cached() {
+    let instance = open(
+        "pools-scans",
+        &[("db_cache_size", "4M"), ("_small_table_threshold", "4")],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    for table in ["scanned", "cached"] {
+        query(
+            &mut session,
+            &format!("CREATE TABLE {table} (id NUMBER, val VARCHAR2(200))"),
+        );
+        for id in 0..200 {
+            query(
+                &mut session,
+                &format!("INSERT INTO {table} VALUES ({id}, rpad('x', 150, 'x'))"),
+            );
+        }
+    }
+    query(&mut session, "ALTER TABLE cached CACHE");
+    query(&mut session, "COMMIT");
+    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    // The CACHE table first: were its blocks placed like a large table's, or the large
+    // table's like any read, the second scan's would land in front of the first's.
+    query(&mut session, "SELECT count(*) FROM cached");
+    query(&mut session, "SELECT count(*) FROM scanned");
+    // Where each table's data blocks sit in their working set's list, numbered from the
+    // MRU end: the cold end is the highest positions.
+    let deepest_half = |session: &mut Session, table: &str| -> u64 {
+        let rows = query(
+            session,
+            &format!(
+                "SELECT count(*) FROM x$bh b, x$kcbwds w, dba_objects o \
+                 WHERE b.set_ds = w.addr AND b.obj = o.data_object_id \
+                 AND o.object_name = '{table}' AND b.class = 1 \
+                 AND b.position >= w.cnum_repl / 2"
+            ),
+        );
+        number(&rows[0][0])
+    };
+    let blocks = |session: &mut Session, table: &str| -> u64 {
+        let rows = query(
+            session,
+            &format!(
+                "SELECT count(*) FROM x$bh b, dba_objects o \
+                 WHERE b.obj = o.data_object_id AND o.object_name = '{table}' AND b.class = 1"
+            ),
+        );
+        number(&rows[0][0])
+    };
+    let scanned = blocks(&mut session, "SCANNED");
+    assert!(
+        scanned > 4,
+        "the table is larger than the threshold: {scanned} blocks"
+    );
+    assert_eq!(
+        deepest_half(&mut session, "SCANNED"),
+        scanned,
+        "every scanned block is in the cold half"
+    );
+    assert_eq!(
+        deepest_half(&mut session, "CACHED"),
+        0,
+        "a CACHE table's blocks enter at the midpoint"
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}

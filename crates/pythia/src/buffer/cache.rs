@@ -477,6 +477,18 @@ impl BufferCache {
         &self.layout
     }
 
+    /// How a full scan of a table of `blocks` blocks in `pool` reads them: into the midpoint
+    /// like any read when the table is small (`_small_table_threshold`) or `cached` (the
+    /// table's CACHE attribute or the CACHE hint), else at the cold end.
+    pub fn scan_access(&self, blocks: usize, pool: BufferPool, cached: bool) -> BlockAccess {
+        let kind = if cached || blocks <= self.layout.small_table_blocks {
+            AccessKind::Lookup
+        } else {
+            AccessKind::Scan
+        };
+        kind.in_pool(pool)
+    }
+
     /// Every working set, in set id order (x$kcbwds, v$buffer_pool).
     pub fn working_set_rows(&self) -> Vec<WorkingSetRow> {
         self.sets

@@ -105,6 +105,9 @@ pub struct CacheLayout {
     pub aging: AgingParameters,
     /// `_db_percent_hot_default`, `_keep`, `_recycle`.
     pub percent_hot: [u32; 3],
+    /// `_small_table_threshold`: a table of at most this many blocks is scanned into the
+    /// midpoint like any read; a larger one's scanned blocks enter at the cold end.
+    pub small_table_blocks: usize,
 }
 
 impl CacheLayout {
@@ -122,7 +125,13 @@ impl CacheLayout {
             algorithm: LruAlgorithm::default(),
             aging: AgingParameters::DEFAULT_POOL,
             percent_hot: [50, 0, 0],
+            small_table_blocks: Self::derived_small_table_blocks(buffers),
         }
+    }
+
+    /// Oracle's derived `_small_table_threshold`: 2% of the buffers, at least one.
+    pub fn derived_small_table_blocks(buffers: usize) -> usize {
+        (buffers / 50).max(1)
     }
 
     pub fn with_algorithm(self, algorithm: LruAlgorithm) -> CacheLayout {
@@ -164,6 +173,7 @@ impl CacheLayout {
             )));
         }
         let mut layout = CacheLayout::single(buffers - taken_buffers);
+        layout.small_table_blocks = Self::derived_small_table_blocks(buffers);
         layout.pools[BufferPool::Default.index()].working_sets = lru_latches - taken_latches;
         layout.pools[BufferPool::Keep.index()] = keep;
         layout.pools[BufferPool::Recycle.index()] = recycle;
@@ -184,6 +194,7 @@ impl CacheLayout {
         };
         let mut layout = CacheLayout::single(default);
         layout.pools = [sized(default), sized(keep), sized(recycle)];
+        layout.small_table_blocks = Self::derived_small_table_blocks(default + keep + recycle);
         layout
     }
 

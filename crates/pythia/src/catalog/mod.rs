@@ -827,7 +827,7 @@ impl Catalog {
                 }
             }
             let object_id = self.next_object_id();
-            let tree = self.create_tree(object_id, unique)?;
+            let tree = self.create_tree(object_id, unique)?.with_pool(buffer_pool);
             let mut index = IndexDef {
                 object_id,
                 name: name.to_string(),
@@ -1233,6 +1233,7 @@ impl Catalog {
             let old = dictionary.index(name)?.clone();
             let index = Arc::new(IndexDef {
                 buffer_pool,
+                tree: old.tree.clone().with_pool(buffer_pool),
                 ..(*old).clone()
             });
             context.update(index.dictionary_row, &index.dictionary_values())?;
@@ -1268,7 +1269,9 @@ impl Catalog {
             changed.indexes.clear();
             for old in &table.indexes {
                 let index = Arc::new(IndexDef {
-                    tree: self.create_tree(old.object_id, old.unique)?,
+                    tree: self
+                        .create_tree(old.object_id, old.unique)?
+                        .with_pool(old.buffer_pool),
                     ..(**old).clone()
                 });
                 context.update(index.dictionary_row, &index.dictionary_values())?;
@@ -1966,7 +1969,9 @@ fn index_from_row(
         // still the user's own CREATE TABLE, whose PRIMARY KEY clause tells.
         primary,
         buffer_pool: buffer_pool(values, 9)?,
-        tree: BTree::open(&storage.cache, header, unique)?.with_purge(purge_predicate(storage)),
+        tree: BTree::open(&storage.cache, header, unique)?
+            .with_purge(purge_predicate(storage))
+            .with_pool(buffer_pool(values, 9)?),
         dictionary_row: rowid,
     })
 }

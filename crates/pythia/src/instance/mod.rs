@@ -193,6 +193,9 @@ fn cache_layout(
         integer(names::DB_PERCENT_HOT_KEEP),
         integer(names::DB_PERCENT_HOT_RECYCLE),
     ];
+    if let threshold @ 1.. = parameters.get_integer(names::SMALL_TABLE_THRESHOLD) {
+        layout.small_table_blocks = threshold as usize;
+    }
     layout.check(cpus)?;
     Ok(layout)
 }

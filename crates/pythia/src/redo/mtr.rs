@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use crate::buffer::{AccessKind, BlockWrite, BufferCache, HolderImage};
+use crate::buffer::{BlockAccess, BlockWrite, BufferCache, HolderImage};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::redo::log::RedoLog;
@@ -70,7 +70,7 @@ impl<'a> Mtr<'a> {
     }
 
     /// Takes a block in exclusive mode for change (once per mini-transaction).
-    pub fn get(&mut self, id: BlockId, access: AccessKind) -> Result<Held> {
+    pub fn get(&mut self, id: BlockId, access: impl Into<BlockAccess>) -> Result<Held> {
         if let Some(held) = self.find(id) {
             return Ok(held);
         }

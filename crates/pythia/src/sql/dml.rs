@@ -305,7 +305,10 @@ pub fn current_rows(
     let mut rows = Vec::new();
     for block in crate::storage::segment::used_blocks(&storage.cache, table.segment)? {
         let pieces = {
-            let data = storage.cache.read(block, crate::buffer::AccessKind::Scan)?;
+            let data = storage.cache.read(
+                block,
+                crate::buffer::AccessKind::Scan.in_pool(table.buffer_pool),
+            )?;
             crate::storage::heap::pieces(&data)?
         };
         for (slot, piece) in pieces {

@@ -52,7 +52,7 @@ use std::ops::Bound;
 use std::rc::Rc;
 use std::sync::Arc;
 
-use crate::buffer::AccessKind;
+use crate::buffer::{AccessKind, BlockAccess};
 use crate::catalog::{Dictionary, IndexDef, Storage, TableDef};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
@@ -255,10 +255,19 @@ impl<'a> Reader<'a> {
             1,
         );
         let mut batch = RowBatch::new(table.columns.len(), options);
+        let access = self
+            .storage
+            .cache
+            .scan_access(blocks.len(), table.buffer_pool, table.cache);
         for block in blocks {
             instrumentation::add(Statistic::TableScanBlocksGotten, 1);
-            let go_on =
-                self.read_block_rows(block, BlockSlots::All, 0, &mut batch, &mut |found, row| {
+            let go_on = self.read_block_rows(
+                block,
+                access,
+                BlockSlots::All,
+                0,
+                &mut batch,
+                &mut |found, row| {
                     instrumentation::add(Statistic::TableScanRowsGotten, 1);
                     visit(
                         RowId {
@@ -267,7 +276,8 @@ impl<'a> Reader<'a> {
                         },
                         row,
                     )
-                })?;
+                },
+            )?;
             if !go_on {
                 return Ok(false);
             }
@@ -307,6 +317,7 @@ impl<'a> Reader<'a> {
             instrumentation::add(Statistic::TableFetchByRowid, run.len() as u64);
             let go_on = self.read_block_rows(
                 run[0].block_id(),
+                AccessKind::Lookup.in_pool(table.buffer_pool),
                 BlockSlots::These(&slots),
                 run_start,
                 &mut batch,
@@ -333,6 +344,7 @@ impl<'a> Reader<'a> {
     fn read_block_rows(
         &self,
         block: BlockId,
+        access: BlockAccess,
         slots: BlockSlots,
         first: usize,
         batch: &mut RowBatch,
@@ -345,7 +357,7 @@ impl<'a> Reader<'a> {
         batch.rows.clear();
         batch.row.resize(width, Value::Null);
         {
-            let data = self.storage.cache.read(block, AccessKind::Lookup)?;
+            let data = self.storage.cache.read(block, access)?;
             let count = match slots {
                 BlockSlots::All => heap::slot_count(&data),
                 BlockSlots::These(slots) => slots.len(),

@@ -146,7 +146,7 @@ use std::fmt;
 use std::ops::Bound;
 use std::sync::Arc;
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BlockAccess, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::redo::log::RedoLog;
@@ -507,6 +507,8 @@ pub struct BTree {
     header: BlockId,
     root: BlockId,
     unique: bool,
+    /// The buffer pool its blocks are read into (`STORAGE (BUFFER_POOL ...)`).
+    pool: BufferPool,
     /// Used by `insert` to remove dead entries from a full leaf before splitting it.
     purgeable: Option<PurgePredicate>,
 }
@@ -518,6 +520,7 @@ impl fmt::Debug for BTree {
             .field("header", &self.header)
             .field("root", &self.root)
             .field("unique", &self.unique)
+            .field("pool", &self.pool)
             .field("purge_before_split", &self.purgeable.is_some())
             .finish()
     }
@@ -573,6 +576,7 @@ impl BTree {
             header,
             root,
             unique,
+            pool: BufferPool::Default,
             purgeable: None,
         })
     }
@@ -591,6 +595,7 @@ impl BTree {
             header,
             root,
             unique,
+            pool: BufferPool::Default,
             purgeable: None,
         })
     }
@@ -601,6 +606,21 @@ impl BTree {
     pub fn with_purge(mut self, purgeable: PurgePredicate) -> BTree {
         self.purgeable = Some(purgeable);
         self
+    }
+
+    /// The same index, its blocks read into `pool` from now on.
+    pub fn with_pool(mut self, pool: BufferPool) -> BTree {
+        self.pool = pool;
+        self
+    }
+
+    pub fn pool(&self) -> BufferPool {
+        self.pool
+    }
+
+    /// How this index's blocks are asked of the cache.
+    fn access(&self) -> BlockAccess {
+        AccessKind::Index.in_pool(self.pool)
     }
 
     pub fn header(&self) -> BlockId {
@@ -747,7 +767,7 @@ impl BTree {
         upper: Bound<&[u8]>,
     ) -> RangeIter<'a> {
         instrumentation::add(Statistic::IndexScansKdiixs1, 1);
-        RangeIter::new(cache, self.root, lower, upper)
+        RangeIter::new(cache, self.root, self.access(), lower, upper)
     }
 
     /// The rowids of the entries `range_bounds` would return, each with whether its entry
@@ -773,7 +793,14 @@ impl BTree {
     /// All entries whose key equals `key` exactly (unique checks), delete-marked included.
     pub fn lookup(&self, cache: &BufferCache, key: &[u8]) -> Result<Vec<IndexEntry>> {
         instrumentation::add(Statistic::IndexFetchByKey, 1);
-        RangeIter::new(cache, self.root, Bound::Included(key), Bound::Included(key)).collect()
+        RangeIter::new(
+            cache,
+            self.root,
+            self.access(),
+            Bound::Included(key),
+            Bound::Included(key),
+        )
+        .collect()
     }
 
     /// Removes delete-marked entries for which `purgeable(xid)` is true, leaf by leaf (one
@@ -787,11 +814,14 @@ impl BTree {
     ) -> Result<usize> {
         let mut removed = 0;
         'restart: loop {
-            let mut number = descend_shared(cache, self.root, &[], 0, |_, id, _| Ok(id.block))?;
+            let mut number =
+                descend_shared(cache, self.root, self.access(), &[], 0, |_, id, _| {
+                    Ok(id.block)
+                })?;
             while number != 0 {
                 let id = self.block_id(number);
                 let mut mtr = Mtr::new(cache);
-                let held = mtr.get(id, AccessKind::Index)?;
+                let held = mtr.get(id, self.access())?;
                 let node = mtr.block_ref(held);
                 expect_node(node, id)?;
                 if !is_leaf(node) {
@@ -817,7 +847,7 @@ impl BTree {
         let mut stack = vec![self.root];
         let mut first = true;
         while let Some(id) = stack.pop() {
-            let node = cache.read(id, AccessKind::Index)?;
+            let node = cache.read(id, self.access())?;
             expect_node(&node, id)?;
             if first {
                 statistics.blevel = level(&node) as u32;
@@ -900,7 +930,7 @@ impl BTree {
             leaves: Vec::new(),
             last_entry: None,
         };
-        let root_level = level(&cache.read(self.root, AccessKind::Index)?);
+        let root_level = level(&cache.read(self.root, self.access())?);
         self.check_subtree(cache, self.root, root_level, None, None, &mut walk, 0)?;
         let leaves = &walk.leaves;
         for (position, leaf) in leaves.iter().enumerate() {
@@ -950,7 +980,7 @@ impl BTree {
             return Err(self.violation(id, format!("deeper than {HEIGHT_MAX} levels")));
         }
         // A copy: no guard is held while the children are checked.
-        let node: Vec<u8> = cache.read(id, AccessKind::Index)?.to_vec();
+        let node: Vec<u8> = cache.read(id, self.access())?.to_vec();
         let fail = |what: String| self.violation(id, what);
         let expected_type = if expected_level == 0 {
             BlockType::BtreeLeaf
@@ -1078,7 +1108,7 @@ impl BTree {
         rowid: u64,
     ) -> Result<Held> {
         let mut id = self.root;
-        let mut node = cache.read(id, AccessKind::Index)?;
+        let mut node = cache.read(id, self.access())?;
         expect_node(&node, id)?;
         if is_leaf(&node) {
             // A single-block tree: take the root exclusively. Should it have split in the
@@ -1091,7 +1121,7 @@ impl BTree {
             let child = self.block_id(child_at_slot(&node, child_slot_for(&node, key, rowid)));
             if level(&node) == 1 {
                 // Non-root blocks never change level: the child is a leaf.
-                let held = mtr.get(child, AccessKind::Index)?;
+                let held = mtr.get(child, self.access())?;
                 drop(node);
                 expect_node(mtr.block_ref(held), child)?;
                 if !is_leaf(mtr.block_ref(held)) {
@@ -1101,7 +1131,7 @@ impl BTree {
                 }
                 return Ok(held);
             }
-            let child_node = cache.read(child, AccessKind::Index)?;
+            let child_node = cache.read(child, self.access())?;
             expect_node(&child_node, child)?;
             if level(&child_node) + 1 != level(&node) {
                 return Err(Error::internal(format!(
@@ -1131,7 +1161,7 @@ impl BTree {
         let mut path = Vec::new();
         let mut id = from;
         for _ in 0..HEIGHT_MAX {
-            let held = mtr.get(id, AccessKind::Index)?;
+            let held = mtr.get(id, self.access())?;
             let node = mtr.block_ref(held);
             expect_node(node, id)?;
             if is_leaf(node) {
@@ -1238,7 +1268,7 @@ impl BTree {
         let original_count = bodies.len() - 1;
         // Latch order: the right sibling (same level, to the right) before the segment header.
         let next_held = match (node_level, next) {
-            (0, next) if next != 0 => Some(mtr.get(self.block_id(next), AccessKind::Index)?),
+            (0, next) if next != 0 => Some(mtr.get(self.block_id(next), self.access())?),
             _ => None,
         };
         let right_id = segment::allocate_block(mtr, space, self.header)?;
@@ -1508,12 +1538,13 @@ fn check_layout(node: &[u8]) -> std::result::Result<(), String> {
 fn descend_shared<T>(
     cache: &BufferCache,
     root: BlockId,
+    access: BlockAccess,
     key: &[u8],
     rowid: u64,
     visit: impl FnOnce(&[u8], BlockId, Option<&(Vec<u8>, u64)>) -> Result<T>,
 ) -> Result<T> {
     let mut id = root;
-    let mut node = cache.read(id, AccessKind::Index)?;
+    let mut node = cache.read(id, access)?;
     expect_node(&node, id)?;
     let mut high: Option<(Vec<u8>, u64)> = None;
     for _ in 0..HEIGHT_MAX {
@@ -1525,7 +1556,7 @@ fn descend_shared<T>(
             high = Some(owned_key(entry_key(&node, slot)));
         }
         let child = BlockId::new(root.file, child_at_slot(&node, slot));
-        let child_node = cache.read(child, AccessKind::Index)?;
+        let child_node = cache.read(child, access)?;
         expect_node(&child_node, child)?;
         if level(&child_node) + 1 != level(&node) {
             return Err(Error::internal(format!(
@@ -1567,6 +1598,7 @@ enum ScanState {
 pub struct RangeIter<'a> {
     cache: &'a BufferCache,
     root: BlockId,
+    access: BlockAccess,
     upper: Bound<Vec<u8>>,
     state: ScanState,
     buffered: VecDeque<IndexEntry>,
@@ -1588,12 +1620,14 @@ impl<'a> RangeIter<'a> {
     fn new(
         cache: &'a BufferCache,
         root: BlockId,
+        access: BlockAccess,
         lower: Bound<&[u8]>,
         upper: Bound<&[u8]>,
     ) -> RangeIter<'a> {
         RangeIter {
             cache,
             root,
+            access,
             upper: upper.map(<[u8]>::to_vec),
             state: ScanState::Descend(Resume::Lower(lower.map(<[u8]>::to_vec))),
             buffered: VecDeque::new(),
@@ -1614,13 +1648,18 @@ impl<'a> RangeIter<'a> {
                     Resume::Lower(Bound::Excluded(key)) => (key, u64::MAX),
                     Resume::After(key, rowid) => (key, *rowid),
                 };
-                descend_shared(self.cache, self.root, key, rowid, |node, _, high| {
-                    Ok(collect_leaf(node, &resume, upper, high, sink))
-                })?
+                descend_shared(
+                    self.cache,
+                    self.root,
+                    self.access,
+                    key,
+                    rowid,
+                    |node, _, high| Ok(collect_leaf(node, &resume, upper, high, sink)),
+                )?
             }
             ScanState::Follow { leaf, resume } => {
                 let id = BlockId::new(self.root.file, leaf);
-                let node = self.cache.read(id, AccessKind::Index)?;
+                let node = self.cache.read(id, self.access)?;
                 expect_node(&node, id)?;
                 if !is_leaf(&node) {
                     return Err(Error::internal(format!(
