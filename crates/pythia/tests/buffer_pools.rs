@@ -4,10 +4,10 @@
 
 use std::sync::Arc;
 
-use pythia::{Instance, Session, Value};
+use pythia::{Instance, Session};
 
 mod common;
-use common::temp_dir;
+use common::{temp_dir, text_rows};
 
 /// Small redo and undo, and 2 KiB blocks as in seed 001.
 const BASE: &[(&str, &str)] = &[
@@ -21,16 +21,6 @@ fn open(name: &str, extra: &[(&str, &str)]) -> pythia::Result<Arc<Instance>> {
     let mut parameters: Vec<(&str, &str)> = BASE.to_vec();
     parameters.extend_from_slice(extra);
     Instance::open(temp_dir(name), &parameters)
-}
-
-fn query(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"))
-        .rows
-        .iter()
-        .map(|row| row.iter().map(Value::to_string).collect())
-        .collect()
 }
 
 /// The error opening with these parameters gives (it must give one).
@@ -58,7 +48,7 @@ const SEED_EXAMPLE: &[(&str, &str)] = &[
 fn the_oracle8_parameters_make_three_pools_in_consecutive_ranges() {
     let instance = open("pools-oracle8", SEED_EXAMPLE).unwrap();
     let mut session = instance.connect().unwrap();
-    let pools = query(
+    let pools = text_rows(
         &mut session,
         "SELECT name, buffers, lo_bnum, hi_bnum, set_count, block_size FROM v$buffer_pool ORDER BY id",
     );
@@ -70,7 +60,7 @@ fn the_oracle8_parameters_make_three_pools_in_consecutive_ranges() {
             vec!["RECYCLE", "100", "900", "999", "1", "2048"],
         ]
     );
-    let sets = query(
+    let sets = text_rows(
         &mut session,
         "SELECT set_id, pool_name, start_buf#, end_buf#, cnum_set, algorithm FROM x$kcbwds ORDER BY set_id",
     );
@@ -82,7 +72,7 @@ fn the_oracle8_parameters_make_three_pools_in_consecutive_ranges() {
             vec!["3", "RECYCLE", "900", "999", "100", "TOUCH COUNT"],
         ]
     );
-    let buffers = query(
+    let buffers = text_rows(
         &mut session,
         "SELECT pool, count(*) FROM x$bh GROUP BY pool ORDER BY pool",
     );
@@ -106,7 +96,7 @@ fn a_default_pool_of_several_working_sets_divides_its_buffers_equally() {
     )
     .unwrap();
     let mut session = instance.connect().unwrap();
-    let sets = query(
+    let sets = text_rows(
         &mut session,
         "SELECT start_buf#, end_buf#, cnum_set FROM x$kcbwds ORDER BY set_id",
     );
@@ -181,7 +171,7 @@ fn the_modern_parameters_size_keep_and_recycle_pools() {
     )
     .unwrap();
     let mut session = instance.connect().unwrap();
-    let pools = query(
+    let pools = text_rows(
         &mut session,
         "SELECT name, buffers FROM v$buffer_pool ORDER BY id",
     );
@@ -207,14 +197,14 @@ fn x_bh_shows_the_touches_of_a_block_read_again_and_again() {
     )
     .unwrap();
     let mut session = instance.connect().unwrap();
-    query(
+    text_rows(
         &mut session,
         "CREATE TABLE touched (id NUMBER, val VARCHAR2(20))",
     );
-    query(&mut session, "INSERT INTO touched VALUES (1, 'one')");
-    query(&mut session, "COMMIT");
+    text_rows(&mut session, "INSERT INTO touched VALUES (1, 'one')");
+    text_rows(&mut session, "COMMIT");
     let touches = |session: &mut Session| -> std::collections::HashMap<(String, String), u64> {
-        query(
+        text_rows(
             session,
             "SELECT file#, dbablk, tch FROM x$bh WHERE state = 1",
         )
@@ -224,7 +214,7 @@ fn x_bh_shows_the_touches_of_a_block_read_again_and_again() {
     };
     let before = touches(&mut session);
     for _ in 0..20 {
-        query(&mut session, "SELECT val FROM touched");
+        text_rows(&mut session, "SELECT val FROM touched");
     }
     let after = touches(&mut session);
     let most_touched = after
@@ -236,7 +226,7 @@ fn x_bh_shows_the_touches_of_a_block_read_again_and_again() {
         most_touched >= 20,
         "the table's block gained {most_touched} touches in 20 scans"
     );
-    let pools = query(&mut session, "SELECT DISTINCT pool FROM v$bh");
+    let pools = text_rows(&mut session, "SELECT DISTINCT pool FROM v$bh");
     assert_eq!(pools, vec![vec!["DEFAULT"]]);
     drop(session);
     instance.shutdown().unwrap();
@@ -250,7 +240,7 @@ fn the_classic_lru_is_selectable_and_an_unknown_algorithm_is_refused() {
     )
     .unwrap();
     let mut session = instance.connect().unwrap();
-    let algorithms = query(&mut session, "SELECT DISTINCT algorithm FROM x$kcbwds");
+    let algorithms = text_rows(&mut session, "SELECT DISTINCT algorithm FROM x$kcbwds");
     assert_eq!(algorithms, vec![vec!["LRU"]]);
     drop(session);
     instance.shutdown().unwrap();
@@ -277,22 +267,22 @@ fn buffer_pool_statistics_count_each_pools_work() {
           FROM sys.v$buffer_pool_statistics";
     let columns = "SELECT name, consistent_gets, db_block_gets, db_block_change, buf_got, \
                    physical_reads, cnum_set FROM v$buffer_pool_statistics ORDER BY id";
-    let before = query(&mut session, columns);
+    let before = text_rows(&mut session, columns);
     assert_eq!(before.len(), 3);
-    query(
+    text_rows(
         &mut session,
         "CREATE TABLE stuffed (id NUMBER PRIMARY KEY, val VARCHAR2(100))",
     );
     for id in 0..200 {
-        query(
+        text_rows(
             &mut session,
             &format!("INSERT INTO stuffed VALUES ({id}, 'row {id}')"),
         );
     }
-    query(&mut session, "COMMIT");
-    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
-    query(&mut session, "SELECT count(*) FROM stuffed");
-    let after = query(&mut session, columns);
+    text_rows(&mut session, "COMMIT");
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    text_rows(&mut session, "SELECT count(*) FROM stuffed");
+    let after = text_rows(&mut session, columns);
     let value = |rows: &[Vec<String>], row: usize, column: usize| number(&rows[row][column]);
     for column in 1..=5 {
         assert!(
@@ -313,7 +303,7 @@ fn buffer_pool_statistics_count_each_pools_work() {
         ),
         (700, 200, 100)
     );
-    let ratios = query(&mut session, seed_query);
+    let ratios = text_rows(&mut session, seed_query);
     assert_eq!(ratios.len(), 3);
     let keep = ratios.iter().find(|row| row[0] == "KEEP").unwrap();
     assert_eq!(keep[1], "0");
@@ -329,23 +319,23 @@ fn buffer_pool_statistics_count_each_pools_work() {
 fn segments_are_read_into_the_pool_their_storage_clause_names() {
     let instance = open("pools-segments", SEED_EXAMPLE).unwrap();
     let mut session = instance.connect().unwrap();
-    query(
+    text_rows(
         &mut session,
         "CREATE TABLE kept (id NUMBER, val VARCHAR2(100)) STORAGE (BUFFER_POOL KEEP)",
     );
-    query(
+    text_rows(
         &mut session,
         "CREATE INDEX kept_id ON kept (id) STORAGE (BUFFER_POOL RECYCLE)",
     );
     for id in 0..300 {
-        query(
+        text_rows(
             &mut session,
             &format!("INSERT INTO kept VALUES ({id}, 'value number {id}')"),
         );
     }
-    query(&mut session, "COMMIT");
+    text_rows(&mut session, "COMMIT");
     let pools_of = |session: &mut Session, object: &str| -> Vec<String> {
-        query(
+        text_rows(
             session,
             &format!(
                 "SELECT DISTINCT b.pool FROM x$bh b, dba_objects o \
@@ -357,29 +347,29 @@ fn segments_are_read_into_the_pool_their_storage_clause_names() {
         .map(|row| row[0].clone())
         .collect()
     };
-    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
-    query(&mut session, "SELECT count(*) FROM kept");
-    query(
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    text_rows(&mut session, "SELECT count(*) FROM kept");
+    text_rows(
         &mut session,
         "SELECT /*+ INDEX(kept kept_id) */ val FROM kept WHERE id = 17",
     );
     assert_eq!(pools_of(&mut session, "KEPT"), vec!["KEEP"]);
     assert_eq!(pools_of(&mut session, "KEPT_ID"), vec!["RECYCLE"]);
 
-    query(
+    text_rows(
         &mut session,
         "ALTER TABLE kept STORAGE (BUFFER_POOL DEFAULT)",
     );
-    query(&mut session, "SELECT count(*) FROM kept");
+    text_rows(&mut session, "SELECT count(*) FROM kept");
     assert_eq!(
         pools_of(&mut session, "KEPT"),
         vec!["KEEP"],
         "cached blocks stay"
     );
-    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
-    query(&mut session, "SELECT count(*) FROM kept");
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    text_rows(&mut session, "SELECT count(*) FROM kept");
     assert_eq!(pools_of(&mut session, "KEPT"), vec!["DEFAULT"]);
-    let segments = query(
+    let segments = text_rows(
         &mut session,
         "SELECT segment_name, buffer_pool FROM dba_segments \
          WHERE segment_name IN ('KEPT', 'KEPT_ID') ORDER BY 1",
@@ -403,28 +393,28 @@ fn large_table_scans_enter_at_the_cold_end_unless_the_table_is_cached() {
     .unwrap();
     let mut session = instance.connect().unwrap();
     for table in ["scanned", "cached"] {
-        query(
+        text_rows(
             &mut session,
             &format!("CREATE TABLE {table} (id NUMBER, val VARCHAR2(200))"),
         );
         for id in 0..200 {
-            query(
+            text_rows(
                 &mut session,
                 &format!("INSERT INTO {table} VALUES ({id}, rpad('x', 150, 'x'))"),
             );
         }
     }
-    query(&mut session, "ALTER TABLE cached CACHE");
-    query(&mut session, "COMMIT");
-    query(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    text_rows(&mut session, "ALTER TABLE cached CACHE");
+    text_rows(&mut session, "COMMIT");
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
     // The CACHE table first: were its blocks placed like a large table's, or the large
     // table's like any read, the second scan's would land in front of the first's.
-    query(&mut session, "SELECT count(*) FROM cached");
-    query(&mut session, "SELECT count(*) FROM scanned");
+    text_rows(&mut session, "SELECT count(*) FROM cached");
+    text_rows(&mut session, "SELECT count(*) FROM scanned");
     // Where each table's data blocks sit in their working set's list, numbered from the
     // MRU end: the cold end is the highest positions.
     let deepest_half = |session: &mut Session, table: &str| -> u64 {
-        let rows = query(
+        let rows = text_rows(
             session,
             &format!(
                 "SELECT count(*) FROM x$bh b, x$kcbwds w, dba_objects o \
@@ -436,7 +426,7 @@ fn large_table_scans_enter_at_the_cold_end_unless_the_table_is_cached() {
         number(&rows[0][0])
     };
     let blocks = |session: &mut Session, table: &str| -> u64 {
-        let rows = query(
+        let rows = text_rows(
             session,
             &format!(
                 "SELECT count(*) FROM x$bh b, dba_objects o \

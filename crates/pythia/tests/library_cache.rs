@@ -15,18 +15,12 @@ use pythia::library_cache::sql_id::SqlId;
 use pythia::{Instance, Session, Value};
 
 mod common;
-use common::{temp_dir, SMALL};
+use common::{run, temp_dir, SMALL};
 
 fn open(name: &str, extra: &[(&str, &str)]) -> Arc<Instance> {
     let mut parameters: Vec<(&str, &str)> = SMALL.to_vec();
     parameters.extend_from_slice(extra);
     Instance::open(temp_dir(name), &parameters).unwrap()
-}
-
-fn run(session: &mut Session, sql: &str) {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"));
 }
 
 fn query(session: &mut Session, sql: &str, binds: &[Value]) -> Vec<Vec<Value>> {

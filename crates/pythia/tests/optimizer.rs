@@ -10,13 +10,7 @@ use proptest::prelude::*;
 use pythia::{Instance, Session, Value};
 
 mod common;
-use common::{temp_dir, SMALL};
-
-fn run(session: &mut Session, sql: &str) {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"));
-}
+use common::{run, temp_dir, SMALL};
 
 /// A query's rows, sorted (the queries promise no order).
 fn sorted_rows(session: &mut Session, sql: &str) -> Vec<String> {

@@ -3,30 +3,7 @@
 use pythia::{Instance, Session, Value};
 
 mod common;
-use common::{temp_dir, SMALL};
-
-fn rows(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"))
-        .rows
-        .iter()
-        .map(|row| row.iter().map(|value| value.to_string()).collect())
-        .collect()
-}
-
-fn run(session: &mut Session, sql: &str) {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"));
-}
-
-fn error_code(session: &mut Session, sql: &str) -> u32 {
-    match session.execute(sql) {
-        Ok(_) => panic!("{sql}: expected an error"),
-        Err(error) => error.code(),
-    }
-}
+use common::{error_code, run, temp_dir, text_rows, SMALL};
 
 #[test]
 fn create_insert_query_update_delete_and_reopen() {
@@ -50,15 +27,15 @@ fn create_insert_query_update_delete_and_reopen() {
         }
         run(&mut session, "commit");
         assert_eq!(
-            rows(&mut session, "select name, salary from emp where id = 7"),
+            text_rows(&mut session, "select name, salary from emp where id = 7"),
             vec![vec!["E7", "1000"]]
         );
         assert_eq!(
-            rows(&mut session, "select count(*) from emp where dept = 3"),
+            text_rows(&mut session, "select count(*) from emp where dept = 3"),
             vec![vec!["10"]]
         );
         assert_eq!(
-            rows(&mut session, "select dept, count(*), sum(id) from emp group by dept having count(*) > 0 order by dept desc"),
+            text_rows(&mut session, "select dept, count(*), sum(id) from emp group by dept having count(*) > 0 order by dept desc"),
             vec![
                 vec!["4", "10", "265"],
                 vec!["3", "10", "255"],
@@ -68,7 +45,7 @@ fn create_insert_query_update_delete_and_reopen() {
             ]
         );
         assert_eq!(
-            rows(
+            text_rows(
                 &mut session,
                 "select id from emp where id between 10 and 12 order by 1"
             ),
@@ -83,7 +60,7 @@ fn create_insert_query_update_delete_and_reopen() {
         assert_eq!(deleted.rows_affected, 5);
         run(&mut session, "commit");
         assert_eq!(
-            rows(&mut session, "select max(salary), min(salary) from emp"),
+            text_rows(&mut session, "select max(salary), min(salary) from emp"),
             vec![vec!["2000", "1000"]]
         );
         // Errors keep the session usable and change nothing.
@@ -109,7 +86,7 @@ fn create_insert_query_update_delete_and_reopen() {
         );
         assert_eq!(error_code(&mut session, "selec 1 from dual"), 900);
         assert_eq!(
-            rows(&mut session, "select count(*) from emp"),
+            text_rows(&mut session, "select count(*) from emp"),
             vec![vec!["45"]]
         );
         run(&mut session, "commit");
@@ -117,18 +94,18 @@ fn create_insert_query_update_delete_and_reopen() {
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
     assert_eq!(
-        rows(&mut session, "select count(*), sum(salary) from emp"),
+        text_rows(&mut session, "select count(*), sum(salary) from emp"),
         vec![vec!["45", "54000"]]
     );
     assert_eq!(
-        rows(&mut session, "select name from emp where id = 45"),
+        text_rows(&mut session, "select name from emp where id = 45"),
         vec![vec!["E45"]]
     );
     assert_eq!(
-        rows(&mut session, "select table_name from user_tables"),
+        text_rows(&mut session, "select table_name from user_tables"),
         vec![vec!["EMP"]]
     );
-    let indexes = rows(
+    let indexes = text_rows(
         &mut session,
         "select index_name, uniqueness from dba_indexes order by index_name",
     );
@@ -153,24 +130,27 @@ fn rollback_savepoints_and_read_consistency_between_sessions() {
     );
     run(&mut a, "insert into t values (1, 'one')");
     // Not committed: b does not see it.
-    assert_eq!(rows(&mut b, "select count(*) from t"), vec![vec!["0"]]);
+    assert_eq!(text_rows(&mut b, "select count(*) from t"), vec![vec!["0"]]);
     run(&mut a, "savepoint s1");
     run(&mut a, "insert into t values (2, 'two')");
     run(&mut a, "rollback to savepoint s1");
     run(&mut a, "commit");
-    assert_eq!(rows(&mut b, "select k, v from t"), vec![vec!["1", "one"]]);
+    assert_eq!(
+        text_rows(&mut b, "select k, v from t"),
+        vec![vec!["1", "one"]]
+    );
     run(&mut a, "update t set v = 'uno' where k = 1");
     assert_eq!(
-        rows(&mut b, "select v from t where k = 1"),
+        text_rows(&mut b, "select v from t where k = 1"),
         vec![vec!["one"]]
     );
     assert_eq!(
-        rows(&mut a, "select v from t where k = 1"),
+        text_rows(&mut a, "select v from t where k = 1"),
         vec![vec!["uno"]]
     );
     run(&mut a, "rollback");
     assert_eq!(
-        rows(&mut a, "select v from t where k = 1"),
+        text_rows(&mut a, "select v from t where k = 1"),
         vec![vec!["one"]]
     );
     drop((a, b));
@@ -188,24 +168,24 @@ fn sequences_joins_and_functions() {
         "create sequence s start with 10 increment by 5 cache 3",
     );
     assert_eq!(
-        rows(&mut session, "select s.nextval from dual"),
+        text_rows(&mut session, "select s.nextval from dual"),
         vec![vec!["10"]]
     );
     assert_eq!(
-        rows(&mut session, "select s.nextval from dual"),
+        text_rows(&mut session, "select s.nextval from dual"),
         vec![vec!["15"]]
     );
     assert_eq!(
-        rows(&mut session, "select s.currval from dual"),
+        text_rows(&mut session, "select s.currval from dual"),
         vec![vec!["15"]]
     );
     run(&mut session, "alter sequence s increment by 1");
     assert_eq!(
-        rows(&mut session, "select s.nextval from dual"),
+        text_rows(&mut session, "select s.nextval from dual"),
         vec![vec!["20"]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select sequence_name, increment_by from user_sequences"
         ),
@@ -226,28 +206,28 @@ fn sequences_joins_and_functions() {
     run(&mut session, "insert into e values (3, null, 'cy')");
     run(&mut session, "commit");
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select e.name, d.name from e, d where e.d_id = d.id order by e.name"
         ),
         vec![vec!["ann", "sales"], vec!["bob", "sales"]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select e.name, nvl(d.name, '-') from e left join d on e.d_id = d.id order by 1"
         ),
         vec![vec!["ann", "sales"], vec!["bob", "sales"], vec!["cy", "-"]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select upper(name), length(name), substr(name, 2) from e where id = 1"
         ),
         vec![vec!["ANN", "3", "nn"]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select name from d where id in (select d_id from e)"
         ),
@@ -258,7 +238,7 @@ fn sequences_joins_and_functions() {
     // The sequence continues after its cached range on reopen: no number is given twice.
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
-    let next: i64 = rows(&mut session, "select s.nextval from dual")[0][0]
+    let next: i64 = text_rows(&mut session, "select s.nextval from dual")[0][0]
         .parse()
         .unwrap();
     assert!(next > 20, "sequence went back to {next}");
@@ -273,16 +253,16 @@ fn fixed_views_are_queryable_with_sql() {
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
     let sid = session.sid().to_string();
-    let before: i64 = rows(&mut session, "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and n.name = 'execute count'")[0][0].parse().unwrap();
+    let before: i64 = text_rows(&mut session, "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and n.name = 'execute count'")[0][0].parse().unwrap();
     run(&mut session, "select 1 from dual");
-    let after: i64 = rows(&mut session, "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and n.name = 'execute count'")[0][0].parse().unwrap();
+    let after: i64 = text_rows(&mut session, "select m.value from v$mystat m, v$statname n where m.statistic# = n.statistic# and n.name = 'execute count'")[0][0].parse().unwrap();
     assert_eq!(
         after - before,
         2,
         "the select from dual and the query itself"
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select value from v$parameter where name = 'db_cache_size'"
         ),
@@ -290,14 +270,14 @@ fn fixed_views_are_queryable_with_sql() {
     );
     run(&mut session, "alter session set cursor_sharing = force");
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select value from v$parameter where name = 'cursor_sharing'"
         ),
         vec![vec!["FORCE"]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             &format!("select count(*) from v$session where sid = {sid}")
         ),
@@ -317,7 +297,7 @@ fn my_statistic(session: &mut Session, name: &str) -> i64 {
         "select m.value from v$mystat m, v$statname n \
          where m.statistic# = n.statistic# and n.name = '{name}'"
     );
-    rows(session, &sql)[0][0].parse().unwrap()
+    text_rows(session, &sql)[0][0].parse().unwrap()
 }
 
 /// Every COMMIT counts in 'user commits', as in Oracle, even one with nothing to commit or
@@ -355,7 +335,7 @@ fn alter_system_reaches_other_sessions_unless_they_set_their_own() {
     let mut second = instance.connect().unwrap();
     let mut third = instance.connect().unwrap();
     let value = |session: &mut Session| {
-        rows(
+        text_rows(
             session,
             "select value from v$parameter where name = 'cursor_sharing'",
         )[0][0]
@@ -414,7 +394,7 @@ fn delete_marked_index_entries_are_purged_instead_of_growing_the_index() {
     }
     run(&mut session, "commit");
     let blocks = |session: &mut Session| -> i64 {
-        rows(
+        text_rows(
             session,
             "select blocks from dba_segments where segment_name = 'T_V'",
         )[0][0]
@@ -433,7 +413,7 @@ fn delete_marked_index_entries_are_purged_instead_of_growing_the_index() {
         "the index grew from {initial} to {after} blocks"
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select count(*) from t where v between 0 and 299"
         )[0][0],
@@ -474,11 +454,11 @@ fn columns_read_only_by_one_clause_are_still_decoded() {
     run(&mut session, "insert into z values (1, 'one')");
     run(&mut session, "commit");
     assert_eq!(
-        rows(&mut session, "select b from w where c = 1 order by d"),
+        text_rows(&mut session, "select b from w where c = 1 order by d"),
         vec![vec!["b4".to_string()], vec!["b1".to_string()]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select c, count(*) from w group by c having max(e) > 400 order by c"
         ),
@@ -488,18 +468,18 @@ fn columns_read_only_by_one_clause_are_still_decoded() {
         ]
     );
     assert_eq!(
-        rows(&mut session, "select sum(e) from w where a between 2 and 4"),
+        text_rows(&mut session, "select sum(e) from w where a between 2 and 4"),
         vec![vec!["900".to_string()]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select z.label from w join z on z.k = w.c where w.a = 4"
         ),
         vec![vec!["one".to_string()]]
     );
     assert_eq!(
-        rows(&mut session, "select * from w where a = 2"),
+        text_rows(&mut session, "select * from w where a = 2"),
         vec![vec![
             "2".to_string(),
             "b2".to_string(),
@@ -534,7 +514,7 @@ mod migration {
 
     /// Row 10 by primary key (index -> ROWID -> head -> migrated piece): length and first letter.
     fn row_10(session: &mut Session) -> Vec<Vec<String>> {
-        rows(
+        text_rows(
             session,
             "select length(pad), substr(pad, 1, 1) from t where id = 10",
         )
@@ -542,7 +522,7 @@ mod migration {
 
     /// Rows whose pad starts with `letter`, by full scan (pad has no index).
     fn scanned_ids(session: &mut Session, letter: char) -> Vec<Vec<String>> {
-        rows(
+        text_rows(
             session,
             &format!("select id from t where substr(pad, 1, 1) = '{letter}' order by id"),
         )
@@ -587,15 +567,15 @@ mod migration {
             assert_eq!(row_10(&mut a), pair("3000", "y"));
             assert!(my_statistic(&mut a, "table fetch continued row") > continued);
             assert_eq!(scanned_ids(&mut a, 'y'), one("10"));
-            assert_eq!(rows(&mut a, "select count(*) from t"), one("200"));
+            assert_eq!(text_rows(&mut a, "select count(*) from t"), one("200"));
             assert_eq!(
-                rows(&mut a, "select count(*) from t where length(pad) > 0"),
+                text_rows(&mut a, "select count(*) from t where length(pad) > 0"),
                 one("200")
             );
             // Another session's statements are older than the uncommitted change: undo.
             assert_eq!(row_10(&mut b), pair("100", "x"));
             assert_eq!(scanned_ids(&mut b, 'y'), Vec::<Vec<String>>::new());
-            assert_eq!(rows(&mut b, "select count(*) from t"), one("200"));
+            assert_eq!(text_rows(&mut b, "select count(*) from t"), one("200"));
 
             // Rollback puts the old version back.
             run(&mut a, "rollback");
@@ -615,7 +595,7 @@ mod migration {
                     pair(&length.to_string(), &letter.to_string())
                 );
                 assert_eq!(scanned_ids(&mut b, letter), one("10"));
-                assert_eq!(rows(&mut b, "select count(*) from t"), one("200"));
+                assert_eq!(text_rows(&mut b, "select count(*) from t"), one("200"));
             }
 
             // A savepoint: change the migrated row twice, delete it, roll back to the savepoint.
@@ -631,11 +611,11 @@ mod migration {
                 &[text('t', 200)],
             );
             run(&mut a, "delete from t where id = 10");
-            assert_eq!(rows(&mut a, "select count(*) from t"), one("199"));
+            assert_eq!(text_rows(&mut a, "select count(*) from t"), one("199"));
             assert_eq!(row_10(&mut a), Vec::<Vec<String>>::new());
             run(&mut a, "rollback to savepoint s1");
             assert_eq!(row_10(&mut a), pair("3500", "v"));
-            assert_eq!(rows(&mut a, "select count(*) from t"), one("200"));
+            assert_eq!(text_rows(&mut a, "select count(*) from t"), one("200"));
 
             // Delete the migrated row: rolled back, then committed; its key can come back.
             run(&mut a, "delete from t where id = 10");
@@ -644,7 +624,7 @@ mod migration {
             assert_eq!(row_10(&mut a), pair("3500", "v"));
             run(&mut a, "delete from t where id = 10");
             run(&mut a, "commit");
-            assert_eq!(rows(&mut b, "select count(*) from t"), one("199"));
+            assert_eq!(text_rows(&mut b, "select count(*) from t"), one("199"));
             run_with(&mut a, "insert into t values (10, :1)", &[text('x', 100)]);
             run(&mut a, "commit");
             assert_eq!(row_10(&mut b), pair("100", "x"));
@@ -652,17 +632,17 @@ mod migration {
             // Every row grows: most migrate, into blocks they share.
             run_with(&mut a, "update t set pad = :1", &[text('m', 1000)]);
             assert_eq!(
-                rows(&mut b, "select count(*), sum(length(pad)) from t"),
+                text_rows(&mut b, "select count(*), sum(length(pad)) from t"),
                 vec![vec!["200".to_string(), "20000".to_string()]]
             );
             assert_eq!(
-                rows(&mut a, "select count(*), sum(length(pad)) from t"),
+                text_rows(&mut a, "select count(*), sum(length(pad)) from t"),
                 vec![vec!["200".to_string(), "200000".to_string()]]
             );
             run(&mut a, "commit");
             for id in [1, 10, 59, 60, 61, 137, 200] {
                 assert_eq!(
-                    rows(
+                    text_rows(
                         &mut b,
                         &format!("select length(pad) from t where id = {id}")
                     ),
@@ -678,7 +658,7 @@ mod migration {
         let mut session = instance.connect().unwrap();
         let continued = my_statistic(&mut session, "table fetch continued row");
         assert_eq!(
-            rows(&mut session, "select count(*), sum(length(pad)) from t"),
+            text_rows(&mut session, "select count(*), sum(length(pad)) from t"),
             vec![vec!["200".to_string(), "200000".to_string()]]
         );
         assert!(my_statistic(&mut session, "table fetch continued row") > continued);
@@ -718,7 +698,7 @@ mod migration {
         run(&mut session, "commit");
         run(&mut session, "create index t_n on t (n)");
         assert_eq!(
-            rows(
+            text_rows(
                 &mut session,
                 "select count(*), sum(length(pad)) from t where n = 3"
             ),
@@ -834,9 +814,9 @@ fn a_kept_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
     assert_eq!(value(&mut session).as_deref(), Some("20"));
     // A subquery's result is part of the plan: it is planned at every execution.
     let sql = "select count(*) from p where v > (select max(m) from q)";
-    assert_eq!(rows(&mut session, sql), vec![vec!["1".to_string()]]);
+    assert_eq!(text_rows(&mut session, sql), vec![vec!["1".to_string()]]);
     run(&mut session, "insert into q values (30)");
-    assert_eq!(rows(&mut session, sql), vec![vec!["0".to_string()]]);
+    assert_eq!(text_rows(&mut session, sql), vec![vec!["0".to_string()]]);
     drop(session);
     drop(other);
     instance.shutdown().unwrap();
@@ -877,11 +857,11 @@ fn views_survive_a_restart() {
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
     assert_eq!(
-        rows(&mut session, "select ident from big"),
+        text_rows(&mut session, "select ident from big"),
         vec![vec!["2".to_string()]]
     );
     assert_eq!(
-        rows(&mut session, "select id from small"),
+        text_rows(&mut session, "select id from small"),
         vec![vec!["100".to_string()]]
     );
     assert_eq!(error_code(&mut session, "select * from doomed"), 942);
@@ -904,7 +884,7 @@ fn work_areas_are_counted() {
     let sorts = |session: &mut Session| my_statistic(session, "sorts (memory)");
     let (optimal_before, sorts_before) = (optimal(&mut session), sorts(&mut session));
     // A hash join, a hash group-by and a sort: three work areas.
-    rows(
+    text_rows(
         &mut session,
         "select a.k, sum(w) from a, b where a.k = b.k group by a.k order by 1",
     );
@@ -957,7 +937,7 @@ fn altered_tables_survive_a_restart() {
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select id, label, grade, n from t2 order by id"
         ),
@@ -969,11 +949,11 @@ fn altered_tables_survive_a_restart() {
     assert_eq!(error_code(&mut session, "select gone from t2"), 904);
     // The index on the column after the dropped one was renumbered, on disk too.
     assert_eq!(
-        rows(&mut session, "select id from t2 where label = 'a'"),
+        text_rows(&mut session, "select id from t2 where label = 'a'"),
         vec![vec!["1".to_string()]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select column_name from user_ind_columns where index_name = 'T_V'"
         ),
@@ -993,11 +973,11 @@ fn altered_tables_survive_a_restart() {
     );
     run(&mut session, "insert into t2 (id) values (3)");
     assert_eq!(
-        rows(&mut session, "select label, grade from t2 where id = 3"),
+        text_rows(&mut session, "select label, grade from t2 where id = 3"),
         vec![vec!["dflt".to_string(), "B ".into()]]
     );
     assert_eq!(
-        rows(&mut session, "select shout from c order by id"),
+        text_rows(&mut session, "select shout from c order by id"),
         vec![vec!["a!".to_string()], vec!["!".to_string()]]
     );
     drop(session);
@@ -1034,7 +1014,7 @@ fn foreign_keys_survive_a_restart() {
     );
     run(&mut session, "delete from parent where id = 1");
     assert_eq!(
-        rows(&mut session, "select id from c"),
+        text_rows(&mut session, "select id from c"),
         vec![vec!["20".to_string()]]
     );
     assert_eq!(error_code(&mut session, "drop table parent"), 2449);
@@ -1068,14 +1048,14 @@ fn comments_survive_a_restart() {
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select comments from user_tab_comments where table_name = 'T'"
         ),
         vec![vec!["the table".to_string()]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select column_name, comments from user_col_comments \
              where comments is not null order by 1"
@@ -1083,7 +1063,7 @@ fn comments_survive_a_restart() {
         vec![vec!["FIRST".to_string(), "column a".to_string()]]
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select count(*) from user_tab_comments where table_name = 'GONE'"
         ),
@@ -1175,9 +1155,9 @@ fn statistics_survive_a_restart() {
         assert!(dictionary.table("U").unwrap().statistics.is_none());
         index_statistics = gathered.indexes.clone();
 
-        tables = rows(&mut session, table_query);
-        columns = rows(&mut session, column_query);
-        indexes = rows(&mut session, index_query);
+        tables = text_rows(&mut session, table_query);
+        columns = text_rows(&mut session, column_query);
+        indexes = text_rows(&mut session, index_query);
         assert_eq!(tables[0][0], "50");
         assert_eq!(columns.len(), 3, "{columns:?}");
         drop(session);
@@ -1185,9 +1165,9 @@ fn statistics_survive_a_restart() {
     }
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
-    assert_eq!(rows(&mut session, table_query), tables);
-    assert_eq!(rows(&mut session, column_query), columns);
-    assert_eq!(rows(&mut session, index_query), indexes);
+    assert_eq!(text_rows(&mut session, table_query), tables);
+    assert_eq!(text_rows(&mut session, column_query), columns);
+    assert_eq!(text_rows(&mut session, index_query), indexes);
     let dictionary = instance.catalog().current();
     let gathered = dictionary.table("T").unwrap().statistics.clone().unwrap();
     assert_eq!(gathered.indexes, index_statistics);
@@ -1197,7 +1177,7 @@ fn statistics_survive_a_restart() {
     run(&mut session, "drop table t");
     run(&mut session, "create table t (id number)");
     assert_eq!(
-        rows(&mut session, table_query),
+        text_rows(&mut session, table_query),
         vec![vec![String::new(); 5]]
     );
     drop(session);
@@ -1228,7 +1208,7 @@ fn statistics_calls_take_binds_and_count_as_work() {
     }
     run(&mut session, "commit");
     let statistic = |session: &mut Session, name: &str| -> i64 {
-        rows(
+        text_rows(
             session,
             &format!(
                 "select m.value from v$mystat m, v$statname n \
@@ -1255,7 +1235,7 @@ fn statistics_calls_take_binds_and_count_as_work() {
     );
     assert!(statistic(&mut session, "consistent gets") > gets);
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select num_rows, num_distinct from user_tables t, user_tab_col_statistics c \
              where t.table_name = c.table_name and c.column_name = 'A'"
@@ -1269,7 +1249,7 @@ fn statistics_calls_take_binds_and_count_as_work() {
         )
         .unwrap();
     assert_eq!(
-        rows(&mut session, "select num_rows from user_tables"),
+        text_rows(&mut session, "select num_rows from user_tables"),
         vec![vec![String::new()]]
     );
     drop(session);
@@ -1322,7 +1302,7 @@ fn statistics_survive_a_power_loss_whole() {
         run(&mut session, "commit");
         run(&mut session, "create index t_a on t(a)");
         run(&mut session, "analyze table t compute statistics");
-        assert_eq!(rows(&mut session, figures), old);
+        assert_eq!(text_rows(&mut session, figures), old);
         for a in 40..60 {
             run(&mut session, &format!("insert into t values ({a}, 'c')"));
         }
@@ -1337,7 +1317,7 @@ fn statistics_survive_a_power_loss_whole() {
         let after = vfs.crash();
         let instance = Instance::open_with(Arc::new(after), dir, config.clone()).unwrap();
         let mut session = instance.connect().unwrap();
-        let found = rows(&mut session, figures);
+        let found = text_rows(&mut session, figures);
         assert!(found == old || found == new, "seed {seed}: {found:?}");
         outcomes.insert(found == new);
         drop(session);
@@ -1365,7 +1345,7 @@ fn gathering_counts_only_committed_rows() {
     run(&mut writer, "delete from t where a < 3");
     run(&mut analyst, "analyze table t compute statistics");
     assert_eq!(
-        rows(
+        text_rows(
             &mut analyst,
             "select t.num_rows, c.num_distinct, c.low_value, c.high_value \
              from user_tables t, user_tab_col_statistics c where t.table_name = c.table_name"
@@ -1381,7 +1361,7 @@ fn gathering_counts_only_committed_rows() {
     run(&mut writer, "commit");
     run(&mut analyst, "analyze table t compute statistics");
     assert_eq!(
-        rows(&mut analyst, "select num_rows from user_tables"),
+        text_rows(&mut analyst, "select num_rows from user_tables"),
         vec![vec!["9".to_string()]]
     );
     drop(writer);
@@ -1412,13 +1392,13 @@ fn a_descending_index_column_survives_a_reopen() {
     let mut session = instance.connect().unwrap();
     run(&mut session, "alter session set optimizer_mode = rule");
     assert_eq!(
-        rows(&mut session, "select descend from dba_ind_columns where index_name = 'T_AB' order by column_position"),
+        text_rows(&mut session, "select descend from dba_ind_columns where index_name = 'T_AB' order by column_position"),
         vec![vec!["DESC"], vec!["ASC"]]
     );
     // Found through the index by its descending keys, and maintained by new rows.
     run(&mut session, "insert into t values (3, 100)");
     assert_eq!(
-        rows(&mut session, "select count(*), sum(b) from t where a = 3"),
+        text_rows(&mut session, "select count(*), sum(b) from t where a = 3"),
         vec![vec!["6", "155"]]
     );
     drop(session);
@@ -1495,7 +1475,7 @@ fn a_forced_text_with_its_system_binds_answers_as_the_literal_text() {
         "select b from t where a = -3",
     ] {
         let forced = force_literals(sql).unwrap();
-        let direct = rows(&mut session, sql);
+        let direct = text_rows(&mut session, sql);
         let bound: Vec<Vec<String>> = session
             .execute_with(&forced.text, &forced.binds)
             .unwrap()
@@ -1533,7 +1513,7 @@ fn named_binds_take_positions_in_the_order_the_text_names_them() {
         )
         .unwrap();
     assert_eq!(updated.rows_affected, 1);
-    assert_eq!(rows(&mut session, "select b from t"), vec![vec!["y"]]);
+    assert_eq!(text_rows(&mut session, "select b from t"), vec![vec!["y"]]);
     drop(session);
     drop(instance);
     let _ = std::fs::remove_dir_all(&dir);

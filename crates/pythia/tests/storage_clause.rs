@@ -11,34 +11,11 @@ use pythia::library_cache::sql_id::SqlId;
 use pythia::{Instance, Session, Value};
 
 mod common;
-use common::{temp_dir, SMALL};
-
-fn run(session: &mut Session, sql: &str) {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"));
-}
-
-fn rows(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
-    session
-        .execute(sql)
-        .unwrap_or_else(|error| panic!("{sql}: {error}"))
-        .rows
-        .iter()
-        .map(|row| row.iter().map(Value::to_string).collect())
-        .collect()
-}
-
-fn error_code(session: &mut Session, sql: &str) -> u32 {
-    match session.execute(sql) {
-        Ok(_) => panic!("{sql}: expected an error"),
-        Err(error) => error.code(),
-    }
-}
+use common::{error_code, run, temp_dir, text_rows, SMALL};
 
 /// (segment, type, pool) of every segment, by name.
 fn segments(session: &mut Session, view: &str) -> Vec<Vec<String>> {
-    rows(
+    text_rows(
         session,
         &format!(
             "select segment_name, segment_type, buffer_pool from {view} \
@@ -49,7 +26,7 @@ fn segments(session: &mut Session, view: &str) -> Vec<Vec<String>> {
 
 /// (table, cache, pool) of every table, by name.
 fn tables(session: &mut Session) -> Vec<Vec<String>> {
-    rows(
+    text_rows(
         session,
         "select table_name, cache, buffer_pool from dba_tables order by table_name",
     )
@@ -57,7 +34,7 @@ fn tables(session: &mut Session) -> Vec<Vec<String>> {
 
 /// (index, pool) of every index, by name; a key's index (SYS_C...) shows as its table's.
 fn indexes(session: &mut Session) -> Vec<Vec<String>> {
-    rows(
+    text_rows(
         session,
         "select case when index_name like 'SYS%' then table_name || '_PK' else index_name end, \
          buffer_pool from dba_indexes order by 1",
@@ -129,7 +106,7 @@ fn pools_and_cache_are_kept_shown_changed_and_survive_a_restart() {
         assert_eq!(segments(&mut session, "user_segments"), expected);
         // The key's index is a segment of its own, in DEFAULT whatever its table's pool.
         assert_eq!(
-            rows(
+            text_rows(
                 &mut session,
                 "select count(*) from dba_segments where segment_type = 'INDEX' \
                  and segment_name like 'SYS_C%' and buffer_pool = 'DEFAULT'"
@@ -177,14 +154,14 @@ fn pools_and_cache_are_kept_shown_changed_and_survive_a_restart() {
             assert_eq!(error_code(&mut session, sql), *code, "{sql}");
         }
         assert_eq!(
-            rows(
+            text_rows(
                 &mut session,
                 "select count(*), max(name) from lookup where id > 0"
             ),
             vec![vec!["20", "N9"]]
         );
         assert_eq!(
-            rows(
+            text_rows(
                 &mut session,
                 "select count(*) from dba_objects where object_name in ('T2', 'I2')"
             ),
@@ -213,7 +190,7 @@ fn pools_and_cache_are_kept_shown_changed_and_survive_a_restart() {
         ])
     );
     assert_eq!(
-        rows(
+        text_rows(
             &mut session,
             "select count(*) from lookup where name = 'N7'"
         ),

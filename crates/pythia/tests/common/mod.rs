@@ -11,6 +11,7 @@ use pythia::instance::{Instance, InstanceConfig};
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId};
 use pythia::storage::segment;
+use pythia::{Session, Value};
 
 /// An empty directory for a test's database, unique to this test process.
 pub fn temp_dir(name: &str) -> PathBuf {
@@ -26,6 +27,32 @@ pub const SMALL: &[(&str, &str)] = &[
     ("undo_tablespace_size", "16M"),
     ("log_buffer", "1M"),
 ];
+
+/// The rows `sql` returns, each value as text; a failing statement fails the test.
+pub fn text_rows(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
+    session
+        .execute(sql)
+        .unwrap_or_else(|error| panic!("{sql}: {error}"))
+        .rows
+        .iter()
+        .map(|row| row.iter().map(Value::to_string).collect())
+        .collect()
+}
+
+/// Runs `sql`; a failing statement fails the test.
+pub fn run(session: &mut Session, sql: &str) {
+    session
+        .execute(sql)
+        .unwrap_or_else(|error| panic!("{sql}: {error}"));
+}
+
+/// The error code `sql` fails with; success fails the test.
+pub fn error_code(session: &mut Session, sql: &str) -> u32 {
+    match session.execute(sql) {
+        Ok(_) => panic!("{sql}: expected an error"),
+        Err(error) => error.code(),
+    }
+}
 
 /// A small instance: 2 KiB blocks, so that a few rows fill a block.
 pub fn config() -> InstanceConfig {
