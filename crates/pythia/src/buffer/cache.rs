@@ -59,6 +59,9 @@ pub(crate) struct Frame {
     pins: AtomicU32,
     valid: AtomicBool,
     dirty: AtomicBool,
+    /// Set when a read into the frame failed while other sessions had pinned it to wait for
+    /// the read: whoever drops the last pin gives the frame back to its free list.
+    orphaned: AtomicBool,
     /// Set while one writer owns the frame's write: two writers of one buffer could land an
     /// older image on disk after a newer one was written and the buffer marked clean.
     writing: AtomicBool,
@@ -433,6 +436,7 @@ impl BufferCache {
                 tag: AtomicU64::new(EMPTY_TAG),
                 pins: AtomicU32::new(0),
                 valid: AtomicBool::new(false),
+                orphaned: AtomicBool::new(false),
                 dirty: AtomicBool::new(false),
                 writing: AtomicBool::new(false),
                 first_dirty_lsn: AtomicU64::new(0),
@@ -604,8 +608,12 @@ impl BufferCache {
     }
 
     fn unpin(&self, frame: FrameId) {
-        let previous = self.frames[frame].pins.fetch_sub(1, Ordering::Release);
+        let state = &self.frames[frame];
+        let previous = state.pins.fetch_sub(1, Ordering::AcqRel);
         debug_assert!(previous > 0, "unpin of an unpinned frame");
+        if previous == 1 && state.orphaned.swap(false, Ordering::AcqRel) {
+            self.give_back(frame);
+        }
     }
 
     /// Finds a mapped block and pins it, or returns None.
@@ -731,11 +739,14 @@ impl BufferCache {
             }
             Err(error) => {
                 // Unmap the failed frame; waiters see it invalid and retry (and fail likewise).
+                // They pinned it through the hash: the last pin dropped, this one or theirs,
+                // gives the frame back (`unpin`), so that no one is left holding a pin on a
+                // frame handed out again.
                 self.partition(id).write().remove(&id);
                 frame_state.tag.store(EMPTY_TAG, Ordering::Release);
+                frame_state.orphaned.store(true, Ordering::Release);
                 drop(content);
-                frame_state.pins.store(0, Ordering::Release);
-                self.give_back(frame);
+                self.unpin(frame);
                 Err(error)
             }
         }

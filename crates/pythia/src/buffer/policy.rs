@@ -215,6 +215,12 @@ impl ReplacementPolicy for ClockPolicy {
 
     fn next_victim(&self, attempt: usize) -> Option<FrameId> {
         let mut list = self.list.lock();
+        if attempt > 0 {
+            // The last candidate, at the cold end, was refused (pinned or dirty): it moves
+            // aside so that it is not offered again.
+            let refused = list.tail(0)?;
+            list.push_head(0, refused);
+        }
         // Settle touches: a touched buffer at the cold end earns a move to the hot end. Bounded
         // by the list length so that a cache where everything is touched still yields a victim.
         for _ in 0..list.frames() {
@@ -222,11 +228,6 @@ impl ReplacementPolicy for ClockPolicy {
             if self.touches[frame].swap(0, Ordering::Relaxed) > 0 {
                 list.push_head(0, frame);
                 continue;
-            }
-            // Rotate the candidate to the head so that a refused candidate (pinned or dirty)
-            // is not offered again on the next attempt.
-            if attempt > 0 {
-                list.push_head(0, frame);
             }
             return Some(frame);
         }

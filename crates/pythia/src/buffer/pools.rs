@@ -21,6 +21,9 @@ pub const WORKING_SET_BUFFERS_MIN: usize = 50;
 /// number of CPUs).
 pub const LRU_LATCHES_PER_CPU_MAX: usize = 6;
 
+/// The most buffers (or LRU latches) one pool's parameter may name: `db_block_buffers`' bound.
+pub const POOL_BUFFERS_MAX: usize = i32::MAX as usize;
+
 /// A segment's buffer pool (`STORAGE (BUFFER_POOL ...)`, `dba_segments.buffer_pool`).
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq, Hash, PartialOrd, Ord)]
 pub enum BufferPool {
@@ -221,7 +224,7 @@ impl CacheLayout {
                     "the {name} pool has {working_sets} LRU latches and no buffers"
                 )));
             }
-            if working_sets > 0 && buffers < working_sets * WORKING_SET_BUFFERS_MIN {
+            if working_sets > 0 && buffers < working_sets.saturating_mul(WORKING_SET_BUFFERS_MIN) {
                 return Err(pools_error(format!(
                     "the {name} pool has {buffers} buffers for {working_sets} LRU latches: a \
                      working set needs at least {WORKING_SET_BUFFERS_MIN} buffers"
@@ -252,7 +255,15 @@ pub fn parse_pool_size(parameter: &str, text: &str) -> Result<PoolSize> {
             ),
         )
     };
-    let number = |value: &str| value.trim().parse::<usize>().map_err(|_| invalid());
+    // Bounded as db_block_buffers is, so that sums of pool sizes cannot overflow.
+    let number = |value: &str| {
+        value
+            .trim()
+            .parse::<usize>()
+            .ok()
+            .filter(|&number| number <= POOL_BUFFERS_MAX)
+            .ok_or_else(invalid)
+    };
     let trimmed = text.trim();
     if trimmed.is_empty() {
         return Ok(PoolSize::default());

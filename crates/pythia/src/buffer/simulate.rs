@@ -228,6 +228,9 @@ pub fn two_q(buffers: usize, trace: &[Access]) -> Outcome {
             continue;
         }
         outcome.misses += 1;
+        // Whether the block is a ghost is decided before room is made, which may push the
+        // oldest ghost off A1out.
+        let was_ghost = ghosts.remove(&block).is_some();
         if am.len() + a1in.len() >= buffers {
             if a1in.len() > in_target || am.is_empty() {
                 if let Some(old) = a1in.pop_front() {
@@ -246,7 +249,7 @@ pub fn two_q(buffers: usize, trace: &[Access]) -> Outcome {
                 am.remove(&old);
             }
         }
-        if ghosts.remove(&block).is_some() {
+        if was_ghost {
             am.insert(block, clock);
             am_order.insert(clock, block);
         } else {

@@ -253,7 +253,18 @@ impl ReplacementPolicy for TouchCountPolicy {
             set.offered = Some(frame);
             return Some(frame);
         }
-        set.lists.tail(COLD)
+        // Every buffer met kept earning promotion (a cool count at the hot criteria would do
+        // that; the instance refuses such settings): take the cold end as it is.
+        let frame = match set.lists.tail(COLD) {
+            Some(frame) => frame,
+            None => {
+                let frame = set.lists.tail(HOT)?;
+                set.lists.push_head(COLD, frame);
+                frame
+            }
+        };
+        set.offered = Some(frame);
+        Some(frame)
     }
 
     fn positions(&self) -> Vec<(FrameId, usize)> {
@@ -368,6 +379,8 @@ mod tests {
         assert_eq!(policy.next_victim(0), Some(1));
         assert_eq!(policy.hot_buffers(), 0);
         assert_eq!(order(&policy), vec![0, 2, 1]);
+        // Promoted and at once pushed across the midpoint: the cool count, not the stay count.
+        assert_eq!(policy.touch_count(0), 1);
     }
 
     #[test]

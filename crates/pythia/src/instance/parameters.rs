@@ -630,7 +630,7 @@ pub static DEFINITIONS: &[Definition] = &[
         default: DefaultValue::Text("3"),
         issys_modifiable: SystemModifiable::False,
         isses_modifiable: false,
-        description: "Touch count which sends a buffer to head of replacement list",
+        description: "Seconds between two touches of a buffer that both count",
     },
     Definition {
         name: names::DB_AGING_HOT_CRITERIA,

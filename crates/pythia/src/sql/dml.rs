@@ -303,12 +303,13 @@ pub fn current_rows(
 ) -> Result<Vec<(RowId, Vec<Value>)>> {
     let transactions = &storage.transactions;
     let mut rows = Vec::new();
-    for block in crate::storage::segment::used_blocks(&storage.cache, table.segment)? {
+    let blocks = crate::storage::segment::used_blocks(&storage.cache, table.segment)?;
+    let access = storage
+        .cache
+        .scan_access(blocks.len(), table.buffer_pool, table.cache);
+    for block in blocks {
         let pieces = {
-            let data = storage.cache.read(
-                block,
-                crate::buffer::AccessKind::Scan.in_pool(table.buffer_pool),
-            )?;
+            let data = storage.cache.read(block, access)?;
             crate::storage::heap::pieces(&data)?
         };
         for (slot, piece) in pieces {
