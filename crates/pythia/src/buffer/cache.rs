@@ -498,22 +498,16 @@ impl BufferCache {
         self.sets
             .iter()
             .enumerate()
-            .map(|(set_id, set)| {
-                let positions = set.policy.positions();
-                WorkingSetRow {
-                    set_id,
-                    pool: set.pool,
-                    first_buffer: set.first,
-                    last_buffer: set.first + set.count - 1,
-                    buffers: set.count,
-                    on_list: positions.len(),
-                    hot: positions
-                        .iter()
-                        .filter(|&&(local, _)| set.policy.is_hot(local))
-                        .count(),
-                    free: set.free.lock().len(),
-                    algorithm: set.policy.name(),
-                }
+            .map(|(set_id, set)| WorkingSetRow {
+                set_id,
+                pool: set.pool,
+                first_buffer: set.first,
+                last_buffer: set.first + set.count - 1,
+                buffers: set.count,
+                on_list: set.policy.positions().len(),
+                hot: set.policy.hot_buffers(),
+                free: set.free.lock().len(),
+                algorithm: set.policy.name(),
             })
             .collect()
     }
@@ -785,12 +779,7 @@ impl BufferCache {
             }
         }
         let pool = self.sets_for(id, pool).next().map_or(pool, |set| set.pool);
-        let buffers: usize = self
-            .sets
-            .iter()
-            .filter(|set| set.pool == pool)
-            .map(|set| set.count)
-            .sum();
+        let buffers = self.layout.pool(pool).buffers;
         Err(Error::new(
             379,
             format!(

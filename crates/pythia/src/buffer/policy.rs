@@ -47,6 +47,10 @@ pub trait ReplacementPolicy: Send + Sync {
     fn is_hot(&self, _frame: FrameId) -> bool {
         false
     }
+    /// Buffers in the hot region (x$kcbwds.cnum_hot).
+    fn hot_buffers(&self) -> usize {
+        0
+    }
 }
 
 /// "No frame": the end of a list, or a frame in none.

@@ -201,8 +201,22 @@ impl CacheLayout {
         layout
     }
 
-    /// Checks the rules of seed 001: ORA-00378 naming the one broken.
+    /// Checks the rules of seed 001, and that aging can tell hot buffers from new and cooled
+    /// ones: ORA-00378 naming the one broken.
     pub fn check(&self, cpus: usize) -> Result<()> {
+        let AgingParameters {
+            hot_criteria,
+            cool_count,
+            ..
+        } = self.aging;
+        if hot_criteria < 2 || cool_count >= hot_criteria {
+            // A block enters with one touch and a cooled one with the cool count: at the hot
+            // criteria, every buffer the replacement scan meets would be promoted again.
+            return Err(pools_error(format!(
+                "_db_aging_hot_criteria ({hot_criteria}) must be at least 2 and above \
+                 _db_aging_cool_count ({cool_count})"
+            )));
+        }
         for pool in BufferPool::ALL {
             let PoolSize {
                 buffers,

@@ -174,20 +174,21 @@ impl TouchCountPolicy {
         }
     }
 
-    /// Buffers in the hot region.
-    pub fn hot_buffers(&self) -> usize {
-        self.set.lock().lists.len(HOT)
-    }
-
     /// Moves the hot region's last buffers into the cold one until it fits its share.
     fn cool_excess(&self, lists: &mut FrameLists) {
         while lists.len(HOT) > self.hot_target {
-            let Some(frame) = lists.tail(HOT) else {
+            if self.cool_one(lists).is_none() {
                 return;
-            };
-            lists.push_head(COLD, frame);
-            self.touch_counts[frame].store(self.parameters.cool_count, Relaxed);
+            }
         }
+    }
+
+    /// Pushes the hot region's last buffer across the midpoint with the cool count.
+    fn cool_one(&self, lists: &mut FrameLists) -> Option<FrameId> {
+        let frame = lists.tail(HOT)?;
+        lists.push_head(COLD, frame);
+        self.touch_counts[frame].store(self.parameters.cool_count, Relaxed);
+        Some(frame)
     }
 }
 
@@ -239,9 +240,7 @@ impl ReplacementPolicy for TouchCountPolicy {
         for _ in 0..2 * set.lists.frames() + 1 {
             let Some(frame) = set.lists.tail(COLD) else {
                 // Everything is hot: the hot region's coldest buffer crosses the midpoint.
-                let frame = set.lists.tail(HOT)?;
-                set.lists.push_head(COLD, frame);
-                self.touch_counts[frame].store(self.parameters.cool_count, Relaxed);
+                self.cool_one(&mut set.lists)?;
                 continue;
             };
             if self.touch_counts[frame].load(Relaxed) >= self.parameters.hot_criteria {
@@ -257,11 +256,7 @@ impl ReplacementPolicy for TouchCountPolicy {
         // that; the instance refuses such settings): take the cold end as it is.
         let frame = match set.lists.tail(COLD) {
             Some(frame) => frame,
-            None => {
-                let frame = set.lists.tail(HOT)?;
-                set.lists.push_head(COLD, frame);
-                frame
-            }
+            None => self.cool_one(&mut set.lists)?,
         };
         set.offered = Some(frame);
         Some(frame)
@@ -281,6 +276,10 @@ impl ReplacementPolicy for TouchCountPolicy {
 
     fn is_hot(&self, frame: FrameId) -> bool {
         self.set.lock().lists.list_of(frame) == Some(HOT)
+    }
+
+    fn hot_buffers(&self) -> usize {
+        self.set.lock().lists.len(HOT)
     }
 }
 

@@ -193,18 +193,6 @@ fn cache_layout(
         integer(names::DB_PERCENT_HOT_KEEP),
         integer(names::DB_PERCENT_HOT_RECYCLE),
     ];
-    if layout.aging.hot_criteria < 2 || layout.aging.cool_count >= layout.aging.hot_criteria {
-        // A block enters with one touch and a cooled one with the cool count: at the hot
-        // criteria, every buffer the replacement scan meets would be promoted again.
-        return Err(Error::new(
-            378,
-            format!(
-                "buffer pools cannot be created as specified: _db_aging_hot_criteria ({}) must \
-                 be at least 2 and above _db_aging_cool_count ({})",
-                layout.aging.hot_criteria, layout.aging.cool_count
-            ),
-        ));
-    }
     if let threshold @ 1.. = parameters.get_integer(names::SMALL_TABLE_THRESHOLD) {
         layout.small_table_blocks = threshold as usize;
     }
