@@ -58,6 +58,26 @@ use crate::storage::heap::{RowId, ROW_HEADER_BYTES};
 use crate::storage::segment;
 use crate::types::{encode_key_column, encode_row, Value};
 
+/// Bytes of a text column's low and high values kept in its statistics: Oracle keeps the
+/// first 32 bytes (dba_tab_col_statistics.low_value is a RAW(32)), so that the dictionary row
+/// holding a table's statistics fits a block however long its values are.
+pub const COLUMN_BOUND_BYTES_MAX: usize = 32;
+
+/// A low or high value as statistics keep it: text cut to its first
+/// [`COLUMN_BOUND_BYTES_MAX`] bytes (at a character boundary), anything else whole.
+fn bound(value: Value) -> Value {
+    match value {
+        Value::Text(text) if text.len() > COLUMN_BOUND_BYTES_MAX => {
+            let mut end = COLUMN_BOUND_BYTES_MAX;
+            while !text.is_char_boundary(end) {
+                end -= 1;
+            }
+            Value::text(&text[..end])
+        }
+        other => other,
+    }
+}
+
 /// Hash values one column's synopsis keeps at most (Oracle's approximate NDV keeps 16384).
 pub const SYNOPSIS_ENTRIES_MAX: usize = 16_384;
 /// Hash values all the synopses of one gathering keep at most (about 24 MiB).
@@ -218,8 +238,8 @@ pub fn table_statistics(
             ColumnStatistics {
                 num_distinct,
                 num_nulls,
-                low_value: measure.low,
-                high_value: measure.high,
+                low_value: bound(measure.low),
+                high_value: bound(measure.high),
                 avg_col_len: average(measure.bytes),
             },
         );
