@@ -1,6 +1,7 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
-//! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer` and `hotcursor` (a file each); with
+//! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer` and `midpoint`
+//! (a file each; the last two share `stuffer.rs`); with
 //! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
 //! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
 
@@ -37,6 +38,10 @@ pub fn run_lab(
             crate::slammer::run(true, &dir.join("lab-slammer"))?;
             println!();
             crate::hotcursor::run(true, &dir.join("lab-hotcursor"))?;
+            println!();
+            crate::stuffer::run_stuffer(true, &dir.join("lab-stuffer"))?;
+            println!();
+            crate::stuffer::run_midpoint(true, &dir.join("lab-midpoint"))?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -49,10 +54,12 @@ pub fn run_lab(
         Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
         Some("slammer") => crate::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
         Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),
+        Some("stuffer") => crate::stuffer::run_stuffer(quick, &dir.join("lab-stuffer")),
+        Some("midpoint") => crate::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(
-                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor"
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint"
             ),
         )),
     }

@@ -17,6 +17,7 @@ mod oltp;
 mod slammer;
 mod slt;
 mod sqlite_bench;
+mod stuffer;
 
 use std::path::PathBuf;
 
@@ -48,7 +49,8 @@ enum Action {
     },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
-        /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer` or `hotcursor`.
+        /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
+        /// `stuffer` or `midpoint`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]

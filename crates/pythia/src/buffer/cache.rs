@@ -38,7 +38,9 @@ use crate::buffer::policy::{
     AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy,
 };
 use crate::buffer::pools::{BufferPool, CacheLayout, LruAlgorithm};
+use crate::buffer::simulate::Access;
 use crate::buffer::touch_count::{AgingClock, TouchCountPolicy};
+use crate::buffer::trace::{BlockTrace, TraceRecorder, TracedAccess};
 use crate::error::{Error, Result};
 use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{self, LatchName, RwLatch, Statistic, WaitEvent};
@@ -186,6 +188,10 @@ pub struct BufferCache {
     /// Frames dirtied beyond this count wake DBWR.
     dirty_target: usize,
     dbwr_wakeup: parking_lot::Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
+    /// What touch-count aging and the trace read the time from.
+    clock: Arc<dyn AgingClock>,
+    /// The lab's recording of block gets (`start_trace`), off unless asked for.
+    trace: TraceRecorder,
 }
 
 /// A pinned block held in shared mode (a consistent get). Dropping it releases both.
@@ -462,6 +468,30 @@ impl BufferCache {
             dirty_count: AtomicUsize::new(0),
             dirty_target: (frame_count / 4).max(8),
             dbwr_wakeup: parking_lot::Mutex::new(None),
+            clock,
+            trace: TraceRecorder::default(),
+        }
+    }
+
+    /// Starts recording every block get (at most `limit`, see [`TRACE_ACCESSES_MAX`]) with
+    /// the pool it belongs in and the aging clock's time, for a what-if replay.
+    ///
+    /// [`TRACE_ACCESSES_MAX`]: crate::buffer::trace::TRACE_ACCESSES_MAX
+    pub fn start_trace(&self, limit: usize) {
+        self.trace.start(limit);
+    }
+
+    /// Ends the recording `start_trace` began and returns it.
+    pub fn stop_trace(&self) -> BlockTrace {
+        self.trace.stop()
+    }
+
+    /// The pool a block of `pool` is read into: DEFAULT when the layout has no such pool.
+    fn effective_pool(&self, pool: BufferPool) -> BufferPool {
+        if self.pool_sets[pool.index()].is_empty() {
+            BufferPool::Default
+        } else {
+            pool
         }
     }
 
@@ -519,10 +549,7 @@ impl BufferCache {
     /// The working sets a block of `pool` may be read into, the one its address hashes to
     /// first; a pool the layout does not configure sends its blocks to DEFAULT.
     fn sets_for(&self, id: BlockId, pool: BufferPool) -> impl Iterator<Item = &WorkingSet> {
-        let mut range = self.pool_sets[pool.index()].clone();
-        if range.is_empty() {
-            range = self.pool_sets[BufferPool::Default.index()].clone();
-        }
+        let range = self.pool_sets[self.effective_pool(pool).index()].clone();
         let count = range.len();
         let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
         let first = (hash % count as u64) as usize;
@@ -687,6 +714,16 @@ impl BufferCache {
 
     /// Returns a pinned frame holding `id`, reading it (or zero-filling it when `fresh`).
     fn pin(&self, id: BlockId, access: BlockAccess, fresh: bool) -> Result<FrameId> {
+        if self.trace.is_on() {
+            self.trace.record(TracedAccess {
+                pool: self.effective_pool(access.pool),
+                access: Access {
+                    block: id.to_u64(),
+                    kind: access.kind,
+                    second: self.clock.seconds(),
+                },
+            });
+        }
         if let Some(frame) = self.lookup_and_pin(id) {
             self.touched(frame);
             return Ok(frame);

@@ -11,6 +11,7 @@ pub mod policy;
 pub mod pools;
 pub mod simulate;
 pub mod touch_count;
+pub mod trace;
 
 pub use cache::{
     BlockAccess, BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, PoolStatistics,
@@ -19,3 +20,4 @@ pub use cache::{
 pub use policy::{AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy};
 pub use pools::{BufferPool, CacheLayout, LruAlgorithm, PoolSize};
 pub use touch_count::{AgingClock, AgingParameters, CoarseClock, TouchCountPolicy, VirtualClock};
+pub use trace::{BlockTrace, TracedAccess};

@@ -129,6 +129,29 @@ pub fn belady(buffers: usize, trace: &[Access]) -> Outcome {
     outcome
 }
 
+/// FIFO: a hit changes nothing; the block read longest ago makes room. The lab compares
+/// Oracle 8.0's figures with it (`pythia lab stuffer`).
+pub fn fifo(buffers: usize, trace: &[Access]) -> Outcome {
+    assert!(buffers > 0, "a pool has at least one buffer");
+    let mut queue: std::collections::VecDeque<u64> = std::collections::VecDeque::new();
+    let mut cached: rustc_hash::FxHashSet<u64> = rustc_hash::FxHashSet::default();
+    let mut outcome = Outcome::default();
+    for access in trace {
+        outcome.gets += 1;
+        if cached.contains(&access.block) {
+            continue;
+        }
+        outcome.misses += 1;
+        if queue.len() == buffers {
+            let oldest = queue.pop_front().expect("a full queue has a first block");
+            cached.remove(&oldest);
+        }
+        queue.push_back(access.block);
+        cached.insert(access.block);
+    }
+    outcome
+}
+
 /// S3-FIFO (Yang et al., SOSP 2023): new blocks enter a small FIFO (10% of the buffers); one
 /// hit there (a frequency of at least 1, capped at 3) earns the main FIFO at eviction time,
 /// otherwise the block leaves and its address goes to a ghost FIFO as long as the main one;
@@ -299,6 +322,18 @@ mod tests {
         assert_eq!(belady(3, &trace).misses, 9);
     }
 
+    /// Belady's anomaly (Belady, Nelson and Shedler, 1969): under FIFO this string faults 9
+    /// times with 3 frames and 10 times with 4; LRU, a stack algorithm, cannot do worse with
+    /// more frames.
+    #[test]
+    fn fifo_shows_beladys_anomaly_and_lru_does_not() {
+        let trace = lookups(&[1, 2, 3, 4, 1, 2, 5, 1, 2, 3, 4, 5]);
+        assert_eq!(fifo(3, &trace).misses, 9);
+        assert_eq!(fifo(4, &trace).misses, 10);
+        let lru = |buffers| replay(&ClassicLruPolicy::new(buffers), buffers, &trace, None).misses;
+        assert!(lru(4) <= lru(3));
+    }
+
     #[test]
     fn a_trace_that_fits_misses_once_per_block() {
         let trace = lookups(&[1, 2, 3, 1, 2, 3, 3, 2, 1]);
@@ -408,7 +443,7 @@ mod tests {
                 (Box::new(TouchCountPolicy::new(buffers, AgingParameters::DEFAULT_POOL, clock.clone())), true),
                 (Box::new(TouchCountPolicy::new(buffers, AgingParameters::DEFAULT_POOL.with_percent_hot(0), clock.clone())), true),
             ];
-            for (name, outcome) in [("S3-FIFO", s3_fifo(buffers, &trace)), ("2Q", two_q(buffers, &trace))] {
+            for (name, outcome) in [("S3-FIFO", s3_fifo(buffers, &trace)), ("2Q", two_q(buffers, &trace)), ("FIFO", fifo(buffers, &trace))] {
                 prop_assert!(outcome.misses >= best.misses, "{}: {} < {}", name, outcome.misses, best.misses);
                 prop_assert!(outcome.misses >= distinct, "{}", name);
                 prop_assert_eq!(outcome.gets, trace.len() as u64);

@@ -31,7 +31,7 @@ use parking_lot::Mutex;
 
 use crate::buffer::dbwr::Dbwr;
 use crate::buffer::pools::{parse_pool_size, CacheLayout, LruAlgorithm, WORKING_SET_BUFFERS_MIN};
-use crate::buffer::{AgingParameters, BufferCache, CoarseClock, RedoFlusher};
+use crate::buffer::{AgingClock, AgingParameters, BufferCache, CoarseClock, RedoFlusher};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::controlfile::{ControlData, ControlFile};
@@ -233,6 +233,21 @@ impl Instance {
         Instance::open_with_parameters(vfs, dir, parameters)
     }
 
+    /// `open`, with touch-count aging (and the buffer cache's trace) reading time from
+    /// `clock` instead of the system's: the lab's experiments run on virtual time so that
+    /// they age blocks as the seed's slower runs did.
+    pub fn open_with_clock(
+        dir: impl AsRef<Path>,
+        overrides: &[(&str, &str)],
+        clock: Arc<dyn AgingClock>,
+    ) -> Result<Arc<Instance>> {
+        let dir = dir.as_ref();
+        let vfs = crate::storage::vfs::os();
+        let parameters = Instance::read_parameters(vfs.as_ref(), dir, overrides)?;
+        let config = InstanceConfig::from_parameters(&parameters);
+        Instance::start(vfs, dir, config, parameters, clock)
+    }
+
     /// The parameters `open` would start with: `init.ora` in `dir` if it exists, then the
     /// overrides.
     pub fn read_parameters(
@@ -264,7 +279,7 @@ impl Instance {
         parameters: Parameters,
     ) -> Result<Arc<Instance>> {
         let config = InstanceConfig::from_parameters(&parameters);
-        Instance::start(vfs, dir, config, parameters)
+        Instance::start(vfs, dir, config, parameters, Arc::new(CoarseClock::new()))
     }
 
     /// Opens the database in `dir` through `vfs` (tests pass a simulated file system).
@@ -273,7 +288,13 @@ impl Instance {
         dir: &Path,
         config: InstanceConfig,
     ) -> Result<Arc<Instance>> {
-        Instance::start(vfs, dir, config, Parameters::defaults())
+        Instance::start(
+            vfs,
+            dir,
+            config,
+            Parameters::defaults(),
+            Arc::new(CoarseClock::new()),
+        )
     }
 
     fn start(
@@ -281,6 +302,7 @@ impl Instance {
         dir: &Path,
         config: InstanceConfig,
         parameters: Parameters,
+        clock: Arc<dyn AgingClock>,
     ) -> Result<Arc<Instance>> {
         vfs.create_dir_all(dir)
             .map_err(|error| Error::io(dir, error))?;
@@ -319,7 +341,7 @@ impl Instance {
         let cache = Arc::new(BufferCache::new(
             block_size,
             &layout,
-            Arc::new(CoarseClock::new()),
+            clock,
             files.clone(),
             log.clone(),
         ));
