@@ -14,6 +14,7 @@ mod shell;
 mod common;
 mod hotcursor;
 mod oltp;
+mod scan;
 mod slammer;
 mod slt;
 mod sqlite_bench;
@@ -50,7 +51,7 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer` or `midpoint`.
+        /// `stuffer`, `midpoint` or `scan`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]

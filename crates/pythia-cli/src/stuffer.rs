@@ -204,7 +204,7 @@ const BASE_PARAMETERS: [(&str, &str); 4] = [
     ("log_buffer", "1M"),
 ];
 
-fn open(
+pub(crate) fn open(
     dir: &Path,
     parameters: &[(&str, &str)],
     clock: &Arc<VirtualClock>,
