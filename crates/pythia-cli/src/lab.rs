@@ -1,7 +1,7 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
 //! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer`, `midpoint`
-//! and `scan` (a file each; `stuffer` and `midpoint` share `stuffer.rs`); with
+//! `scan` and `hitpath` (a file each; `stuffer` and `midpoint` share `stuffer.rs`); with
 //! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
 //! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
 
@@ -44,6 +44,8 @@ pub fn run_lab(
             crate::stuffer::run_midpoint(true, &dir.join("lab-midpoint"))?;
             println!();
             crate::scan::run(true, &dir.join("lab-scan"))?;
+            println!();
+            crate::hitpath::run(true, &dir.join("lab-hitpath"))?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -59,10 +61,11 @@ pub fn run_lab(
         Some("stuffer") => crate::stuffer::run_stuffer(quick, &dir.join("lab-stuffer")),
         Some("midpoint") => crate::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
         Some("scan") => crate::scan::run(quick, &dir.join("lab-scan")),
+        Some("hitpath") => crate::hitpath::run(quick, &dir.join("lab-hitpath")),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(
-                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan"
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath"
             ),
         )),
     }

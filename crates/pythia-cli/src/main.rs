@@ -12,6 +12,7 @@ mod parse_cost;
 mod shell;
 
 mod common;
+mod hitpath;
 mod hotcursor;
 mod oltp;
 mod scan;
@@ -51,7 +52,7 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint` or `scan`.
+        /// `stuffer`, `midpoint`, `scan` or `hitpath`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]

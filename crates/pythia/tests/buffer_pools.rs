@@ -476,3 +476,65 @@ fn large_table_scans_enter_at_the_cold_end_unless_the_table_is_cached() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// A get that finds its buffer held by a change in progress waits, timed as 'buffer busy
+/// waits' and counted in its pool's BUFFER_BUSY_WAIT; the wait ends when the holder lets go.
+#[test]
+fn a_get_of_a_buffer_held_for_a_change_waits_as_buffer_busy_waits() {
+    let instance = open("pools-busy", &[]).unwrap();
+    let mut session = instance.connect().unwrap();
+    text_rows(&mut session, "CREATE TABLE busy (id NUMBER)");
+    text_rows(&mut session, "INSERT INTO busy VALUES (1)");
+    text_rows(&mut session, "COMMIT");
+    let table = instance
+        .catalog()
+        .current()
+        .tables
+        .values()
+        .find(|table| table.name == "BUSY")
+        .cloned()
+        .unwrap();
+    let block = pythia::storage::segment::used_blocks(instance.cache(), table.segment).unwrap()[0];
+    let waits = |session: &mut Session| {
+        let rows = text_rows(
+            session,
+            "SELECT (SELECT NVL(SUM(total_waits), 0) FROM v$system_event \
+                     WHERE event = 'buffer busy waits'), \
+                    (SELECT SUM(buffer_busy_wait) FROM v$buffer_pool_statistics) FROM dual",
+        );
+        (number(&rows[0][0]), number(&rows[0][1]))
+    };
+    let before = waits(&mut session);
+    let held = instance
+        .cache()
+        .write(block, pythia::buffer::AccessKind::Lookup)
+        .unwrap();
+    std::thread::scope(|scope| {
+        let reader = scope.spawn(|| {
+            let _session = instance.connect().unwrap();
+            drop(
+                instance
+                    .cache()
+                    .read(block, pythia::buffer::AccessKind::Lookup)
+                    .unwrap(),
+            );
+        });
+        // The reader is blocked while the change holds the buffer.
+        std::thread::sleep(std::time::Duration::from_millis(100));
+        assert!(
+            !reader.is_finished(),
+            "the reader did not wait for the buffer"
+        );
+        drop(held);
+        reader.join().unwrap();
+    });
+    let after = waits(&mut session);
+    assert_eq!(after.0 - before.0, 1, "buffer busy waits in v$system_event");
+    assert_eq!(
+        after.1 - before.1,
+        1,
+        "BUFFER_BUSY_WAIT in v$buffer_pool_statistics"
+    );
+    drop(session);
+    instance.shutdown().unwrap();
+}

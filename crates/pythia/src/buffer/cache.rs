@@ -139,6 +139,9 @@ struct SetStatistics {
     dirty_inspected: AtomicU64,
     free_buffer_waits: AtomicU64,
     write_complete_waits: AtomicU64,
+    /// Gets that waited for a buffer another session held or was reading into
+    /// (BUFFER_BUSY_WAIT: 'buffer busy waits' and 'read by other session' both).
+    buffer_busy_waits: AtomicU64,
 }
 
 /// One pool's row of v$buffer_pool_statistics: its working sets' statistics summed.
@@ -561,6 +564,34 @@ impl BufferCache {
         set.policy.touched(set.local(frame));
     }
 
+    /// A pinned frame's content lock: at once if `try_lock` gets it, else waited for, timed
+    /// as 'read by other session' while another session reads the block into the frame and
+    /// as 'buffer busy waits' while one holds it in a mode this get cannot share (a change
+    /// in progress, or readers when this get is a change). p3 is the block class (1: data
+    /// block, the only class the cache tells apart).
+    fn content_wait<G>(
+        &self,
+        id: BlockId,
+        frame: FrameId,
+        try_lock: impl FnOnce() -> Option<G>,
+        lock: impl FnOnce() -> G,
+    ) -> G {
+        if let Some(guard) = try_lock() {
+            return guard;
+        }
+        let event = if self.frames[frame].valid.load(Ordering::Acquire) {
+            WaitEvent::BufferBusyWaits
+        } else {
+            WaitEvent::ReadByOtherSession
+        };
+        self.set_of(frame)
+            .statistics
+            .buffer_busy_waits
+            .fetch_add(1, Ordering::Relaxed);
+        let _wait = instrumentation::wait(event, id.file as u64, id.block as u64, 1);
+        lock()
+    }
+
     fn count_write_complete_wait(&self, frame: FrameId) {
         self.set_of(frame)
             .statistics
@@ -593,6 +624,7 @@ impl BufferCache {
             row.buffers_inspected += load(&statistics.inspected);
             row.free_buffer_waits += load(&statistics.free_buffer_waits);
             row.write_complete_waits += load(&statistics.write_complete_waits);
+            row.buffer_busy_waits += load(&statistics.buffer_busy_waits);
             row.dirty_buffers_inspected += load(&statistics.dirty_inspected);
             row.db_block_changes += statistics.db_block_changes.load();
             row.db_block_gets += statistics.db_block_gets.load();
@@ -653,7 +685,8 @@ impl BufferCache {
         instrumentation::add(Statistic::SessionLogicalReads, 1);
         loop {
             let frame = self.pin(id, access, false)?;
-            let guard = self.frames[frame].data.read();
+            let data = &self.frames[frame].data;
+            let guard = self.content_wait(id, frame, || data.try_read(), || data.read());
             if self.frames[frame].valid.load(Ordering::Acquire) {
                 self.set_of(frame).statistics.consistent_gets.add(1);
                 return Ok(BlockRead {
@@ -675,7 +708,8 @@ impl BufferCache {
         instrumentation::add(Statistic::SessionLogicalReads, 1);
         loop {
             let frame = self.pin(id, access, false)?;
-            let guard = self.frames[frame].data.write();
+            let data = &self.frames[frame].data;
+            let guard = self.content_wait(id, frame, || data.try_write(), || data.write());
             if self.frames[frame].valid.load(Ordering::Acquire) {
                 self.set_of(frame).statistics.db_block_gets.add(1);
                 return Ok(BlockWrite {
