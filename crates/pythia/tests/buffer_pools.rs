@@ -473,6 +473,34 @@ fn large_table_scans_enter_at_the_cold_end_unless_the_table_is_cached() {
         0,
         "a CACHE table's blocks enter at the midpoint"
     );
+    // x$bh.flag 524288 marks blocks a full scan read: the large table's, not the CACHE one's.
+    let flagged = |session: &mut Session, table: &str| -> u64 {
+        let rows = text_rows(
+            session,
+            &format!(
+                "SELECT count(*) FROM x$bh b, dba_objects o \
+                 WHERE b.obj = o.data_object_id AND o.object_name = '{table}' \
+                 AND b.class = 1 AND b.flag >= 524288"
+            ),
+        );
+        number(&rows[0][0])
+    };
+    assert_eq!(flagged(&mut session, "SCANNED"), scanned);
+    assert_eq!(flagged(&mut session, "CACHED"), 0);
+    // NXT_REPL and PRV_REPL link the list both ways, in POSITION order: one buffer per set
+    // has no next (the LRU end).
+    let links = text_rows(
+        &mut session,
+        "SELECT (SELECT count(*) FROM x$bh a, x$bh b WHERE a.nxt_repl = b.addr \
+                 AND b.prv_repl = a.addr AND b.position > a.position), \
+                (SELECT count(*) FROM x$bh WHERE position IS NOT NULL), \
+                (SELECT count(*) FROM x$kcbwds) FROM dual",
+    );
+    assert_eq!(
+        number(&links[0][0]),
+        number(&links[0][1]) - number(&links[0][2]),
+        "{links:?}"
+    );
     drop(session);
     instance.shutdown().unwrap();
 }

@@ -69,6 +69,8 @@ pub(crate) struct Frame {
     writing: AtomicBool,
     /// LSN of the first change since the frame was last clean (checkpoint queue order).
     first_dirty_lsn: AtomicU64,
+    /// Its block was read by a full scan (x$bh.flag 524288).
+    scanned: AtomicBool,
     /// While a mini-transaction that has not begun to commit holds the block latched: the
     /// block as of its last logged change, which DBWR writes instead of the latched content
     /// (see `write_frames`). Held by DBWR across that write; a holder that must wait for it
@@ -364,8 +366,17 @@ pub struct BufferHeader {
     pub pool: BufferPool,
     /// Position in its working set's replacement list, 0 at the MRU end.
     pub lru_position: Option<usize>,
+    /// Its neighbours in that list, towards the MRU end and towards the LRU end.
+    pub previous_in_list: Option<FrameId>,
+    pub next_in_list: Option<FrameId>,
     pub touch_count: u32,
+    /// When its last counted touch happened, on the aging clock (seconds).
+    pub touch_time: u32,
     pub hot: bool,
+    /// A session is reading its block into it.
+    pub reading: bool,
+    /// Its block was read by a full scan.
+    pub scanned: bool,
 }
 
 /// One working set as x$kcbwds shows it.
@@ -449,6 +460,7 @@ impl BufferCache {
                 dirty: AtomicBool::new(false),
                 writing: AtomicBool::new(false),
                 first_dirty_lsn: AtomicU64::new(0),
+                scanned: AtomicBool::new(false),
                 holder_image: parking_lot::Mutex::new(None),
             })
             .collect();
@@ -799,6 +811,9 @@ impl BufferCache {
                         .physical_reads
                         .fetch_add(1, Ordering::Relaxed);
                 }
+                frame_state
+                    .scanned
+                    .store(access.kind == AccessKind::Scan, Ordering::Relaxed);
                 set.policy.inserted(set.local(frame), access.kind);
                 Ok(frame)
             }
@@ -1111,16 +1126,27 @@ impl BufferCache {
 
     /// One row per buffer, for x$bh / v$bh.
     pub fn buffer_headers(&self) -> Vec<BufferHeader> {
-        let positions: HashMap<FrameId, usize> = self
-            .sets
-            .iter()
-            .flat_map(|set| {
-                set.policy
-                    .positions()
-                    .into_iter()
-                    .map(|(local, position)| (set.first + local, position))
-            })
-            .collect();
+        // Per frame: its position in its set's list, and the frames before and after it.
+        let mut places: HashMap<FrameId, (usize, Option<FrameId>, Option<FrameId>)> =
+            HashMap::new();
+        for set in self.sets.iter() {
+            let mut listed = set.policy.positions();
+            listed.sort_unstable_by_key(|&(_, position)| position);
+            for (index, &(local, position)) in listed.iter().enumerate() {
+                let neighbour = |at: Option<usize>| {
+                    at.and_then(|at| listed.get(at))
+                        .map(|&(local, _)| set.first + local)
+                };
+                places.insert(
+                    set.first + local,
+                    (
+                        position,
+                        neighbour(index.checked_sub(1)),
+                        neighbour(Some(index + 1)),
+                    ),
+                );
+            }
+        }
         self.frames
             .iter()
             .enumerate()
@@ -1137,6 +1163,7 @@ impl BufferCache {
                 };
                 let working_set = usize::from(self.set_of_frame[index]);
                 let set = &self.sets[working_set];
+                let place = places.get(&index).copied();
                 BufferHeader {
                     frame: index,
                     block,
@@ -1146,9 +1173,14 @@ impl BufferCache {
                     pinned: state.pins.load(Ordering::Relaxed) > 0,
                     working_set,
                     pool: set.pool,
-                    lru_position: positions.get(&index).copied(),
+                    lru_position: place.map(|place| place.0),
+                    previous_in_list: place.and_then(|place| place.1),
+                    next_in_list: place.and_then(|place| place.2),
                     touch_count: set.policy.touch_count(set.local(index)),
+                    touch_time: set.policy.touch_time(set.local(index)),
                     hot: set.policy.is_hot(set.local(index)),
+                    reading: block.is_some() && !state.valid.load(Ordering::Acquire),
+                    scanned: block.is_some() && state.scanned.load(Ordering::Relaxed),
                 }
             })
             .collect()

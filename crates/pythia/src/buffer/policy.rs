@@ -43,6 +43,11 @@ pub trait ReplacementPolicy: Send + Sync {
     fn touch_count(&self, _frame: FrameId) -> u32 {
         0
     }
+    /// When the frame's last counted touch happened (x$bh.tim), for the policies that keep
+    /// one.
+    fn touch_time(&self, _frame: FrameId) -> u32 {
+        0
+    }
     /// Whether the frame is in the hot region (x$bh.lru_flag), for the policies that have one.
     fn is_hot(&self, _frame: FrameId) -> bool {
         false

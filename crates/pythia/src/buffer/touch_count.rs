@@ -274,6 +274,10 @@ impl ReplacementPolicy for TouchCountPolicy {
         self.touch_counts[frame].load(Relaxed)
     }
 
+    fn touch_time(&self, frame: FrameId) -> u32 {
+        self.touch_times[frame].load(Relaxed)
+    }
+
     fn is_hot(&self, frame: FrameId) -> bool {
         self.set.lock().lists.list_of(frame) == Some(HOT)
     }

@@ -4,13 +4,15 @@
 //! - **v$buffer_pool**: one row per configured pool: its buffers, size, buffer range
 //!   (LO_BNUM..HI_BNUM) and working sets (LO_SETID..HI_SETID, SET_COUNT).
 //! - **v$buffer_pool_statistics**: seed 001's Table 3, one row per configured pool, its working
-//!   sets' counters summed (BUFFER_BUSY_WAIT stays 0: no wait is counted as that yet).
+//!   sets' counters summed.
 //! - **x$kcbwds**: one row per working set: its buffer range, how many buffers are on its
 //!   replacement list, in its hot region and on its free list, and its aging algorithm.
 //! - **x$bh**: one row per buffer: the block it holds (FILE#, DBABLK, OBJ, CLASS), STATE (0
-//!   free, 1 current), FLAG (bit 1: dirty), TCH, LRU_FLAG (hot or cold), its working set and
-//!   pool, and its POSITION in the set's replacement list (0: MRU end). **v$bh** shows the
-//!   buffers that hold a block, with Oracle's v$bh columns.
+//!   free, 1 current, 4 being read), FLAG (1: dirty, 524288: read by a full scan), TCH and
+//!   TIM (the last counted touch, seconds on the aging clock), LRU_FLAG (hot or cold), its
+//!   working set and pool, its neighbours in the set's replacement list (NXT_REPL towards
+//!   the LRU end, PRV_REPL towards the MRU end) and Pythia's POSITION there (0: MRU end).
+//!   **v$bh** shows the buffers that hold a block, with Oracle's v$bh columns.
 
 use super::registry::FixedView;
 use super::table::{number, raw, text, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
@@ -217,12 +219,26 @@ const BH_COLUMNS: Columns = &[
     ("STATE", NUMBER),
     ("FLAG", NUMBER),
     ("TCH", NUMBER),
+    ("TIM", NUMBER),
     ("LRU_FLAG", NUMBER),
+    ("NXT_REPL", varchar2(RAW_ADDRESS_DIGITS)),
+    ("PRV_REPL", varchar2(RAW_ADDRESS_DIGITS)),
     ("POSITION", NUMBER),
 ];
 
 /// x$bh.lru_flag: Oracle sets 8 for a buffer in the hot region (0: cold).
 const LRU_FLAG_HOT: u64 = 8;
+/// x$bh.state: free, holding the current version of its block, being read into.
+const STATE_FREE: u64 = 0;
+const STATE_CURRENT: u64 = 1;
+const STATE_READING: u64 = 4;
+/// x$bh.flag bits: changed since written; read by a full scan.
+const FLAG_DIRTY: u64 = 1;
+const FLAG_SCANNED: u64 = 524_288;
+
+fn buffer_address(frame: usize) -> u64 {
+    BUFFER_HEADER_BASE + frame as u64 * BUFFER_HEADER_BYTES
+}
 
 fn bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
     let Some(cache) = &context.buffer_cache else {
@@ -238,8 +254,17 @@ fn bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                     number(u64::from(block.block)),
                 )
             });
+            let state = match (header.block, header.reading) {
+                (None, _) => STATE_FREE,
+                (Some(_), true) => STATE_READING,
+                (Some(_), false) => STATE_CURRENT,
+            };
+            let flag = if header.dirty { FLAG_DIRTY } else { 0 }
+                | if header.scanned { FLAG_SCANNED } else { 0 };
+            // Oracle shows a list's ends as the list head's address; no neighbour is 00 here.
+            let neighbour = |frame: Option<usize>| raw(frame.map_or(0, buffer_address));
             vec![
-                raw(BUFFER_HEADER_BASE + header.frame as u64 * BUFFER_HEADER_BYTES),
+                raw(buffer_address(header.frame)),
                 number(header.frame as u64),
                 raw(working_set_address(header.working_set)),
                 text(header.pool.name()),
@@ -249,10 +274,13 @@ fn bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 file,
                 block,
                 number(class_number(&header)),
-                number(u64::from(header.block.is_some())),
-                number(u64::from(header.dirty)),
+                number(state),
+                number(flag),
                 number(u64::from(header.touch_count)),
+                number(u64::from(header.touch_time)),
                 number(if header.hot { LRU_FLAG_HOT } else { 0 }),
+                neighbour(header.next_in_list),
+                neighbour(header.previous_in_list),
                 header
                     .lru_position
                     .map_or(Value::Null, |position| number(position as u64)),
@@ -298,7 +326,7 @@ fn v_bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 number(u64::from(block.file)),
                 number(u64::from(block.block)),
                 number(class_number(&header)),
-                text("xcur"),
+                text(if header.reading { "read" } else { "xcur" }),
                 text(if header.dirty { "Y" } else { "N" }),
                 number(u64::from(header.object_id)),
                 text(header.pool.name()),
