@@ -71,6 +71,8 @@ pub(crate) struct Frame {
     first_dirty_lsn: AtomicU64,
     /// Its block was read by a full scan (x$bh.flag 524288).
     scanned: AtomicBool,
+    /// It is on its working set's write list.
+    on_write_list: AtomicBool,
     /// While a mini-transaction that has not begun to commit holds the block latched: the
     /// block as of its last logged change, which DBWR writes instead of the latched content
     /// (see `write_frames`). Held by DBWR across that write; a holder that must wait for it
@@ -121,6 +123,11 @@ pub(crate) struct WorkingSet {
     pub(crate) count: usize,
     pub(crate) policy: Box<dyn ReplacementPolicy>,
     free: parking_lot::Mutex<Vec<FrameId>>,
+    /// Dirty buffers the replacement scan met and took off the replacement list, with the
+    /// block each held, for the set's DBWR to write first (Oracle's LRUW list); written, they
+    /// go back to the replacement list's cold end. A frame is on it at most once
+    /// (`Frame::on_write_list`).
+    write_list: parking_lot::Mutex<Vec<(FrameId, u64)>>,
     statistics: SetStatistics,
 }
 
@@ -192,12 +199,18 @@ pub struct BufferCache {
     dirty_count: AtomicUsize,
     /// Frames dirtied beyond this count wake DBWR.
     dirty_target: usize,
-    dbwr_wakeup: parking_lot::Mutex<Option<Box<dyn Fn() + Send + Sync>>>,
+    /// Posts the DBWR that writes a working set's buffers (None: every DBWR). Unset while no
+    /// DBWR runs (opening, after shutdown): then a free-buffer request writes for itself.
+    dbwr_wakeup: parking_lot::Mutex<Option<DbwrWakeup>>,
+    dbwr_running: AtomicBool,
     /// What touch-count aging and the trace read the time from.
     clock: Arc<dyn AgingClock>,
     /// The lab's recording of block gets (`start_trace`), off unless asked for.
     trace: TraceRecorder,
 }
+
+/// How the cache posts DBWR: the working set that needs clean buffers, or None for all.
+pub type DbwrWakeup = Box<dyn Fn(Option<usize>) + Send + Sync>;
 
 /// A pinned block held in shared mode (a consistent get). Dropping it releases both.
 pub struct BlockRead<'a> {
@@ -262,7 +275,7 @@ impl BlockWrite<'_> {
             frame.first_dirty_lsn.store(floor, Ordering::Release);
             let dirty = self.cache.dirty_count.fetch_add(1, Ordering::Relaxed) + 1;
             if dirty >= self.cache.dirty_target {
-                self.cache.wake_dbwr();
+                self.cache.wake_dbwr(None);
             }
         }
     }
@@ -439,6 +452,7 @@ impl BufferCache {
                     count,
                     policy,
                     free: parking_lot::Mutex::new((first..first + count).rev().collect()),
+                    write_list: parking_lot::Mutex::new(Vec::new()),
                     statistics: SetStatistics::default(),
                 });
                 first += count;
@@ -461,6 +475,7 @@ impl BufferCache {
                 writing: AtomicBool::new(false),
                 first_dirty_lsn: AtomicU64::new(0),
                 scanned: AtomicBool::new(false),
+                on_write_list: AtomicBool::new(false),
                 holder_image: parking_lot::Mutex::new(None),
             })
             .collect();
@@ -483,6 +498,7 @@ impl BufferCache {
             dirty_count: AtomicUsize::new(0),
             dirty_target: (frame_count / 4).max(8),
             dbwr_wakeup: parking_lot::Mutex::new(None),
+            dbwr_running: AtomicBool::new(false),
             clock,
             trace: TraceRecorder::default(),
         }
@@ -652,14 +668,76 @@ impl BufferCache {
         self.set_of(frame).free.lock().push(frame);
     }
 
-    pub fn set_dbwr_wakeup(&self, wakeup: Box<dyn Fn() + Send + Sync>) {
-        *self.dbwr_wakeup.lock() = Some(wakeup);
+    /// Registers how to post DBWR (`None` when it stops).
+    pub fn set_dbwr_wakeup(&self, wakeup: Option<DbwrWakeup>) {
+        let mut registered = self.dbwr_wakeup.lock();
+        self.dbwr_running.store(wakeup.is_some(), Ordering::Release);
+        *registered = wakeup;
     }
 
-    fn wake_dbwr(&self) {
-        if let Some(wakeup) = self.dbwr_wakeup.lock().as_ref() {
-            wakeup();
+    /// Posts the DBWR of working set `set` (None: all of them); false when none runs.
+    fn wake_dbwr(&self, set: Option<usize>) -> bool {
+        match self.dbwr_wakeup.lock().as_ref() {
+            Some(wakeup) => {
+                wakeup(set);
+                true
+            }
+            None => false,
         }
+    }
+
+    pub fn working_set_count(&self) -> usize {
+        self.sets.len()
+    }
+
+    /// DBWR's cleaning of the working sets `owned` picks: first the buffers their
+    /// replacement scans put on their write lists, then, `ahead` and while more than the
+    /// dirty target are dirty, the oldest changed (checkpoint order) up to `limit` in all.
+    /// Returns the buffers written.
+    pub(crate) fn clean_sets(
+        &self,
+        owned: &dyn Fn(usize) -> bool,
+        limit: usize,
+        ahead: bool,
+    ) -> Result<usize> {
+        let mut taken: Vec<(FrameId, u64)> = Vec::new();
+        for (index, set) in self.sets.iter().enumerate() {
+            if !owned(index) {
+                continue;
+            }
+            let mut list = set.write_list.lock();
+            for (frame, tag) in list.drain(..) {
+                self.frames[frame]
+                    .on_write_list
+                    .store(false, Ordering::Release);
+                taken.push((frame, tag));
+            }
+        }
+        let mut frames: Vec<FrameId> = taken.iter().map(|&(frame, _)| frame).collect();
+        if ahead && frames.len() < limit && self.dirty_count() >= self.dirty_target {
+            let room = limit - frames.len();
+            frames.extend(self.dirty_frames_where(u64::MAX, room, &|frame| {
+                owned(usize::from(self.set_of_frame[frame]))
+            }));
+        }
+        frames.sort_unstable();
+        frames.dedup();
+        let written = self.write_frames(&frames);
+        // Back to the replacement list's cold end (Oracle moves written buffers from LRUW to
+        // the LRU end), whether the write succeeded or not, if the buffer still holds its
+        // block: the partition latch keeps it from being unmapped meanwhile.
+        for (frame, tag) in taken {
+            if tag == EMPTY_TAG {
+                continue;
+            }
+            let id = BlockId::from_u64(tag);
+            let partition = self.partition(id).read();
+            if partition.get(&id) == Some(&frame) {
+                let set = self.set_of(frame);
+                set.policy.inserted(set.local(frame), AccessKind::Scan);
+            }
+        }
+        written
     }
 
     pub fn dirty_count(&self) -> usize {
@@ -834,7 +912,11 @@ impl BufferCache {
 
     /// How many replacement scans a free-buffer request makes, a millisecond apart, before it
     /// gives up with ORA-00379.
-    const FREE_BUFFER_ROUNDS_MAX: usize = 1000;
+    const FREE_BUFFER_ROUNDS_MAX: usize = 2000;
+    /// Rounds (a millisecond or more each) a free-buffer request waits for DBWR before it
+    /// writes dirty buffers itself: a safety valve (Oracle's server processes always wait),
+    /// so that a slow or stuck DBWR delays requests but cannot make them fail.
+    const FREE_BUFFER_SELF_WRITE_ROUNDS: usize = 1000;
 
     /// A frame of `pool` with no block, pinned once for the caller, for block `id`: from the
     /// free list of the working set the block hashes to, else evicted from it, else from the
@@ -845,14 +927,24 @@ impl BufferCache {
         }
         instrumentation::add(Statistic::FreeBufferRequested, 1);
         for round in 0..Self::FREE_BUFFER_ROUNDS_MAX {
+            let write_dirty = !self.dbwr_running.load(Ordering::Acquire)
+                || round >= Self::FREE_BUFFER_SELF_WRITE_ROUNDS;
+            if write_dirty {
+                // No DBWR to do it: write what the scans put on the write lists.
+                for set in self.sets_for(id, pool) {
+                    let index = usize::from(self.set_of_frame[set.first]);
+                    self.clean_sets(&|other| other == index, Self::LARGE_DIRTY_QUEUE, false)?;
+                }
+            }
             for set in self.sets_for(id, pool) {
-                if let Some(frame) = self.evict_one(set)? {
+                if let Some(frame) = self.evict_one(set, write_dirty)? {
                     return Ok(frame);
                 }
             }
-            // Every buffer is pinned, being written, or latched by a change in progress:
-            // wait for DBWR and for the changes to finish, then look again.
-            self.wake_dbwr();
+            // Every buffer is pinned, dirty (on its write list now), being written, or
+            // latched by a change in progress: post DBWR and wait for it and for the changes
+            // to finish, then look again.
+            self.wake_dbwr(None);
             if let Some(set) = self.sets_for(id, pool).next() {
                 set.statistics
                     .free_buffer_waits
@@ -892,14 +984,28 @@ impl BufferCache {
         self.files.write_blocks(&[(id, &sealed[..])])
     }
 
+    /// Dirty buffers one replacement scan puts on its write list before it stops and posts
+    /// DBWR (Oracle's `_db_large_dirty_queue`).
+    const LARGE_DIRTY_QUEUE: usize = 25;
+
     /// One pass of the replacement scan: a frame evicted and pinned for the caller, or None
-    /// when no buffer could be freed this time.
-    fn evict_one(&self, set: &WorkingSet) -> Result<Option<FrameId>> {
+    /// when no buffer could be freed this time. A dirty buffer it meets goes on the set's
+    /// write list for DBWR, or is written here when `write_dirty` (no DBWR runs, or the
+    /// request has waited long enough).
+    fn evict_one(&self, set: &WorkingSet, write_dirty: bool) -> Result<Option<FrameId>> {
         let attempts_max = set.count * 4;
+        let mut dirty_met = 0;
+        // Whether the last candidate is still on the list, refused (the policies move a
+        // refused candidate aside when asked again with an attempt above 0).
+        let mut refused = false;
         for attempt in 0..attempts_max {
-            let Some(local) = set.policy.next_victim(attempt) else {
+            let Some(local) = set
+                .policy
+                .next_victim(if refused { attempt.max(1) } else { 0 })
+            else {
                 break;
             };
+            refused = true;
             let frame = set.first + local;
             instrumentation::add(Statistic::FreeBufferInspected, 1);
             set.statistics.inspected.fetch_add(1, Ordering::Relaxed);
@@ -912,9 +1018,20 @@ impl BufferCache {
                 set.statistics
                     .dirty_inspected
                     .fetch_add(1, Ordering::Relaxed);
-                // Write it ourselves so that the request makes progress, and wake DBWR so
-                // that it cleans ahead of the next requests.
-                self.wake_dbwr();
+                if !write_dirty {
+                    // Off the replacement list, onto the write list, for DBWR.
+                    if !state.on_write_list.swap(true, Ordering::AcqRel) {
+                        set.policy.removed(local);
+                        refused = false;
+                        let tag = state.tag.load(Ordering::Acquire);
+                        set.write_list.lock().push((frame, tag));
+                    }
+                    dirty_met += 1;
+                    if dirty_met >= Self::LARGE_DIRTY_QUEUE {
+                        break;
+                    }
+                    continue;
+                }
                 self.write_frames(&[frame])?;
                 if state.dirty.load(Ordering::Acquire) {
                     continue;
@@ -938,6 +1055,9 @@ impl BufferCache {
             drop(partition);
             set.policy.removed(local);
             return Ok(Some(frame));
+        }
+        if dirty_met > 0 {
+            self.wake_dbwr(Some(usize::from(self.set_of_frame[set.first])));
         }
         Ok(None)
     }
@@ -1051,11 +1171,21 @@ impl BufferCache {
 
     /// Dirty frames in checkpoint-queue order (oldest first change first), up to `limit`.
     pub(crate) fn dirty_frames(&self, up_to_lsn: u64, limit: usize) -> Vec<FrameId> {
+        self.dirty_frames_where(up_to_lsn, limit, &|_| true)
+    }
+
+    /// `dirty_frames` among the frames `wanted` picks.
+    fn dirty_frames_where(
+        &self,
+        up_to_lsn: u64,
+        limit: usize,
+        wanted: &dyn Fn(FrameId) -> bool,
+    ) -> Vec<FrameId> {
         let mut dirty: Vec<(u64, FrameId)> = self
             .frames
             .iter()
             .enumerate()
-            .filter(|(_, frame)| frame.dirty.load(Ordering::Acquire))
+            .filter(|(index, frame)| frame.dirty.load(Ordering::Acquire) && wanted(*index))
             .map(|(index, frame)| (frame.first_dirty_lsn.load(Ordering::Acquire), index))
             .filter(|(lsn, _)| *lsn <= up_to_lsn)
             .collect();

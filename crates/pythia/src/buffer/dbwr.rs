@@ -1,12 +1,21 @@
-//! DBWR: the database writer, and the checkpoints it performs (CKPT's role here too).
+//! DBWR: the database writers, and the checkpoints they perform (CKPT's role here too).
 //!
-//! DBWR sleeps until it is posted or 3 seconds pass. Posted because too many buffers are
-//! dirty, it writes the oldest dirty buffers (checkpoint-queue order) in batches. Asked for a
-//! checkpoint up to an LSN (a log switch, `ALTER SYSTEM CHECKPOINT`, a clean shutdown), it
-//! writes every buffer first changed at or before it and then records the checkpoint through
-//! the instance's callback (control file, then the redo log's reuse rule). Every 3 seconds it
-//! also advances the incremental checkpoint: the oldest first-change LSN among dirty buffers,
-//! or the end of the durable redo when none is dirty, so that recovery reads little redo.
+//! ```text
+//!   db_writer_processes = n:  DBW0 .. DBWn-1, writer i owns the working sets s with s mod n = i
+//!   replacement scan meets dirty buffers --> the set's write list --> post its writer
+//!   too many dirty buffers (mark_dirty)  --> post every writer
+//!   DBW0 also: checkpoints (every set), the incremental checkpoint every 3 seconds
+//! ```
+//!
+//! A writer sleeps until it is posted or 3 seconds pass. Posted, it cleans its working sets:
+//! their write lists first (buffers a free-buffer request passed over), then, while more than
+//! the dirty target are dirty, their oldest dirty buffers (checkpoint-queue order), in
+//! batches. Asked for a checkpoint up to an LSN (a log switch, `ALTER SYSTEM CHECKPOINT`, a
+//! clean shutdown), DBW0 writes every buffer first changed at or before it, whatever its set,
+//! and then records the checkpoint through the instance's callback (control file, then the
+//! redo log's reuse rule). Every 3 seconds DBW0 also advances the incremental checkpoint: the
+//! oldest first-change LSN among dirty buffers, or the end of the durable redo when none is
+//! dirty, so that recovery reads little redo.
 
 use std::sync::atomic::{AtomicBool, Ordering};
 use std::sync::Arc;
@@ -30,7 +39,8 @@ pub type DurableLsn = Box<dyn Fn() -> u64 + Send + Sync>;
 
 #[derive(Default)]
 struct Requests {
-    posted: bool,
+    /// Per writer: posted since it last looked.
+    posted: Vec<bool>,
     /// Highest checkpoint LSN asked for and not yet done.
     checkpoint_target: Option<u64>,
     /// Highest checkpoint LSN completed.
@@ -40,6 +50,8 @@ struct Requests {
 
 pub struct Dbwr {
     cache: Arc<BufferCache>,
+    /// `db_writer_processes`.
+    writers: usize,
     requests: Mutex<Requests>,
     posted: Condvar,
     completed: Condvar,
@@ -49,14 +61,21 @@ pub struct Dbwr {
 }
 
 impl Dbwr {
+    /// The writers' shared state; `writers` threads must each call `run` with their number.
     pub fn new(
         cache: Arc<BufferCache>,
+        writers: usize,
         record_checkpoint: CheckpointRecorder,
         durable_lsn: DurableLsn,
     ) -> Arc<Dbwr> {
+        let writers = writers.max(1);
         let dbwr = Arc::new(Dbwr {
             cache: cache.clone(),
-            requests: Mutex::new(Requests::default()),
+            writers,
+            requests: Mutex::new(Requests {
+                posted: vec![false; writers],
+                ..Requests::default()
+            }),
             posted: Condvar::new(),
             completed: Condvar::new(),
             shutdown: AtomicBool::new(false),
@@ -64,19 +83,31 @@ impl Dbwr {
             durable_lsn,
         });
         let weak = Arc::downgrade(&dbwr);
-        cache.set_dbwr_wakeup(Box::new(move || {
+        cache.set_dbwr_wakeup(Some(Box::new(move |set: Option<usize>| {
             if let Some(dbwr) = weak.upgrade() {
-                dbwr.post();
+                dbwr.post(set.map(|set| dbwr.writer_of(set)));
             }
-        }));
+        })));
         dbwr
     }
 
-    /// Wakes DBWR to clean buffers.
-    pub fn post(&self) {
+    pub fn writers(&self) -> usize {
+        self.writers
+    }
+
+    /// The writer that owns working set `set`.
+    fn writer_of(&self, set: usize) -> usize {
+        set % self.writers
+    }
+
+    /// Wakes a writer (None: all of them) to clean buffers.
+    pub fn post(&self, writer: Option<usize>) {
         let mut requests = self.requests.lock();
-        requests.posted = true;
-        self.posted.notify_one();
+        match writer {
+            Some(writer) => requests.posted[writer] = true,
+            None => requests.posted.fill(true),
+        }
+        self.posted.notify_all();
     }
 
     /// Asks for a checkpoint up to `lsn` without waiting for it.
@@ -107,31 +138,40 @@ impl Dbwr {
     }
 
     pub fn shutdown(&self) {
+        // From now on a free-buffer request writes for itself.
+        self.cache.set_dbwr_wakeup(None);
         self.shutdown.store(true, Ordering::Release);
         let _requests = self.requests.lock();
         self.posted.notify_all();
     }
 
-    /// DBWR's main loop.
-    pub fn run(&self) {
+    /// Writer `writer`'s main loop (DBW0 is writer 0, and alone takes checkpoints).
+    pub fn run(&self, writer: usize) {
         while !self.shutdown.load(Ordering::Acquire) {
             let (posted, target) = {
                 let mut requests = self.requests.lock();
+                let waiting = |requests: &Requests| {
+                    !requests.posted[writer]
+                        && (writer != 0 || requests.checkpoint_target.is_none())
+                };
                 // Checked under the lock that `shutdown` notifies under: no missed wake-up.
-                if !requests.posted
-                    && requests.checkpoint_target.is_none()
-                    && !self.shutdown.load(Ordering::Acquire)
-                {
+                if waiting(&requests) && !self.shutdown.load(Ordering::Acquire) {
                     let _idle = instrumentation::wait(WaitEvent::RdbmsIpcMessage, 300, 0, 0);
                     self.posted.wait_for(&mut requests, DBWR_TIMEOUT);
                 }
-                let posted = std::mem::take(&mut requests.posted);
-                (posted, requests.checkpoint_target.take())
+                let posted = std::mem::take(&mut requests.posted[writer]);
+                let target = if writer == 0 {
+                    requests.checkpoint_target.take()
+                } else {
+                    None
+                };
+                (posted, target)
             };
             let result = match target {
                 Some(lsn) => self.do_checkpoint(lsn),
-                None if posted => self.clean_ahead(),
-                None => self.incremental_checkpoint(),
+                None if posted => self.clean_ahead(writer),
+                None if writer == 0 => self.incremental_checkpoint(),
+                None => Ok(()),
             };
             if let Err(error) = result {
                 let mut requests = self.requests.lock();
@@ -157,9 +197,10 @@ impl Dbwr {
         Ok(())
     }
 
-    fn clean_ahead(&self) -> Result<()> {
-        let frames = self.cache.dirty_frames(u64::MAX, CLEAN_BATCH_BUFFERS);
-        self.cache.write_frames(&frames)?;
+    /// Cleans the working sets this writer owns (`BufferCache::clean_sets`).
+    fn clean_ahead(&self, writer: usize) -> Result<()> {
+        let owned = |set: usize| self.writer_of(set) == writer;
+        self.cache.clean_sets(&owned, CLEAN_BATCH_BUFFERS, true)?;
         Ok(())
     }
 

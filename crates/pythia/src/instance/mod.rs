@@ -444,6 +444,7 @@ impl Instance {
         let durable_log = Arc::downgrade(&log);
         let dbwr = Dbwr::new(
             cache.clone(),
+            parameters.get_integer(names::DB_WRITER_PROCESSES) as usize,
             Box::new(move |lsn| {
                 record_checkpoint(
                     &checkpoint_control,
@@ -454,7 +455,9 @@ impl Instance {
             }),
             Box::new(move || durable_log.upgrade().map_or(0, |log| log.written_lsn())),
         );
-        startup.threads.push(spawn_dbwr(&dbwr));
+        for writer in 0..dbwr.writers() {
+            startup.threads.push(spawn_dbwr(&dbwr, writer));
+        }
         startup.dbwr = Some(dbwr.clone());
         let requester: Weak<Dbwr> = Arc::downgrade(&dbwr);
         log.set_checkpoint_requester(Box::new(move |lsn| {
@@ -785,16 +788,19 @@ fn spawn_lgwr(log: &Arc<RedoLog>) -> JoinHandle<()> {
         .expect("spawn LGWR")
 }
 
-fn spawn_dbwr(dbwr: &Arc<Dbwr>) -> JoinHandle<()> {
+/// Starts writer `writer` (DBW0, DBW1, ...: Oracle names them 0-9 then a-z; Pythia counts
+/// on in decimal past 9).
+fn spawn_dbwr(dbwr: &Arc<Dbwr>, writer: usize) -> JoinHandle<()> {
     let dbwr = dbwr.clone();
+    let name = format!("DBW{writer}");
     std::thread::Builder::new()
-        .name("DBW0".into())
+        .name(name.clone())
         .spawn(move || {
-            let session = instrumentation::background_session("DBW0");
+            let session = instrumentation::background_session(&name);
             let _entered = instrumentation::enter(&session);
-            dbwr.run()
+            dbwr.run(writer)
         })
-        .expect("spawn DBW0")
+        .expect("spawn DBWR")
 }
 
 fn now_seconds() -> u64 {
