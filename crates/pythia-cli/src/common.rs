@@ -286,7 +286,12 @@ pub fn run_sessions<T: Send>(
             .collect();
         let mut first_error = None;
         for worker in workers {
-            match worker.join().expect("lab session panicked") {
+            let outcome = worker.join().unwrap_or_else(|panic| {
+                // Stop the others before the panic goes on: the scope waits for them.
+                stop.store(true, std::sync::atomic::Ordering::Relaxed);
+                std::panic::resume_unwind(panic)
+            });
+            match outcome {
                 Ok(result) => add(result),
                 Err(error) => {
                     stop.store(true, std::sync::atomic::Ordering::Relaxed);

@@ -167,8 +167,10 @@ fn measure(
         2,
         &stop,
         |number| {
-            let mut session = instance.connect()?;
             if number == 0 {
+                // However the hot session ends, the scanner stops waiting for it.
+                let _warm = SetOnDrop(&warm);
+                let mut session = instance.connect()?;
                 let lookup = session.prepare("SELECT data_col FROM hot_t WHERE id = :1")?;
                 let mut rng = Rng::new(7);
                 let mut lookups = 0u64;
@@ -202,8 +204,13 @@ fn measure(
                 let after = my_reads(&mut session)?;
                 Ok(Work::Hot(after.1 - before.1, after.0 - before.0))
             } else {
+                // However the scanner ends, the hot session stops looking up.
+                let _done = SetOnDrop(&done);
+                let mut session = instance.connect()?;
                 while !warm.load(Ordering::Acquire) {
-                    if stop.load(Ordering::Relaxed) {
+                    if stop.load(Ordering::Relaxed)
+                        || started.elapsed() >= Duration::from_secs(RUN_SECONDS_MAX)
+                    {
                         return Ok(Work::Scan(0, 0));
                     }
                     std::thread::sleep(Duration::from_millis(1));
@@ -283,6 +290,15 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         started.elapsed().as_secs_f64()
     );
     Ok(())
+}
+
+/// Sets a flag when dropped: on every way out of a session's work, errors and panics too.
+struct SetOnDrop<'a>(&'a AtomicBool);
+
+impl Drop for SetOnDrop<'_> {
+    fn drop(&mut self) {
+        self.0.store(true, Ordering::Release);
+    }
 }
 
 /// The share of the hot session's gets that missed.

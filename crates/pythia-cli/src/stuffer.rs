@@ -303,6 +303,12 @@ fn stuff(dir: &Path, parameters: &[(&str, &str)], pools: &[&str; 4]) -> pythia::
         }
     }
     let trace = instance.cache().stop_trace();
+    if trace.dropped > 0 {
+        return Err(lab_error(format!(
+            "the trace of the run dropped {} block gets",
+            trace.dropped
+        )));
+    }
     let after = statistics(&mut session)?;
     let layout = instance.cache().layout().clone();
     let pools = after

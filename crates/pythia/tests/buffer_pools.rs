@@ -547,8 +547,21 @@ fn a_get_of_a_buffer_held_for_a_change_waits_as_buffer_busy_waits() {
                     .unwrap(),
             );
         });
-        // The reader is blocked while the change holds the buffer.
-        std::thread::sleep(std::time::Duration::from_millis(100));
+        // The reader counts its wait before it blocks: wait for the count (bounded), then
+        // check that it is still blocked while the change holds the buffer.
+        let deadline = std::time::Instant::now() + std::time::Duration::from_secs(10);
+        let busy = || {
+            instance
+                .cache()
+                .pool_statistics()
+                .iter()
+                .map(|pool| pool.buffer_busy_waits)
+                .sum::<u64>()
+        };
+        while busy() == before.1 && std::time::Instant::now() < deadline {
+            std::thread::sleep(std::time::Duration::from_millis(5));
+        }
+        std::thread::sleep(std::time::Duration::from_millis(20));
         assert!(
             !reader.is_finished(),
             "the reader did not wait for the buffer"

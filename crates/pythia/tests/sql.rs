@@ -1381,9 +1381,10 @@ fn statistics_keep_the_first_32_bytes_of_long_values() {
     let mut session = instance.connect().unwrap();
     run(&mut session, "create table t (a varchar2(2000))");
     run(&mut session, "insert into t values (rpad('a', 1500, 'a'))");
+    // 'é' is two bytes, the 32nd and 33rd: the high value stops before it.
     run(
         &mut session,
-        "insert into t values (rpad('b', 1500, 'b') || 'é')",
+        "insert into t values (rpad('b', 31, 'b') || 'é' || rpad('b', 1500, 'b'))",
     );
     run(&mut session, "commit");
     run(&mut session, "analyze table t compute statistics");
@@ -1392,7 +1393,7 @@ fn statistics_keep_the_first_32_bytes_of_long_values() {
             &mut session,
             "select num_distinct, length(low_value), high_value from user_tab_col_statistics"
         ),
-        vec![vec!["2".to_string(), "32".to_string(), "b".repeat(32)]]
+        vec![vec!["2".to_string(), "32".to_string(), "b".repeat(31)]]
     );
     drop(session);
     instance.shutdown().unwrap();

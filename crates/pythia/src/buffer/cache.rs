@@ -505,7 +505,8 @@ impl BufferCache {
     }
 
     /// Starts recording every block get (at most `limit`, see [`TRACE_ACCESSES_MAX`]) with
-    /// the pool it belongs in and the aging clock's time, for a what-if replay.
+    /// the pool of the buffer that served it and the aging clock's time, for a what-if
+    /// replay.
     ///
     /// [`TRACE_ACCESSES_MAX`]: crate::buffer::trace::TRACE_ACCESSES_MAX
     pub fn start_trace(&self, limit: usize) {
@@ -604,10 +605,13 @@ impl BufferCache {
         try_lock: impl FnOnce() -> Option<G>,
         lock: impl FnOnce() -> G,
     ) -> G {
+        // Read before trying: a read that completes between a failed try and this load
+        // would otherwise be taken for a change in progress.
+        let valid = self.frames[frame].valid.load(Ordering::Acquire);
         if let Some(guard) = try_lock() {
             return guard;
         }
-        let event = if self.frames[frame].valid.load(Ordering::Acquire) {
+        let event = if valid {
             WaitEvent::BufferBusyWaits
         } else {
             WaitEvent::ReadByOtherSession
@@ -838,9 +842,12 @@ impl BufferCache {
 
     /// Returns a pinned frame holding `id`, reading it (or zero-filling it when `fresh`).
     fn pin(&self, id: BlockId, access: BlockAccess, fresh: bool) -> Result<FrameId> {
+        let frame = self.pin_frame(id, access, fresh)?;
         if self.trace.is_on() {
+            // The pool of the buffer that served the get: a block cached before its segment
+            // moved to another pool is still served from the old one.
             self.trace.record(TracedAccess {
-                pool: self.effective_pool(access.pool),
+                pool: self.set_of(frame).pool,
                 access: Access {
                     block: id.to_u64(),
                     kind: access.kind,
@@ -848,6 +855,10 @@ impl BufferCache {
                 },
             });
         }
+        Ok(frame)
+    }
+
+    fn pin_frame(&self, id: BlockId, access: BlockAccess, fresh: bool) -> Result<FrameId> {
         if let Some(frame) = self.lookup_and_pin(id) {
             self.touched(frame);
             return Ok(frame);

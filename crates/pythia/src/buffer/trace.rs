@@ -13,10 +13,10 @@ use parking_lot::Mutex;
 use crate::buffer::pools::BufferPool;
 use crate::buffer::simulate::Access;
 
-/// Most gets one recording holds: 16 bytes each, 256 MiB at most.
+/// Most gets one recording holds: 24 bytes each, 384 MiB at most.
 pub const TRACE_ACCESSES_MAX: usize = 16 << 20;
 
-/// One recorded block get: the pool the block belongs in and what the replay needs.
+/// One recorded block get: the pool of the buffer that served it and what the replay needs.
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]
 pub struct TracedAccess {
     pub pool: BufferPool,
