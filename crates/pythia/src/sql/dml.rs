@@ -29,6 +29,8 @@ use crate::catalog::{IndexDef, Storage, TableDef, OWNER};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
 use crate::storage::heap::RowId;
+use crate::storage::scan::FullScan;
+use crate::storage::segment;
 use crate::transaction::{RowChange, RowOutcome, Transaction, TransactionStatus};
 use crate::types::{coerce_to_column, decode_row, encode_key, encode_row, Value};
 
@@ -303,11 +305,12 @@ pub fn current_rows(
 ) -> Result<Vec<(RowId, Vec<Value>)>> {
     let transactions = &storage.transactions;
     let mut rows = Vec::new();
-    let blocks = crate::storage::segment::used_blocks(&storage.cache, table.segment)?;
-    let access = storage
-        .cache
-        .scan_access(blocks.len(), table.buffer_pool, table.cache);
-    for block in blocks {
+    let cache = &storage.cache;
+    let extents = segment::used_extents(cache, table.segment, table.buffer_pool)?;
+    let access = cache.scan_access(FullScan::blocks(&extents), table.buffer_pool, table.cache);
+    // DDL runs outside a session's statement settings: the instance's read count.
+    let mut scan = FullScan::new(cache, extents, access, cache.multiblock_read_count());
+    while let Some(block) = scan.next_block()? {
         let pieces = {
             let data = storage.cache.read(block, access)?;
             crate::storage::heap::pieces(&data)?

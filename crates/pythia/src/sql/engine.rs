@@ -147,6 +147,8 @@ struct StatementSettings {
     force_literals: bool,
     /// `session_cached_cursors`.
     session_cached_cursors: usize,
+    /// `db_file_multiblock_read_count`: blocks per I/O of a full scan.
+    multiblock_read_count: usize,
 }
 
 impl StatementSettings {
@@ -162,6 +164,8 @@ impl StatementSettings {
             optimizer,
             force_literals: parameters.get_string(names::CURSOR_SHARING) == "FORCE",
             session_cached_cursors: parameters.get_integer(names::SESSION_CACHED_CURSORS) as usize,
+            multiblock_read_count: parameters.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT)
+                as usize,
         }
     }
 }
@@ -913,6 +917,7 @@ impl Session {
             table_functions: &table_functions,
             work_area: &work_area,
             optimizer: self.settings.optimizer,
+            multiblock_read_count: self.settings.multiblock_read_count,
         };
         work(&reader)
     }

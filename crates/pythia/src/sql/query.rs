@@ -65,6 +65,7 @@ pub use crate::sql::optimizer::Estimate;
 use crate::sql::optimizer::{self, OptimizerEnvironment};
 use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
+use crate::storage::scan::FullScan;
 use crate::storage::segment;
 use crate::types::{
     decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RunningSum, Value,
@@ -96,6 +97,8 @@ pub struct Reader<'a> {
     pub work_area: &'a WorkArea,
     /// The parameters plans are made with (`optimizer_mode`, ...).
     pub optimizer: OptimizerEnvironment,
+    /// `db_file_multiblock_read_count`: the most blocks a full scan reads with one I/O.
+    pub multiblock_read_count: usize,
 }
 
 /// The memory a statement's work areas hold (materialized result rows, sort keys, groups,
@@ -245,9 +248,11 @@ impl<'a> Reader<'a> {
         options: ReadOptions,
         visit: &mut dyn FnMut(RowId, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        let blocks = segment::used_blocks(&self.storage.cache, table.segment)?;
+        let cache = &self.storage.cache;
+        let extents = segment::used_extents(cache, table.segment, table.buffer_pool)?;
+        let blocks = FullScan::blocks(&extents);
         instrumentation::add(
-            if blocks.len() <= SHORT_TABLE_BLOCKS {
+            if blocks <= SHORT_TABLE_BLOCKS {
                 Statistic::TableScansShortTables
             } else {
                 Statistic::TableScansLongTables
@@ -255,12 +260,9 @@ impl<'a> Reader<'a> {
             1,
         );
         let mut batch = RowBatch::new(table.columns.len(), options);
-        let access = self
-            .storage
-            .cache
-            .scan_access(blocks.len(), table.buffer_pool, table.cache);
-        for block in blocks {
-            instrumentation::add(Statistic::TableScanBlocksGotten, 1);
+        let access = cache.scan_access(blocks, table.buffer_pool, table.cache);
+        let mut scan = FullScan::new(cache, extents, access, self.multiblock_read_count);
+        while let Some(block) = scan.next_block()? {
             let go_on = self.read_block_rows(
                 block,
                 access,

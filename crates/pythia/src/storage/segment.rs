@@ -16,7 +16,7 @@
 //! Oracle's AUTOALLOCATE: 16 extents of 8 blocks, then 63 of 128, then 1024-block extents.
 //! A segment holds at most as many extents as fit in its header (ORA-01631 beyond).
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::redo::mtr::Mtr;
 use crate::storage::block::{self, BlockId, BlockType};
@@ -127,20 +127,43 @@ fn read_extents(data: &[u8]) -> Vec<(u32, u32)> {
 
 /// Every block handed out so far, header excluded, in extent order (a full scan's path).
 pub fn used_blocks(cache: &BufferCache, header: BlockId) -> Result<Vec<BlockId>> {
-    let data = cache.read(header, AccessKind::Lookup)?;
+    Ok(used_extents(cache, header, BufferPool::Default)?
+        .into_iter()
+        .flat_map(|(first, count)| {
+            (first.block..first.block + count).map(move |number| BlockId::new(first.file, number))
+        })
+        .collect())
+}
+
+/// The blocks handed out so far of each extent, header excluded, in extent order, as (first
+/// block, blocks): a full scan's path, which its multiblock reads follow (a read never
+/// crosses an extent's end, as in Oracle). The header is read into `pool`, its segment's.
+pub fn used_extents(
+    cache: &BufferCache,
+    header: BlockId,
+    pool: BufferPool,
+) -> Result<Vec<(BlockId, u32)>> {
+    let data = cache.read(header, AccessKind::Lookup.in_pool(pool))?;
     let high_water_mark = block::read_u32(&data, OFFSET_HIGH_WATER_MARK);
-    let mut blocks = Vec::with_capacity(high_water_mark as usize);
+    let mut used = Vec::new();
     let mut remaining = high_water_mark;
     for (first, count) in read_extents(&data) {
-        let take = remaining.min(count);
-        blocks.extend((first..first + take).map(|number| BlockId::new(SYSTEM_FILE, number)));
-        remaining -= take;
         if remaining == 0 {
             break;
         }
+        let take = remaining.min(count);
+        remaining -= take;
+        // The header is the first block of the first extent.
+        let (first, take) = if first == header.block && header.file == SYSTEM_FILE {
+            (first + 1, take - 1)
+        } else {
+            (first, take)
+        };
+        if take > 0 {
+            used.push((BlockId::new(SYSTEM_FILE, first), take));
+        }
     }
-    blocks.retain(|id| *id != header);
-    Ok(blocks)
+    Ok(used)
 }
 
 /// Total blocks in the segment's extents (dba_segments.blocks).
