@@ -476,3 +476,132 @@ fn large_table_scans_enter_at_the_cold_end_unless_the_table_is_cached() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// The lowest and highest place of a table's data blocks in their working set's list (0: the
+/// MRU end). A block read at the midpoint enters in front of the blocks read before it; a
+/// block read at the cold end behind all of them.
+fn list_places(session: &mut Session, table: &str) -> (u64, u64) {
+    let rows = text_rows(
+        session,
+        &format!(
+            "SELECT min(b.position), max(b.position) FROM x$bh b, dba_objects o \
+             WHERE b.obj = o.data_object_id AND o.object_name = '{table}' AND b.class = 1"
+        ),
+    );
+    (number(&rows[0][0]), number(&rows[0][1]))
+}
+
+/// `/*+ CACHE(t) */` and `/*+ NOCACHE(t) */` override the table's CACHE attribute for the
+/// statement's full scans (SELECT, UPDATE, DELETE): CACHE reads a large NOCACHE table at the
+/// midpoint, NOCACHE a CACHE table at the cold end. As in Oracle, an aliased table is named
+/// by its alias (a hint naming its table is ignored), and a table within
+/// `_small_table_threshold` is read at the midpoint whatever the hint.
+#[test]
+fn cache_and_nocache_hints_override_the_tables_attribute() {
+    // One working set, whatever the CPUs: positions are per set.
+    let instance = open(
+        "pools-hints",
+        &[
+            ("db_block_buffers", "2048"),
+            ("db_block_lru_latches", "1"),
+            ("_small_table_threshold", "4"),
+        ],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    for (table, rows) in [("scanned", 200), ("cached", 200), ("small", 5)] {
+        text_rows(
+            &mut session,
+            &format!("CREATE TABLE {table} (id NUMBER, val VARCHAR2(200))"),
+        );
+        for id in 0..rows {
+            text_rows(
+                &mut session,
+                &format!("INSERT INTO {table} VALUES ({id}, rpad('x', 150, 'x'))"),
+            );
+        }
+    }
+    text_rows(&mut session, "ALTER TABLE cached CACHE");
+    text_rows(&mut session, "COMMIT");
+    // Each round reads SMALL first, at the midpoint: a table read after it at the midpoint
+    // lies wholly in front of it, one read at the cold end wholly behind it.
+    let round = |session: &mut Session, statements: &[&str]| {
+        text_rows(session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+        text_rows(session, "SELECT count(*) FROM small");
+        for statement in statements {
+            text_rows(session, statement);
+        }
+    };
+    let behind_small = |session: &mut Session, table: &str| -> bool {
+        let (small_first, small_last) = list_places(session, "SMALL");
+        let (first, last) = list_places(session, table);
+        assert!(
+            first > small_last || last < small_first,
+            "{table} ({first}..{last}) and SMALL ({small_first}..{small_last}) interleave"
+        );
+        first > small_last
+    };
+
+    round(
+        &mut session,
+        &[
+            "SELECT /*+ NOCACHE(c) */ count(*) FROM cached c",
+            "SELECT /*+ CACHE(scanned) */ count(*) FROM scanned",
+        ],
+    );
+    assert!(
+        behind_small(&mut session, "CACHED"),
+        "NOCACHE: the cold end"
+    );
+    assert!(
+        !behind_small(&mut session, "SCANNED"),
+        "CACHE: the midpoint"
+    );
+
+    // Without the hints the tables' own attributes hold.
+    round(
+        &mut session,
+        &[
+            "SELECT count(*) FROM cached c",
+            "SELECT count(*) FROM scanned",
+        ],
+    );
+    assert!(!behind_small(&mut session, "CACHED"));
+    assert!(behind_small(&mut session, "SCANNED"));
+
+    // An aliased table is named by its alias: these hints name no table.
+    round(
+        &mut session,
+        &[
+            "SELECT /*+ NOCACHE(cached) */ count(*) FROM cached c",
+            "SELECT /*+ CACHE(scanned) */ count(*) FROM scanned s",
+        ],
+    );
+    assert!(!behind_small(&mut session, "CACHED"));
+    assert!(behind_small(&mut session, "SCANNED"));
+
+    // UPDATE and DELETE scans take their statement's hint.
+    round(
+        &mut session,
+        &[
+            "UPDATE /*+ NOCACHE(c) */ cached c SET val = 'y' WHERE id < 0",
+            "DELETE /*+ CACHE(s) */ FROM scanned s WHERE id < 0",
+        ],
+    );
+    assert!(behind_small(&mut session, "CACHED"));
+    assert!(!behind_small(&mut session, "SCANNED"));
+
+    // A small table is read at the midpoint even under NOCACHE: in front of CACHED, read
+    // before it at the midpoint.
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    text_rows(&mut session, "SELECT count(*) FROM cached");
+    text_rows(
+        &mut session,
+        "SELECT /*+ NOCACHE(small) */ count(*) FROM small",
+    );
+    let (cached_first, _) = list_places(&mut session, "CACHED");
+    let (_, small_last) = list_places(&mut session, "SMALL");
+    assert!(small_last < cached_first, "{small_last} {cached_first}");
+    drop(session);
+    instance.shutdown().unwrap();
+}

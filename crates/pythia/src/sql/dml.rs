@@ -399,6 +399,7 @@ pub fn compile_checks(
         &mut binds,
         table,
         None,
+        None,
         &conditions,
         None,
     )?;

@@ -549,6 +549,7 @@ pub(super) fn table_access(
         SourceKind::Table {
             table: table.clone(),
             access: Access::Full,
+            cache: None,
         },
         0,
         table.columns.len(),
