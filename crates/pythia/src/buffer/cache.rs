@@ -721,12 +721,13 @@ impl BufferCache {
         }
     }
 
-    /// A block that is being formatted for the first time: no disk read, zero content.
-    pub fn new_block(&self, id: BlockId) -> Result<BlockWrite<'_>> {
+    /// A block that is being formatted for the first time: no disk read, zero content. A
+    /// block that is not cached gets a buffer of `pool`, its segment's.
+    pub fn new_block(&self, id: BlockId, pool: BufferPool) -> Result<BlockWrite<'_>> {
         instrumentation::add(Statistic::DbBlockGets, 1);
         instrumentation::add(Statistic::SessionLogicalReads, 1);
         loop {
-            let frame = self.pin(id, AccessKind::Lookup.into(), true)?;
+            let frame = self.pin(id, AccessKind::Lookup.in_pool(pool), true)?;
             let mut guard = self.frames[frame].data.write();
             if self.frames[frame].valid.load(Ordering::Acquire) {
                 self.set_of(frame).statistics.db_block_gets.add(1);
