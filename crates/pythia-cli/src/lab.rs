@@ -10,6 +10,7 @@ use std::sync::Arc;
 use std::time::Instant;
 
 use comfy_table::Table;
+use pythia::buffer::BufferPool;
 use pythia::instance::{Instance, InstanceConfig};
 use pythia::instrumentation::{self, SessionInstrumentation, SessionType, Statistic, WaitEvent};
 use pythia::redo::mtr::Mtr;
@@ -85,7 +86,13 @@ fn commit_experiment(quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
     let instance = Instance::open_directory(dir, config)?;
     let table = {
         let mut mtr = Mtr::new(instance.cache());
-        let header = segment::create(&mut mtr, instance.space(), 1000, SegmentKind::Heap)?;
+        let header = segment::create(
+            &mut mtr,
+            instance.space(),
+            1000,
+            SegmentKind::Heap,
+            BufferPool::Default,
+        )?;
         mtr.commit(instance.log(), instance.transactions().current_scn(), 0)?;
         header
     };
@@ -125,6 +132,7 @@ fn commit_experiment(quick: bool, dir: &std::path::Path) -> pythia::Result<()> {
                             &mut transaction,
                             table,
                             1000,
+                            BufferPool::Default,
                             &hint,
                             row.as_bytes(),
                         )?;

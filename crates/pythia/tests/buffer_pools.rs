@@ -330,9 +330,9 @@ fn buffer_pool_statistics_count_each_pools_work() {
 }
 
 /// A table in KEEP and its index in RECYCLE are read into those pools (their data and index
-/// blocks: segment headers are read into DEFAULT for now); after ALTER TABLE
-/// moves the table to DEFAULT, its cached blocks stay in KEEP until they leave the cache, and
-/// blocks read afterwards go to DEFAULT (seed 001).
+/// blocks here; segment headers and DML: `dml_reads_and_formats_blocks_in_the_tables_pool`);
+/// after ALTER TABLE moves the table to DEFAULT, its cached blocks stay in KEEP until they
+/// leave the cache, and blocks read afterwards go to DEFAULT (seed 001).
 #[test]
 fn segments_are_read_into_the_pool_their_storage_clause_names() {
     let instance = open("pools-segments", SEED_EXAMPLE).unwrap();
@@ -642,6 +642,211 @@ fn two_database_writers_clean_their_working_sets_for_the_sessions() {
         ),
         vec![vec!["1500".to_string()]]
     );
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// The lowest and highest place of a table's data blocks in their working set's list (0: the
+/// MRU end). A block read at the midpoint enters in front of the blocks read before it; a
+/// block read at the cold end behind all of them.
+fn list_places(session: &mut Session, table: &str) -> (u64, u64) {
+    let rows = text_rows(
+        session,
+        &format!(
+            "SELECT min(b.position), max(b.position) FROM x$bh b, dba_objects o \
+             WHERE b.obj = o.data_object_id AND o.object_name = '{table}' AND b.class = 1"
+        ),
+    );
+    (number(&rows[0][0]), number(&rows[0][1]))
+}
+
+/// `/*+ CACHE(t) */` and `/*+ NOCACHE(t) */` override the table's CACHE attribute for the
+/// statement's full scans (SELECT, UPDATE, DELETE): CACHE reads a large NOCACHE table at the
+/// midpoint, NOCACHE a CACHE table at the cold end. As in Oracle, an aliased table is named
+/// by its alias (a hint naming its table is ignored), and a table within
+/// `_small_table_threshold` is read at the midpoint whatever the hint.
+#[test]
+fn cache_and_nocache_hints_override_the_tables_attribute() {
+    // One working set, whatever the CPUs: positions are per set.
+    let instance = open(
+        "pools-hints",
+        &[
+            ("db_block_buffers", "2048"),
+            ("db_block_lru_latches", "1"),
+            ("_small_table_threshold", "4"),
+        ],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    for (table, rows) in [("scanned", 200), ("cached", 200), ("small", 5)] {
+        text_rows(
+            &mut session,
+            &format!("CREATE TABLE {table} (id NUMBER, val VARCHAR2(200))"),
+        );
+        for id in 0..rows {
+            text_rows(
+                &mut session,
+                &format!("INSERT INTO {table} VALUES ({id}, rpad('x', 150, 'x'))"),
+            );
+        }
+    }
+    text_rows(&mut session, "ALTER TABLE cached CACHE");
+    text_rows(&mut session, "COMMIT");
+    // Each round reads SMALL first, at the midpoint: a table read after it at the midpoint
+    // lies wholly in front of it, one read at the cold end wholly behind it.
+    let round = |session: &mut Session, statements: &[&str]| {
+        text_rows(session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+        text_rows(session, "SELECT count(*) FROM small");
+        for statement in statements {
+            text_rows(session, statement);
+        }
+    };
+    let behind_small = |session: &mut Session, table: &str| -> bool {
+        let (small_first, small_last) = list_places(session, "SMALL");
+        let (first, last) = list_places(session, table);
+        assert!(
+            first > small_last || last < small_first,
+            "{table} ({first}..{last}) and SMALL ({small_first}..{small_last}) interleave"
+        );
+        first > small_last
+    };
+
+    round(
+        &mut session,
+        &[
+            "SELECT /*+ NOCACHE(c) */ count(*) FROM cached c",
+            "SELECT /*+ CACHE(scanned) */ count(*) FROM scanned",
+        ],
+    );
+    assert!(
+        behind_small(&mut session, "CACHED"),
+        "NOCACHE: the cold end"
+    );
+    assert!(
+        !behind_small(&mut session, "SCANNED"),
+        "CACHE: the midpoint"
+    );
+
+    // Without the hints the tables' own attributes hold.
+    round(
+        &mut session,
+        &[
+            "SELECT count(*) FROM cached c",
+            "SELECT count(*) FROM scanned",
+        ],
+    );
+    assert!(!behind_small(&mut session, "CACHED"));
+    assert!(behind_small(&mut session, "SCANNED"));
+
+    // An aliased table is named by its alias: these hints name no table.
+    round(
+        &mut session,
+        &[
+            "SELECT /*+ NOCACHE(cached) */ count(*) FROM cached c",
+            "SELECT /*+ CACHE(scanned) */ count(*) FROM scanned s",
+        ],
+    );
+    assert!(!behind_small(&mut session, "CACHED"));
+    assert!(behind_small(&mut session, "SCANNED"));
+
+    // UPDATE and DELETE scans take their statement's hint.
+    round(
+        &mut session,
+        &[
+            "UPDATE /*+ NOCACHE(c) */ cached c SET val = 'y' WHERE id < 0",
+            "DELETE /*+ CACHE(s) */ FROM scanned s WHERE id < 0",
+        ],
+    );
+    assert!(behind_small(&mut session, "CACHED"));
+    assert!(!behind_small(&mut session, "SCANNED"));
+
+    // A small table is read at the midpoint even under NOCACHE: in front of CACHED, read
+    // before it at the midpoint.
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    text_rows(&mut session, "SELECT count(*) FROM cached");
+    text_rows(
+        &mut session,
+        "SELECT /*+ NOCACHE(small) */ count(*) FROM small",
+    );
+    let (cached_first, _) = list_places(&mut session, "CACHED");
+    let (_, small_last) = list_places(&mut session, "SMALL");
+    assert!(small_last < cached_first, "{small_last} {cached_first}");
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// DML works in the table's pool: INSERT formats the table's new blocks and reads its segment
+/// header there; UPDATE reads the rows it changes there and formats the blocks its migrated
+/// rows move to there; the unique check of an INSERT reads the row of the key it collides
+/// with there. Before, all of these went to DEFAULT whatever the table's STORAGE clause.
+#[test]
+fn dml_reads_and_formats_blocks_in_the_tables_pool() {
+    let instance = open("pools-dml", SEED_EXAMPLE).unwrap();
+    let mut session = instance.connect().unwrap();
+    text_rows(
+        &mut session,
+        "CREATE TABLE kept (id NUMBER PRIMARY KEY, val VARCHAR2(1000)) \
+         STORAGE (BUFFER_POOL KEEP)",
+    );
+    for id in 0..100 {
+        text_rows(
+            &mut session,
+            &format!("INSERT INTO kept VALUES ({id}, 'value {id}')"),
+        );
+    }
+    text_rows(&mut session, "COMMIT");
+    // Every buffer of the table (its header, class 4, and its data blocks), by pool.
+    let pools = |session: &mut Session| -> Vec<Vec<String>> {
+        text_rows(
+            session,
+            "SELECT b.pool, count(*) FROM x$bh b, dba_objects o \
+             WHERE b.obj = o.data_object_id AND o.object_name = 'KEPT' AND b.state = 1 \
+             GROUP BY b.pool ORDER BY 1",
+        )
+    };
+    let inserted = pools(&mut session);
+    assert_eq!(inserted.len(), 1, "{inserted:?}");
+    assert_eq!(inserted[0][0], "KEEP");
+    let blocks_inserted = number(&inserted[0][1]);
+
+    let keep_statistics = |session: &mut Session| -> (u64, u64) {
+        let rows = text_rows(
+            session,
+            "SELECT db_block_change, buf_got FROM v$buffer_pool_statistics WHERE name = 'KEEP'",
+        );
+        (number(&rows[0][0]), number(&rows[0][1]))
+    };
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    let (changes_before, got_before) = keep_statistics(&mut session);
+    // Rows of 600 bytes: three to a 2 KiB block, so most of them migrate to new blocks.
+    text_rows(
+        &mut session,
+        "UPDATE kept SET val = rpad('x', 600, 'x') WHERE id < 50",
+    );
+    text_rows(&mut session, "COMMIT");
+    let updated = pools(&mut session);
+    assert_eq!(updated.len(), 1, "{updated:?}");
+    assert_eq!(updated[0][0], "KEEP");
+    assert!(
+        number(&updated[0][1]) > blocks_inserted,
+        "migrated rows took new blocks: {updated:?}, {blocks_inserted} before"
+    );
+    let (changes_after, got_after) = keep_statistics(&mut session);
+    assert!(
+        changes_after >= changes_before + 50,
+        "{changes_before} {changes_after}"
+    );
+    assert!(got_after > got_before);
+
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    let duplicate = session
+        .execute("INSERT INTO kept VALUES (0, 'again')")
+        .expect_err("a duplicate key");
+    assert_eq!(duplicate.code(), 1, "{duplicate}");
+    text_rows(&mut session, "ROLLBACK");
+    let checked = pools(&mut session);
+    assert_eq!(checked.len(), 1, "{checked:?}");
+    assert_eq!(checked[0][0], "KEEP");
     drop(session);
     instance.shutdown().unwrap();
 }

@@ -17,6 +17,7 @@ use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use common::{config, visible_rows};
+use pythia::buffer::BufferPool;
 use pythia::instance::Instance;
 use pythia::redo::mtr::Mtr;
 use pythia::storage::block::BlockId;
@@ -49,9 +50,22 @@ const INDEX_OBJECT: u32 = 101;
 
 fn create_objects(instance: &Instance) -> Objects {
     let mut mtr = Mtr::new(instance.cache());
-    let table =
-        segment::create(&mut mtr, instance.space(), TABLE_OBJECT, SegmentKind::Heap).unwrap();
-    let index = BTree::create(&mut mtr, instance.space(), INDEX_OBJECT, true).unwrap();
+    let table = segment::create(
+        &mut mtr,
+        instance.space(),
+        TABLE_OBJECT,
+        SegmentKind::Heap,
+        BufferPool::Default,
+    )
+    .unwrap();
+    let index = BTree::create(
+        &mut mtr,
+        instance.space(),
+        INDEX_OBJECT,
+        true,
+        BufferPool::Default,
+    )
+    .unwrap();
     let end = mtr
         .commit(instance.log(), instance.transactions().current_scn(), 0)
         .unwrap();
@@ -106,7 +120,14 @@ fn workload(
         let mut rowids = Vec::with_capacity(rows.len());
         for data in &rows {
             let inserted = transactions
-                .insert_row(&mut transaction, objects.table, TABLE_OBJECT, &hint, data)
+                .insert_row(
+                    &mut transaction,
+                    objects.table,
+                    TABLE_OBJECT,
+                    BufferPool::Default,
+                    &hint,
+                    data,
+                )
                 .and_then(|rowid| {
                     rowids.push(rowid);
                     transactions.index_insert(
@@ -135,10 +156,13 @@ fn workload(
             let rowid = rowids[index];
             for length in lengths {
                 let data = grown(&rows[index][..56], length.max(56));
-                let changed =
-                    transactions.change_row(&mut transaction, TABLE_OBJECT, rowid, &mut |_| {
-                        Ok(RowChange::Update(data.clone()))
-                    });
+                let changed = transactions.change_row(
+                    &mut transaction,
+                    TABLE_OBJECT,
+                    BufferPool::Default,
+                    rowid,
+                    &mut |_| Ok(RowChange::Update(data.clone())),
+                );
                 if changed.is_err() {
                     failed = true;
                     break;
@@ -267,7 +291,14 @@ fn clean_shutdown_and_reopen_keeps_everything_and_needs_no_recovery_work() {
             for row_number in 0..1 + generator.below(4) {
                 let data = row(number, row_number);
                 let rowid = transactions
-                    .insert_row(&mut transaction, objects.table, TABLE_OBJECT, &hint, &data)
+                    .insert_row(
+                        &mut transaction,
+                        objects.table,
+                        TABLE_OBJECT,
+                        BufferPool::Default,
+                        &hint,
+                        &data,
+                    )
                     .unwrap();
                 transactions
                     .index_insert(&mut transaction, &tree, INDEX_OBJECT, &key_of(&data), rowid)

@@ -15,7 +15,7 @@ use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{config, visible_rows};
-use pythia::buffer::AccessKind;
+use pythia::buffer::{AccessKind, BufferPool};
 use pythia::instance::{Instance, InstanceConfig};
 use pythia::redo::mtr::Mtr;
 use pythia::storage::block::BlockId;
@@ -42,8 +42,14 @@ fn heap_with_rows(
     let transactions = instance.transactions();
     let table = {
         let mut mtr = Mtr::new(instance.cache());
-        let table =
-            segment::create(&mut mtr, instance.space(), TABLE_OBJECT, SegmentKind::Heap).unwrap();
+        let table = segment::create(
+            &mut mtr,
+            instance.space(),
+            TABLE_OBJECT,
+            SegmentKind::Heap,
+            BufferPool::Default,
+        )
+        .unwrap();
         mtr.commit(instance.log(), transactions.current_scn(), 0)
             .unwrap();
         table
@@ -53,7 +59,14 @@ fn heap_with_rows(
     let rowids = (0..rows)
         .map(|number| {
             transactions
-                .insert_row(&mut transaction, table, TABLE_OBJECT, &hint, &[number; 60])
+                .insert_row(
+                    &mut transaction,
+                    table,
+                    TABLE_OBJECT,
+                    BufferPool::Default,
+                    &hint,
+                    &[number; 60],
+                )
                 .unwrap()
         })
         .collect();
@@ -68,9 +81,13 @@ fn change(
     data: &[u8],
 ) {
     let outcome = transactions
-        .change_row(transaction, TABLE_OBJECT, rowid, &mut |_| {
-            Ok(RowChange::Update(data.to_vec()))
-        })
+        .change_row(
+            transaction,
+            TABLE_OBJECT,
+            BufferPool::Default,
+            rowid,
+            &mut |_| Ok(RowChange::Update(data.to_vec())),
+        )
         .unwrap();
     assert!(matches!(outcome, RowOutcome::Updated(_)));
 }
@@ -134,17 +151,30 @@ fn stale_head_copies_read_their_version_across_moves_homecomings_and_deletes() {
             let mut transaction = transactions.begin().unwrap();
             while hint.load(Ordering::Acquire) == target {
                 transactions
-                    .insert_row(&mut transaction, table, TABLE_OBJECT, &hint, &[99; 60])
+                    .insert_row(
+                        &mut transaction,
+                        table,
+                        TABLE_OBJECT,
+                        BufferPool::Default,
+                        &hint,
+                        &[99; 60],
+                    )
                     .unwrap();
                 row_count += 1;
             }
             transactions.commit(transaction, true).unwrap();
         }
-        let head = transactions.current_piece(rowid).unwrap().unwrap();
+        let head = transactions
+            .current_piece(rowid, BufferPool::Default)
+            .unwrap()
+            .unwrap();
         copies.push((head, transactions.snapshot(), current.clone()));
         current = vec![letter; length];
         update(transactions, rowid, &current);
-        let head = transactions.current_piece(rowid).unwrap().unwrap();
+        let head = transactions
+            .current_piece(rowid, BufferPool::Default)
+            .unwrap()
+            .unwrap();
         targets.push(head.forward_address());
         assert_eq!(
             read(transactions, &head, &transactions.snapshot()),
@@ -169,22 +199,35 @@ fn stale_head_copies_read_their_version_across_moves_homecomings_and_deletes() {
     assert_eq!(rows.iter().find(|(id, _)| *id == rowid).unwrap().1, current);
 
     // Delete the migrated row with a copy outstanding; the copy still reads its version.
-    let copy = transactions.current_piece(rowid).unwrap().unwrap();
+    let copy = transactions
+        .current_piece(rowid, BufferPool::Default)
+        .unwrap()
+        .unwrap();
     let snapshot = transactions.snapshot();
     let mut transaction = transactions.begin().unwrap();
     let outcome = transactions
-        .change_row(&mut transaction, TABLE_OBJECT, rowid, &mut |_| {
-            Ok(RowChange::Delete)
-        })
+        .change_row(
+            &mut transaction,
+            TABLE_OBJECT,
+            BufferPool::Default,
+            rowid,
+            &mut |_| Ok(RowChange::Delete),
+        )
         .unwrap();
     assert_eq!(outcome, RowOutcome::Deleted(current.clone()));
-    let tombstone = transactions.current_piece(rowid).unwrap().unwrap();
+    let tombstone = transactions
+        .current_piece(rowid, BufferPool::Default)
+        .unwrap()
+        .unwrap();
     assert!(tombstone.is_deleted() && tombstone.forward_address().is_none());
     assert_eq!(read(transactions, &copy, &snapshot), Some(current.clone()));
     // Rolled back: the row is whole again, wherever it now lives.
     transactions.rollback(transaction).unwrap();
     assert_eq!(visible_rows(&instance, table).len(), row_count);
-    let head = transactions.current_piece(rowid).unwrap().unwrap();
+    let head = transactions
+        .current_piece(rowid, BufferPool::Default)
+        .unwrap()
+        .unwrap();
     assert_eq!(
         read(transactions, &head, &transactions.snapshot()),
         Some(current.clone())
@@ -316,7 +359,10 @@ fn concurrent_migrations(config: InstanceConfig, writes_per_writer: u32) {
                     check(&visible_rows(instance, table));
                     let snapshot = transactions.snapshot();
                     for (number, rowid) in rowids.iter().enumerate() {
-                        let head = transactions.current_piece(*rowid).unwrap().unwrap();
+                        let head = transactions
+                            .current_piece(*rowid, BufferPool::Default)
+                            .unwrap()
+                            .unwrap();
                         let data = read(transactions, &head, &snapshot).unwrap();
                         assert!(data.iter().all(|byte| *byte == number as u8));
                     }
@@ -363,7 +409,14 @@ fn inserting_one_row(instance: &Instance, table: BlockId, hint: &AtomicU64) -> T
     let transactions = instance.transactions();
     let mut transaction = transactions.begin().unwrap();
     transactions
-        .insert_row(&mut transaction, table, TABLE_OBJECT, hint, &[1; 10])
+        .insert_row(
+            &mut transaction,
+            table,
+            TABLE_OBJECT,
+            BufferPool::Default,
+            hint,
+            &[1; 10],
+        )
         .unwrap();
     transaction
 }

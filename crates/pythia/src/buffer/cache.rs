@@ -7,6 +7,12 @@
 //!         | missing: a free frame of the access's pool (the working set the block's address
 //!         |          hashes to: its free list, else its policy's victim), map it under the
 //!         |          latch (exclusive) with the content lock held X, drop latch, read, downgrade
+//!
+//!   prefetch([BlockId], access): a full scan's multiblock read (`storage/scan.rs`)
+//!         for each run of consecutive blocks that are not cached (a cached one ends a run):
+//!         map a frame per block as a miss does (a run's first may wait for a free buffer,
+//!         the others take only what is free now), one I/O for the run, then each frame is
+//!         valid (and unpinned: the scan's own `read` is a hit) or unmapped
 //! ```
 //!
 //! The frames are divided into buffer pools and working sets by a [`CacheLayout`]
@@ -22,7 +28,10 @@
 //! 3. A dirty frame is written (after the redo that describes it is on disk: the write-ahead
 //!    rule) before it is unmapped. Nothing dirty is ever dropped.
 //! 4. A frame whose read failed is marked invalid and unmapped; a session that waited on its
-//!    content lock retries the lookup.
+//!    content lock retries the lookup. This holds for every frame of a failed multiblock
+//!    read: no frame stays mapped to a block that was not read.
+//! 5. A multiblock read pins at most `read_run_blocks_max` buffers of its pool (a quarter of
+//!    the pool's smallest working set), and waits for a free buffer only while it pins none.
 //!
 //! Statistics: `consistent gets` for read access, `db block gets` for current-mode (write)
 //! access, both in `session logical reads`; physical reads and writes come from the file set.
@@ -64,6 +73,11 @@ pub(crate) struct Frame {
     /// Set when a read into the frame failed while other sessions had pinned it to wait for
     /// the read: whoever drops the last pin gives the frame back to its free list.
     orphaned: AtomicBool,
+    /// Set when a multiblock read brought the block in ahead of its first get: that get is
+    /// not a touch (the read was), so that a scan's own get of a block it read does not make
+    /// the block look used twice (under `_db_aging_touch_time = 0`, or the classic LRU, it
+    /// would be promoted).
+    read_ahead: AtomicBool,
     /// Set while one writer owns the frame's write: two writers of one buffer could land an
     /// older image on disk after a newer one was written and the buffer marked clean.
     writing: AtomicBool,
@@ -207,6 +221,9 @@ pub struct BufferCache {
     clock: Arc<dyn AgingClock>,
     /// The lab's recording of block gets (`start_trace`), off unless asked for.
     trace: TraceRecorder,
+    /// The instance's `db_file_multiblock_read_count`, for the full scans that run outside a
+    /// session's statement (DDL reading a table); a statement's scans use its session's.
+    multiblock_read_count: AtomicUsize,
 }
 
 /// How the cache posts DBWR: the working set that needs clean buffers, or None for all.
@@ -365,6 +382,14 @@ impl Drop for WriteClaim<'_> {
     }
 }
 
+/// A frame mapped to a block that is being read into it: its content lock held exclusive,
+/// pinned once for the reader, not yet valid.
+struct MappedFrame<'a> {
+    id: BlockId,
+    frame: FrameId,
+    content: RwLockWriteGuard<'a, Box<[u8]>>,
+}
+
 /// One buffer as x$bh shows it.
 #[derive(Clone, Debug)]
 pub struct BufferHeader {
@@ -471,6 +496,7 @@ impl BufferCache {
                 pins: AtomicU32::new(0),
                 valid: AtomicBool::new(false),
                 orphaned: AtomicBool::new(false),
+                read_ahead: AtomicBool::new(false),
                 dirty: AtomicBool::new(false),
                 writing: AtomicBool::new(false),
                 first_dirty_lsn: AtomicU64::new(0),
@@ -501,6 +527,7 @@ impl BufferCache {
             dbwr_running: AtomicBool::new(false),
             clock,
             trace: TraceRecorder::default(),
+            multiblock_read_count: AtomicUsize::new(Self::MULTIBLOCK_READ_COUNT_DEFAULT),
         }
     }
 
@@ -518,13 +545,18 @@ impl BufferCache {
         self.trace.stop()
     }
 
-    /// The pool a block of `pool` is read into: DEFAULT when the layout has no such pool.
-    fn effective_pool(&self, pool: BufferPool) -> BufferPool {
-        if self.pool_sets[pool.index()].is_empty() {
-            BufferPool::Default
-        } else {
-            pool
-        }
+    /// `db_file_multiblock_read_count`'s default.
+    pub const MULTIBLOCK_READ_COUNT_DEFAULT: usize = 128;
+
+    /// The instance's `db_file_multiblock_read_count` (see the field).
+    pub fn multiblock_read_count(&self) -> usize {
+        self.multiblock_read_count.load(Ordering::Relaxed)
+    }
+
+    /// Sets the instance's `db_file_multiblock_read_count` (at startup, ALTER SYSTEM).
+    pub fn set_multiblock_read_count(&self, blocks: usize) {
+        self.multiblock_read_count
+            .store(blocks.max(1), Ordering::Relaxed);
     }
 
     pub fn block_size(&self) -> usize {
@@ -578,10 +610,20 @@ impl BufferCache {
         &self.sets[usize::from(self.set_of_frame[frame])]
     }
 
+    /// The working sets (a range of `sets`) blocks of `pool` are read into: DEFAULT's when
+    /// the layout does not configure `pool`.
+    fn pool_range(&self, pool: BufferPool) -> std::ops::Range<usize> {
+        let range = self.pool_sets[pool.index()].clone();
+        if range.is_empty() {
+            return self.pool_sets[BufferPool::Default.index()].clone();
+        }
+        range
+    }
+
     /// The working sets a block of `pool` may be read into, the one its address hashes to
     /// first; a pool the layout does not configure sends its blocks to DEFAULT.
     fn sets_for(&self, id: BlockId, pool: BufferPool) -> impl Iterator<Item = &WorkingSet> {
-        let range = self.pool_sets[self.effective_pool(pool).index()].clone();
+        let range = self.pool_range(pool);
         let count = range.len();
         let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
         let first = (hash % count as u64) as usize;
@@ -622,6 +664,16 @@ impl BufferCache {
             .fetch_add(1, Ordering::Relaxed);
         let _wait = instrumentation::wait(event, id.file as u64, id.block as u64, 1);
         lock()
+    }
+
+    /// A get found the block cached in `frame`: a touch, unless it is the first get of a block
+    /// a multiblock read brought in (`Frame::read_ahead`).
+    fn hit(&self, frame: FrameId) {
+        let read_ahead = &self.frames[frame].read_ahead;
+        // A relaxed load first: the hit path pays a plain load, not a read-modify-write.
+        if !(read_ahead.load(Ordering::Relaxed) && read_ahead.swap(false, Ordering::AcqRel)) {
+            self.touched(frame);
+        }
     }
 
     fn count_write_complete_wait(&self, frame: FrameId) {
@@ -818,12 +870,13 @@ impl BufferCache {
         }
     }
 
-    /// A block that is being formatted for the first time: no disk read, zero content.
-    pub fn new_block(&self, id: BlockId) -> Result<BlockWrite<'_>> {
+    /// A block that is being formatted for the first time: no disk read, zero content. A
+    /// block that is not cached gets a buffer of `pool`, its segment's.
+    pub fn new_block(&self, id: BlockId, pool: BufferPool) -> Result<BlockWrite<'_>> {
         instrumentation::add(Statistic::DbBlockGets, 1);
         instrumentation::add(Statistic::SessionLogicalReads, 1);
         loop {
-            let frame = self.pin(id, AccessKind::Lookup.into(), true)?;
+            let frame = self.pin(id, AccessKind::Lookup.in_pool(pool), true)?;
             let mut guard = self.frames[frame].data.write();
             if self.frames[frame].valid.load(Ordering::Acquire) {
                 self.set_of(frame).statistics.db_block_gets.add(1);
@@ -860,7 +913,7 @@ impl BufferCache {
 
     fn pin_frame(&self, id: BlockId, access: BlockAccess, fresh: bool) -> Result<FrameId> {
         if let Some(frame) = self.lookup_and_pin(id) {
-            self.touched(frame);
+            self.hit(frame);
             return Ok(frame);
         }
         let frame = self.free_frame(id, access.pool)?;
@@ -876,49 +929,224 @@ impl BufferCache {
                 drop(content);
                 frame_state.pins.store(0, Ordering::Release);
                 self.give_back(frame);
-                self.touched(existing);
+                self.hit(existing);
                 return Ok(existing);
             }
             frame_state.tag.store(id.to_u64(), Ordering::Release);
             frame_state.valid.store(false, Ordering::Release);
+            frame_state.read_ahead.store(false, Ordering::Release);
             partition.insert(id, frame);
         }
-        let loaded = if fresh {
+        let outcome = if fresh {
             content.fill(0);
             Ok(())
         } else {
             self.files.read_block(id, &mut content)
         };
-        match loaded {
+        let mapped = MappedFrame { id, frame, content };
+        match outcome {
             Ok(()) => {
-                frame_state.valid.store(true, Ordering::Release);
-                drop(content);
-                let set = self.set_of(frame);
-                set.statistics.buffers_got.fetch_add(1, Ordering::Relaxed);
-                if !fresh {
-                    set.statistics
-                        .physical_reads
-                        .fetch_add(1, Ordering::Relaxed);
-                }
-                frame_state
-                    .scanned
-                    .store(access.kind == AccessKind::Scan, Ordering::Relaxed);
-                set.policy.inserted(set.local(frame), access.kind);
+                self.loaded(mapped, access, !fresh, false);
                 Ok(frame)
             }
             Err(error) => {
-                // Unmap the failed frame; waiters see it invalid and retry (and fail likewise).
-                // They pinned it through the hash: the last pin dropped, this one or theirs,
-                // gives the frame back (`unpin`), so that no one is left holding a pin on a
-                // frame handed out again.
-                self.partition(id).write().remove(&id);
-                frame_state.tag.store(EMPTY_TAG, Ordering::Release);
-                frame_state.orphaned.store(true, Ordering::Release);
-                drop(content);
-                self.unpin(frame);
+                self.abandon_read(mapped);
                 Err(error)
             }
         }
+    }
+
+    /// A frame mapped for `id` whose read succeeded: valid from now on, with its content lock
+    /// released (waiters go on), counted in its working set (a buffer got, and a physical
+    /// read when `physical`), and in its policy's list as `access` places it. It stays
+    /// pinned for the caller. `read_ahead`: the block was read ahead of its first get.
+    fn loaded(
+        &self,
+        mapped: MappedFrame<'_>,
+        access: BlockAccess,
+        physical: bool,
+        read_ahead: bool,
+    ) {
+        let MappedFrame { frame, content, .. } = mapped;
+        let state = &self.frames[frame];
+        state.read_ahead.store(read_ahead, Ordering::Release);
+        state.valid.store(true, Ordering::Release);
+        drop(content);
+        let set = self.set_of(frame);
+        set.statistics.buffers_got.fetch_add(1, Ordering::Relaxed);
+        if physical {
+            set.statistics
+                .physical_reads
+                .fetch_add(1, Ordering::Relaxed);
+        }
+        state
+            .scanned
+            .store(access.kind == AccessKind::Scan, Ordering::Relaxed);
+        set.policy.inserted(set.local(frame), access.kind);
+    }
+
+    /// A frame mapped for a block whose read failed: unmapped, and its caller's pin dropped.
+    /// Waiters see it invalid and retry (and fail likewise). They pinned it through the hash:
+    /// the last pin dropped, this one or theirs, gives the frame back (`unpin`), so that no
+    /// one is left holding a pin on a frame handed out again.
+    fn abandon_read(&self, mapped: MappedFrame<'_>) {
+        let MappedFrame { id, frame, content } = mapped;
+        let state = &self.frames[frame];
+        self.partition(id).write().remove(&id);
+        state.tag.store(EMPTY_TAG, Ordering::Release);
+        state.orphaned.store(true, Ordering::Release);
+        drop(content);
+        self.unpin(frame);
+    }
+
+    /// The most blocks one multiblock read takes into `pool`: a quarter of the pool's
+    /// smallest working set, at least one. A run's buffers stay pinned until its one I/O
+    /// ends, so a longer run could pin a small pool whole (a 50-buffer RECYCLE pool under
+    /// `db_file_multiblock_read_count = 128`) and leave its other users, or the run itself,
+    /// waiting for a free buffer.
+    pub fn read_run_blocks_max(&self, pool: BufferPool) -> usize {
+        let smallest = self.sets[self.pool_range(pool)]
+            .iter()
+            .map(|set| set.count)
+            .min()
+            .unwrap_or(0);
+        (smallest / 4).max(1)
+    }
+
+    /// Reads into the cache, for a full scan, the blocks of `window` that are not cached:
+    /// `window` is consecutive blocks of one file (a scan's next `db_file_multiblock_read_count`
+    /// blocks of one extent). Each run of uncached blocks is read with one I/O
+    /// (`FileSet::read_blocks`: 'db file scattered read', or 'db file sequential read' for a
+    /// run of one). A cached block ends a run and the next run starts after it, as Oracle
+    /// reads around cached blocks: no cached block is read again. A run is at most
+    /// [`Self::read_run_blocks_max`] blocks, and its blocks after the first take only buffers
+    /// that are free without waiting: a run never holds buffers while it waits for more.
+    ///
+    /// The blocks read enter the cache as `access` places them (the scan's: the cold end for
+    /// a large NOCACHE table, else the midpoint), each counted in its working set's physical
+    /// reads like a single read. The scan then gets each with `read`: a hit, and not a touch
+    /// (`Frame::read_ahead`). Blocks another session maps meanwhile are left to it (`pin`'s
+    /// race, seen from this side).
+    ///
+    /// Fails when an I/O fails (ORA-01115, as a single read would), leaving no buffer mapped
+    /// to a block it did not read. A block that fails its checks is left out of the cache,
+    /// and the run goes on: the scan's own get reads it alone and reports ORA-01578 where the
+    /// scan meets it, as before multiblock reads. Returns the blocks read into the cache.
+    pub fn prefetch(&self, window: &[BlockId], access: impl Into<BlockAccess>) -> Result<usize> {
+        let access = access.into();
+        assert!(
+            window
+                .windows(2)
+                .all(|pair| pair[1].file == pair[0].file && pair[1].block == pair[0].block + 1),
+            "a multiblock read of blocks that do not follow each other: {window:?}"
+        );
+        let run_max = self.read_run_blocks_max(access.pool);
+        let mut run: Vec<MappedFrame<'_>> = Vec::with_capacity(run_max.min(window.len()));
+        let mut position = 0;
+        let mut blocks_read = 0;
+        while position < window.len() {
+            for &id in &window[position..] {
+                if run.len() == run_max {
+                    break;
+                }
+                // Only a run's first block may wait for a buffer: it holds none yet.
+                match self.map_for_read(id, access.pool, run.is_empty()) {
+                    Ok(Some(mapped)) => run.push(mapped),
+                    Ok(None) => break,
+                    Err(error) => {
+                        for mapped in run.drain(..) {
+                            self.abandon_read(mapped);
+                        }
+                        return Err(error);
+                    }
+                }
+            }
+            if run.is_empty() {
+                position += 1; // cached: read around it
+                continue;
+            }
+            let count = run.len();
+            blocks_read += self.read_run(window[position], &mut run, access)?;
+            position += count;
+        }
+        Ok(blocks_read)
+    }
+
+    /// Maps a free frame of `pool` to `id` for a read, its content lock held exclusive (as
+    /// `pin` does, so that others who find it wait for the read). None when `id` is cached
+    /// (or another session maps it first), or when `wait` is false and no buffer is free now.
+    fn map_for_read(
+        &self,
+        id: BlockId,
+        pool: BufferPool,
+        wait: bool,
+    ) -> Result<Option<MappedFrame<'_>>> {
+        if self.partition(id).read().contains_key(&id) {
+            return Ok(None);
+        }
+        let frame = if wait {
+            self.free_frame(id, pool)?
+        } else {
+            match self.free_frame_without_waiting(id, pool)? {
+                Some(frame) => frame,
+                None => return Ok(None),
+            }
+        };
+        let state = &self.frames[frame];
+        let content = state.data.write();
+        let mut partition = self.partition(id).write();
+        if partition.contains_key(&id) {
+            drop(partition);
+            drop(content);
+            state.pins.store(0, Ordering::Release);
+            self.give_back(frame);
+            return Ok(None);
+        }
+        state.tag.store(id.to_u64(), Ordering::Release);
+        state.valid.store(false, Ordering::Release);
+        state.read_ahead.store(false, Ordering::Release);
+        partition.insert(id, frame);
+        drop(partition);
+        Ok(Some(MappedFrame { id, frame, content }))
+    }
+
+    /// Reads the frames of `run` (mapped to consecutive blocks from `first`) with one I/O and
+    /// settles each: loaded, or abandoned when its block fails its checks. On an I/O error
+    /// every frame is abandoned. Empties `run`; returns the blocks loaded.
+    fn read_run(
+        &self,
+        first: BlockId,
+        run: &mut Vec<MappedFrame<'_>>,
+        access: BlockAccess,
+    ) -> Result<usize> {
+        let verdicts = {
+            let mut buffers: Vec<&mut [u8]> = run
+                .iter_mut()
+                .map(|mapped| &mut mapped.content[..])
+                .collect();
+            self.files.read_blocks(first, &mut buffers)
+        };
+        let verdicts = match verdicts {
+            Ok(verdicts) => verdicts,
+            Err(error) => {
+                for mapped in run.drain(..) {
+                    self.abandon_read(mapped);
+                }
+                return Err(error);
+            }
+        };
+        let mut loaded = 0;
+        for (mapped, verdict) in run.drain(..).zip(verdicts) {
+            if verdict.is_ok() {
+                let frame = mapped.frame;
+                self.loaded(mapped, access, true, true);
+                self.unpin(frame);
+                loaded += 1;
+            } else {
+                self.abandon_read(mapped);
+            }
+        }
+        Ok(loaded)
     }
 
     /// How many replacement scans a free-buffer request makes, a millisecond apart, before it
@@ -933,25 +1161,10 @@ impl BufferCache {
     /// free list of the working set the block hashes to, else evicted from it, else from the
     /// pool's other sets.
     fn free_frame(&self, id: BlockId, pool: BufferPool) -> Result<FrameId> {
-        if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
+        if let Some(frame) = self.free_frame_without_waiting(id, pool)? {
             return Ok(frame);
         }
-        instrumentation::add(Statistic::FreeBufferRequested, 1);
         for round in 0..Self::FREE_BUFFER_ROUNDS_MAX {
-            let write_dirty = !self.dbwr_running.load(Ordering::Acquire)
-                || round >= Self::FREE_BUFFER_SELF_WRITE_ROUNDS;
-            if write_dirty {
-                // No DBWR to do it: write what the scans put on the write lists.
-                for set in self.sets_for(id, pool) {
-                    let index = usize::from(self.set_of_frame[set.first]);
-                    self.clean_sets(&|other| other == index, Self::LARGE_DIRTY_QUEUE, false)?;
-                }
-            }
-            for set in self.sets_for(id, pool) {
-                if let Some(frame) = self.evict_one(set, write_dirty)? {
-                    return Ok(frame);
-                }
-            }
             // Every buffer is pinned, dirty (on its write list now), being written, or
             // latched by a change in progress: post DBWR and wait for it and for the changes
             // to finish, then look again.
@@ -966,6 +1179,20 @@ impl BufferCache {
             if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
                 return Ok(frame);
             }
+            let write_dirty = !self.dbwr_running.load(Ordering::Acquire)
+                || round >= Self::FREE_BUFFER_SELF_WRITE_ROUNDS;
+            if write_dirty {
+                // No DBWR to do it: write what the scans put on the write lists.
+                for set in self.sets_for(id, pool) {
+                    let index = usize::from(self.set_of_frame[set.first]);
+                    self.clean_sets(&|other| other == index, Self::LARGE_DIRTY_QUEUE, false)?;
+                }
+            }
+            for set in self.sets_for(id, pool) {
+                if let Some(frame) = self.evict_one(set, write_dirty)? {
+                    return Ok(frame);
+                }
+            }
         }
         let pool = self.sets_for(id, pool).next().map_or(pool, |set| set.pool);
         let buffers = self.layout.pool(pool).buffers;
@@ -977,6 +1204,22 @@ impl BufferCache {
                 self.block_size() / 1024,
             ),
         ))
+    }
+
+    /// `free_frame` without the wait: a frame from a free list, else one pass of the
+    /// replacement scan over the pool's working sets; None when neither gives one now.
+    fn free_frame_without_waiting(&self, id: BlockId, pool: BufferPool) -> Result<Option<FrameId>> {
+        if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
+            return Ok(Some(frame));
+        }
+        instrumentation::add(Statistic::FreeBufferRequested, 1);
+        let write_dirty = !self.dbwr_running.load(Ordering::Acquire);
+        for set in self.sets_for(id, pool) {
+            if let Some(frame) = self.evict_one(set, write_dirty)? {
+                return Ok(Some(frame));
+            }
+        }
+        Ok(None)
     }
 
     /// A frame from a working set's free list, pinned once for the caller.
@@ -1325,5 +1568,407 @@ impl BufferCache {
                 }
             })
             .collect()
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    //! Multiblock reads (`prefetch`) against a simulated disk: what one read takes, what a
+    //! cached block, a small pool, a failed I/O and a corrupt block do to it.
+
+    use std::path::Path;
+
+    use super::*;
+    use crate::buffer::pools::PoolSize;
+    use crate::buffer::VirtualClock;
+    use crate::instrumentation::{enter, SessionInstrumentation, SessionType};
+    use crate::storage::block::BlockType;
+    use crate::storage::datafile::SYSTEM_FILE;
+    use crate::storage::vfs::{SimVfs, Vfs};
+
+    const BLOCK_SIZE: usize = 2048;
+    /// The first block the tests write: past the space bitmap, as a segment's would be.
+    const FIRST: u32 = 100;
+
+    /// Nothing in these tests is changed, so nothing waits for redo.
+    struct NoRedo;
+
+    impl RedoFlusher for NoRedo {
+        fn flush_to(&self, _lsn: u64) -> Result<()> {
+            Ok(())
+        }
+    }
+
+    /// A cache laid out as `layout` over a simulated disk holding `blocks` sealed heap blocks
+    /// from `FIRST` on.
+    fn cache_over(vfs: &SimVfs, layout: &CacheLayout, blocks: u32) -> BufferCache {
+        let dir = Path::new("/db");
+        vfs.create_dir_all(dir).unwrap();
+        let files = Arc::new(FileSet::open(vfs, dir, BLOCK_SIZE).unwrap());
+        let images: Vec<(BlockId, Vec<u8>)> = (FIRST..FIRST + blocks)
+            .map(|number| {
+                let id = BlockId::new(SYSTEM_FILE, number);
+                let mut image = vec![0u8; BLOCK_SIZE];
+                block::format(&mut image, id, BlockType::HeapData, 7);
+                block::seal(&mut image);
+                (id, image)
+            })
+            .collect();
+        let batch: Vec<(BlockId, &[u8])> =
+            images.iter().map(|(id, image)| (*id, &image[..])).collect();
+        files.write_blocks(&batch).unwrap();
+        BufferCache::new(
+            BLOCK_SIZE,
+            layout,
+            Arc::new(VirtualClock::default()),
+            files,
+            Arc::new(NoRedo),
+        )
+    }
+
+    fn ids(from: u32, count: u32) -> Vec<BlockId> {
+        (from..from + count)
+            .map(|number| BlockId::new(SYSTEM_FILE, number))
+            .collect()
+    }
+
+    fn session() -> Arc<SessionInstrumentation> {
+        SessionInstrumentation::new(SessionType::User, "SCOTT", "test").unwrap()
+    }
+
+    /// The blocks the cache holds, in block order.
+    fn cached(cache: &BufferCache) -> Vec<u32> {
+        let mut blocks: Vec<u32> = cache
+            .buffer_headers()
+            .iter()
+            .filter_map(|header| header.block.map(|id| id.block))
+            .collect();
+        blocks.sort_unstable();
+        blocks
+    }
+
+    /// Every buffer either holds a block or is on its free list, none pinned: nothing leaked.
+    fn assert_consistent(cache: &BufferCache) {
+        let headers = cache.buffer_headers();
+        assert!(
+            headers.iter().all(|header| !header.pinned),
+            "a buffer left pinned"
+        );
+        let holding = headers
+            .iter()
+            .filter(|header| header.block.is_some())
+            .count();
+        let free: usize = cache.working_set_rows().iter().map(|row| row.free).sum();
+        assert_eq!(
+            holding + free,
+            cache.frame_count(),
+            "buffers lost or doubled"
+        );
+    }
+
+    #[test]
+    fn a_window_of_uncached_blocks_is_one_scattered_read() {
+        let vfs = SimVfs::new(1);
+        let cache = cache_over(&vfs, &CacheLayout::single(200), 8);
+        let session = session();
+        let _entered = enter(&session);
+        assert_eq!(cache.prefetch(&ids(FIRST, 8), AccessKind::Scan).unwrap(), 8);
+        let scattered = session.event_totals(WaitEvent::DbFileScatteredRead);
+        assert_eq!(scattered.total_waits, 1);
+        let current = session.record().current_wait.read();
+        assert_eq!(
+            (current.p1, current.p2, current.p3),
+            (SYSTEM_FILE as u64, FIRST as u64, 8)
+        );
+        assert_eq!(session.statistic(Statistic::PhysicalReads), 8);
+        assert_eq!(session.statistic(Statistic::PhysicalReadIoRequests), 1);
+        assert_eq!(
+            session.statistic(Statistic::PhysicalReadTotalMultiBlockRequests),
+            1
+        );
+        assert_eq!(session.statistic(Statistic::PhysicalReadsCachePrefetch), 7);
+        // The scan's gets find every block, and read nothing more.
+        for id in ids(FIRST, 8) {
+            let data = cache.read(id, AccessKind::Scan).unwrap();
+            assert_eq!(block::block_type(&data), BlockType::HeapData);
+        }
+        assert_eq!(session.statistic(Statistic::PhysicalReads), 8);
+        let pool = &cache.pool_statistics()[0];
+        assert_eq!((pool.physical_reads, pool.buffers_got), (8, 8));
+        assert_eq!(cached(&cache), (FIRST..FIRST + 8).collect::<Vec<_>>());
+        assert_consistent(&cache);
+    }
+
+    #[test]
+    fn cached_blocks_split_a_window_and_are_not_read_again() {
+        let vfs = SimVfs::new(2);
+        let cache = cache_over(&vfs, &CacheLayout::single(200), 8);
+        let session = session();
+        let _entered = enter(&session);
+        drop(
+            cache
+                .read(BlockId::new(SYSTEM_FILE, FIRST + 3), AccessKind::Lookup)
+                .unwrap(),
+        );
+        assert_eq!(cache.prefetch(&ids(FIRST, 8), AccessKind::Scan).unwrap(), 7);
+        // [100 101 102] (103) [104 105 106 107]: two multiblock reads around the cached block.
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::DbFileScatteredRead)
+                .total_waits,
+            2
+        );
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::DbFileSequentialRead)
+                .total_waits,
+            1,
+            "only the block read before"
+        );
+        assert_eq!(session.statistic(Statistic::PhysicalReads), 8);
+        assert_eq!(session.statistic(Statistic::PhysicalReadIoRequests), 3);
+        // A window wholly cached reads nothing.
+        assert_eq!(cache.prefetch(&ids(FIRST, 8), AccessKind::Scan).unwrap(), 0);
+        assert_eq!(session.statistic(Statistic::PhysicalReads), 8);
+        assert_consistent(&cache);
+    }
+
+    #[test]
+    fn a_run_of_one_block_is_a_sequential_read() {
+        let vfs = SimVfs::new(3);
+        let cache = cache_over(&vfs, &CacheLayout::single(200), 4);
+        let session = session();
+        let _entered = enter(&session);
+        for number in [FIRST + 1, FIRST + 3] {
+            drop(
+                cache
+                    .read(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)
+                    .unwrap(),
+            );
+        }
+        assert_eq!(cache.prefetch(&ids(FIRST, 4), AccessKind::Scan).unwrap(), 2);
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::DbFileScatteredRead)
+                .total_waits,
+            0
+        );
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::DbFileSequentialRead)
+                .total_waits,
+            4
+        );
+        assert_eq!(session.statistic(Statistic::PhysicalReadsCachePrefetch), 0);
+    }
+
+    /// A 50-buffer RECYCLE pool under a 128-block window: runs of at most 12 blocks (a
+    /// quarter of its one working set), every block read once, nothing left pinned, and the
+    /// DEFAULT pool untouched.
+    #[test]
+    fn runs_in_a_small_pool_are_capped_at_a_quarter_of_its_working_set() {
+        let vfs = SimVfs::new(4);
+        let layout = CacheLayout::oracle8(
+            250,
+            2,
+            PoolSize::default(),
+            PoolSize {
+                buffers: 50,
+                working_sets: 1,
+            },
+        )
+        .unwrap();
+        let cache = cache_over(&vfs, &layout, 128);
+        assert_eq!(cache.read_run_blocks_max(BufferPool::Recycle), 12);
+        assert_eq!(cache.read_run_blocks_max(BufferPool::Default), 50);
+        let session = session();
+        let _entered = enter(&session);
+        let read = cache
+            .prefetch(
+                &ids(FIRST, 128),
+                AccessKind::Scan.in_pool(BufferPool::Recycle),
+            )
+            .unwrap();
+        assert_eq!(read, 128);
+        assert_eq!(session.statistic(Statistic::PhysicalReads), 128);
+        // 128 = 10 x 12 + 8: eleven reads.
+        assert_eq!(session.statistic(Statistic::PhysicalReadIoRequests), 11);
+        let pools = cache.pool_statistics();
+        let recycle = pools
+            .iter()
+            .find(|row| row.pool == BufferPool::Recycle)
+            .unwrap();
+        assert_eq!(recycle.physical_reads, 128);
+        let default = pools
+            .iter()
+            .find(|row| row.pool == BufferPool::Default)
+            .unwrap();
+        assert_eq!(default.physical_reads, 0);
+        assert_eq!(
+            cached(&cache).len(),
+            50,
+            "the pool holds the last 50 blocks"
+        );
+        assert_consistent(&cache);
+    }
+
+    /// An I/O error fails the read with ORA-01115 and leaves no buffer mapped to a block it
+    /// did not read, so that the same read works once the disk does.
+    #[test]
+    fn a_failed_multiblock_read_leaves_no_buffer_behind() {
+        let vfs = SimVfs::new(5);
+        let cache = cache_over(&vfs, &CacheLayout::single(200), 16);
+        drop(
+            cache
+                .read(BlockId::new(SYSTEM_FILE, FIRST + 4), AccessKind::Lookup)
+                .unwrap(),
+        );
+        vfs.fail_io_after(1);
+        let error = cache
+            .prefetch(&ids(FIRST, 16), AccessKind::Scan)
+            .unwrap_err();
+        assert_eq!(error.code(), 1115, "{error}");
+        assert_eq!(cached(&cache), vec![FIRST + 4]);
+        assert_consistent(&cache);
+        // A get of a block the failed read had mapped reads it again, and fails alike.
+        assert_eq!(
+            cache
+                .read(BlockId::new(SYSTEM_FILE, FIRST), AccessKind::Scan)
+                .err()
+                .map(|error| error.code()),
+            Some(1115)
+        );
+        vfs.clear_faults();
+        assert_eq!(
+            cache.prefetch(&ids(FIRST, 16), AccessKind::Scan).unwrap(),
+            15
+        );
+        assert_eq!(cached(&cache), (FIRST..FIRST + 16).collect::<Vec<_>>());
+        assert_consistent(&cache);
+    }
+
+    /// A block that fails its checks stays out of the cache; the rest of its read is kept,
+    /// and the block's own get reports ORA-01578 as a single read always did.
+    #[test]
+    fn a_corrupt_block_is_left_out_and_fails_its_own_get() {
+        let vfs = SimVfs::new(6);
+        let cache = cache_over(&vfs, &CacheLayout::single(200), 8);
+        let datafile = vfs.open(Path::new("/db/system01.dbf"), false).unwrap();
+        datafile
+            .write_at(b"garbage", (FIRST as u64 + 2) * BLOCK_SIZE as u64 + 100)
+            .unwrap();
+        assert_eq!(cache.prefetch(&ids(FIRST, 8), AccessKind::Scan).unwrap(), 7);
+        let expected: Vec<u32> = (FIRST..FIRST + 8).filter(|&n| n != FIRST + 2).collect();
+        assert_eq!(cached(&cache), expected);
+        assert_consistent(&cache);
+        let error = cache
+            .read(BlockId::new(SYSTEM_FILE, FIRST + 2), AccessKind::Scan)
+            .err()
+            .expect("a corrupt block");
+        assert_eq!(error.code(), 1578, "{error}");
+        assert_consistent(&cache);
+    }
+
+    /// Sessions reading the same window at once (`pin`'s race, from both sides): each block
+    /// ends up in one buffer, read once per round, and every get sees the block.
+    #[test]
+    fn sessions_reading_one_window_at_once_map_each_block_once() {
+        let vfs = SimVfs::new(8);
+        let cache = cache_over(&vfs, &CacheLayout::single(200), 64);
+        for _round in 0..20 {
+            cache.flush().unwrap();
+            let sessions: Vec<_> = (0..4).map(|_| session()).collect();
+            std::thread::scope(|scope| {
+                for (reader, session) in sessions.iter().enumerate() {
+                    let cache = &cache;
+                    scope.spawn(move || {
+                        let _entered = enter(session);
+                        for id in ids(FIRST, 64).chunks(8) {
+                            if reader % 2 == 0 {
+                                cache.prefetch(id, AccessKind::Scan).unwrap();
+                            }
+                            for &id in id {
+                                let data = cache.read(id, AccessKind::Scan).unwrap();
+                                assert!(block::verify(&data, id).is_ok());
+                            }
+                        }
+                    });
+                }
+            });
+            assert_eq!(cached(&cache), (FIRST..FIRST + 64).collect::<Vec<_>>());
+            assert_consistent(&cache);
+            let reads: u64 = sessions
+                .iter()
+                .map(|session| session.statistic(Statistic::PhysicalReads))
+                .sum();
+            assert_eq!(reads, 64, "each block read once");
+        }
+    }
+
+    /// Sessions scanning different blocks through a small pool at once: runs capped at a
+    /// quarter of its working set, taking only free buffers after their first, never wait
+    /// while holding buffers, so all of them finish without ORA-00379.
+    #[test]
+    fn concurrent_multiblock_reads_in_a_small_pool_all_finish() {
+        let vfs = SimVfs::new(9);
+        let layout = CacheLayout::oracle8(
+            250,
+            2,
+            PoolSize::default(),
+            PoolSize {
+                buffers: 50,
+                working_sets: 1,
+            },
+        )
+        .unwrap();
+        let cache = cache_over(&vfs, &layout, 256);
+        let access = AccessKind::Scan.in_pool(BufferPool::Recycle);
+        std::thread::scope(|scope| {
+            for reader in 0..4u32 {
+                let cache = &cache;
+                scope.spawn(move || {
+                    for round in 0..16u32 {
+                        let first = FIRST + (reader * 64 + round * 16) % 240;
+                        let window = ids(first, 16);
+                        cache.prefetch(&window, access).unwrap();
+                        for &id in &window {
+                            drop(cache.read(id, access).unwrap());
+                        }
+                    }
+                });
+            }
+        });
+        assert_consistent(&cache);
+    }
+
+    /// The scan's own get of a block a multiblock read brought in is not a touch: with every
+    /// hit counted (`_db_aging_touch_time = 0`) a scanned block has one touch, as if read
+    /// alone; a second get counts.
+    #[test]
+    fn the_first_get_of_a_block_read_ahead_is_not_a_touch() {
+        let vfs = SimVfs::new(7);
+        let mut layout = CacheLayout::single(200);
+        layout.aging.touch_time = 0;
+        let cache = cache_over(&vfs, &layout, 4);
+        cache.prefetch(&ids(FIRST, 4), AccessKind::Lookup).unwrap();
+        let touches = |cache: &BufferCache| -> Vec<u32> {
+            let mut headers: Vec<BufferHeader> = cache
+                .buffer_headers()
+                .into_iter()
+                .filter(|header| header.block.is_some())
+                .collect();
+            headers.sort_by_key(|header| header.block);
+            headers.iter().map(|header| header.touch_count).collect()
+        };
+        for id in ids(FIRST, 4) {
+            drop(cache.read(id, AccessKind::Lookup).unwrap());
+        }
+        assert_eq!(touches(&cache), vec![1, 1, 1, 1]);
+        drop(
+            cache
+                .read(BlockId::new(SYSTEM_FILE, FIRST), AccessKind::Lookup)
+                .unwrap(),
+        );
+        assert_eq!(touches(&cache), vec![2, 1, 1, 1]);
     }
 }

@@ -531,6 +531,7 @@ impl Catalog {
             &storage.space,
             DICTIONARY_OBJECT,
             SegmentKind::Heap,
+            BufferPool::Default,
         )?;
         storage.space.set_bootstrap(&mut mtr, header.block)?;
         let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
@@ -754,7 +755,7 @@ impl Catalog {
                 return Err(Error::name_in_use());
             }
             let object_id = self.next_object_id();
-            let segment = context.create_segment(object_id, SegmentKind::Heap)?;
+            let segment = context.create_segment(object_id, SegmentKind::Heap, buffer_pool)?;
             let mut table = TableDef {
                 object_id,
                 name: name.to_string(),
@@ -827,7 +828,7 @@ impl Catalog {
                 }
             }
             let object_id = self.next_object_id();
-            let tree = self.create_tree(object_id, unique)?.with_pool(buffer_pool);
+            let tree = self.create_tree(object_id, unique, buffer_pool)?;
             let mut index = IndexDef {
                 object_id,
                 name: name.to_string(),
@@ -1041,6 +1042,7 @@ impl Catalog {
                     storage.transactions.change_row(
                         transaction,
                         old.object_id,
+                        old.buffer_pool,
                         rowid,
                         &mut |_| Ok(RowChange::Update(data.clone())),
                     )?;
@@ -1057,6 +1059,7 @@ impl Catalog {
                         crate::sql::dml::move_index_entry(
                             storage,
                             transaction,
+                            &table,
                             before,
                             index,
                             &row,
@@ -1262,16 +1265,14 @@ impl Catalog {
             let table = dictionary.table(name)?.clone();
             let storage = &self.storage;
             let mut mtr = Mtr::new(&storage.cache);
-            segment::truncate(&mut mtr, &storage.space, table.segment)?;
+            segment::truncate(&mut mtr, &storage.space, table.segment, table.buffer_pool)?;
             mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
             table.insert_hint.store(0, Ordering::Release);
             let mut changed = clone_table(&table);
             changed.indexes.clear();
             for old in &table.indexes {
                 let index = Arc::new(IndexDef {
-                    tree: self
-                        .create_tree(old.object_id, old.unique)?
-                        .with_pool(old.buffer_pool),
+                    tree: self.create_tree(old.object_id, old.unique, old.buffer_pool)?,
                     ..(**old).clone()
                 });
                 context.update(index.dictionary_row, &index.dictionary_values())?;
@@ -1287,10 +1288,11 @@ impl Catalog {
         })
     }
 
-    fn create_tree(&self, object_id: u32, unique: bool) -> Result<BTree> {
+    /// Creates an index segment whose blocks go to `pool`.
+    fn create_tree(&self, object_id: u32, unique: bool, pool: BufferPool) -> Result<BTree> {
         let storage = &self.storage;
         let mut mtr = Mtr::new(&storage.cache);
-        let tree = BTree::create(&mut mtr, &storage.space, object_id, unique)?;
+        let tree = BTree::create(&mut mtr, &storage.space, object_id, unique, pool)?;
         let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
         storage.log.flush_to(end)?;
         Ok(tree.with_purge(purge_predicate(storage)))
@@ -1477,10 +1479,13 @@ impl Catalog {
         let mut transaction = transactions.begin()?;
         let mut data = Vec::new();
         encode_row(row, &mut data);
-        let changed =
-            transactions.change_row(&mut transaction, DICTIONARY_OBJECT, rowid, &mut |_| {
-                Ok(RowChange::Update(data.clone()))
-            });
+        let changed = transactions.change_row(
+            &mut transaction,
+            DICTIONARY_OBJECT,
+            BufferPool::Default,
+            rowid,
+            &mut |_| Ok(RowChange::Update(data.clone())),
+        );
         match changed {
             Ok(_) => transactions.commit(transaction, true).map(|_| ()),
             Err(error) => {
@@ -1517,10 +1522,16 @@ impl DdlContext<'_> {
         self.transaction.as_mut().expect("DDL transaction")
     }
 
-    fn create_segment(&mut self, object_id: u32, kind: SegmentKind) -> Result<BlockId> {
+    /// Creates a segment whose blocks go to `pool`.
+    fn create_segment(
+        &mut self,
+        object_id: u32,
+        kind: SegmentKind,
+        pool: BufferPool,
+    ) -> Result<BlockId> {
         let storage = &self.catalog.storage;
         let mut mtr = Mtr::new(&storage.cache);
-        let header = segment::create(&mut mtr, &storage.space, object_id, kind)?;
+        let header = segment::create(&mut mtr, &storage.space, object_id, kind, pool)?;
         let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
         storage.log.flush_to(end)?;
         Ok(header)
@@ -1535,6 +1546,7 @@ impl DdlContext<'_> {
             transaction,
             catalog.dictionary_segment,
             DICTIONARY_OBJECT,
+            BufferPool::Default,
             &catalog.dictionary_hint,
             &data,
         )
@@ -1548,6 +1560,7 @@ impl DdlContext<'_> {
         catalog.storage.transactions.change_row(
             transaction,
             DICTIONARY_OBJECT,
+            BufferPool::Default,
             rowid,
             &mut |_| Ok(RowChange::Update(data.clone())),
         )?;
@@ -1560,6 +1573,7 @@ impl DdlContext<'_> {
         catalog.storage.transactions.change_row(
             transaction,
             DICTIONARY_OBJECT,
+            BufferPool::Default,
             rowid,
             &mut |_| Ok(RowChange::Delete),
         )?;

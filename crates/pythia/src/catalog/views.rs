@@ -676,7 +676,7 @@ fn segment_row(
     buffer_pool: BufferPool,
     block_size: i64,
 ) -> Result<Vec<Value>> {
-    let extents = segment::extents(cache, header)?;
+    let extents = segment::extents(cache, header, buffer_pool)?;
     let blocks: i64 = extents.iter().map(|(_, count)| *count as i64).sum();
     Ok(vec![
         Value::text(OWNER),

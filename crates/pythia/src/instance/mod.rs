@@ -345,6 +345,9 @@ impl Instance {
             files.clone(),
             log.clone(),
         ));
+        cache.set_multiblock_read_count(
+            parameters.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT) as usize,
+        );
         let space = Arc::new(SpaceManager::new(block_size));
         let layout = UndoLayout {
             block_size,
@@ -617,6 +620,13 @@ impl Instance {
         if scope != parameters::AlterSystemScope::Spfile && name == names::SHARED_POOL_SIZE {
             self.library_cache
                 .resize(changed.get_bytes(names::SHARED_POOL_SIZE));
+        }
+        if scope != parameters::AlterSystemScope::Spfile
+            && name.eq_ignore_ascii_case(names::DB_FILE_MULTIBLOCK_READ_COUNT)
+        {
+            self.cache.set_multiblock_read_count(
+                changed.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT) as usize,
+            );
         }
         *parameters = changed;
         if scope != parameters::AlterSystemScope::Spfile {

@@ -178,6 +178,7 @@ statistics! {
     FreeBufferInspected = (132, "free buffer inspected", 8, 941676439),
     CommitCleanouts = (139, "commit cleanouts", 8, 2934869719),
     CrBlocksCreated = (143, "CR blocks created", 8, 516801181),
+    PhysicalReadsCachePrefetch = (151, "physical reads cache prefetch", 8, 297908839),
     RedoEntries = (174, "redo entries", 2, 3488821837),
     RedoSize = (175, "redo size", 2, 1236385760),
     RedoBufferAllocationRetries = (179, "redo buffer allocation retries", 2, 1446958922),

@@ -20,7 +20,7 @@
 
 use std::sync::Arc;
 
-use crate::buffer::{BlockAccess, BlockWrite, BufferCache, HolderImage};
+use crate::buffer::{BlockAccess, BlockWrite, BufferCache, BufferPool, HolderImage};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::redo::log::RedoLog;
@@ -87,8 +87,9 @@ impl<'a> Mtr<'a> {
     }
 
     /// Takes a block that is being formatted anew: its old content is irrelevant, and redo
-    /// says so (recovery zeroes the block before applying the change).
-    pub fn new_block(&mut self, id: BlockId) -> Result<Held> {
+    /// says so (recovery zeroes the block before applying the change). A block not cached
+    /// gets a buffer of `pool`, its segment's (DEFAULT for undo and space blocks).
+    pub fn new_block(&mut self, id: BlockId, pool: BufferPool) -> Result<Held> {
         if let Some(held) = self.find(id) {
             let block = &mut self.blocks[held.0];
             block.init = true;
@@ -97,7 +98,7 @@ impl<'a> Mtr<'a> {
             return Ok(held);
         }
         self.check_capacity()?;
-        let guard = self.cache.new_block(id)?;
+        let guard = self.cache.new_block(id, pool)?;
         guard.set_holder_image(Some(HolderImage::Dead));
         let before: Arc<[u8]> = vec![0u8; guard.len()].into();
         self.blocks.push(HeldBlock {

@@ -13,7 +13,7 @@
 
 use std::time::Instant;
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::Result;
 use crate::redo::controlfile::ControlData;
 use crate::redo::log::{RedoLog, StreamPosition, REDO_PAYLOAD_BYTES};
@@ -79,7 +79,8 @@ pub fn roll_forward(
             report.highest_scn = report.highest_scn.max(redo.scn);
             for vector in &redo.vectors {
                 let mut guard = if vector.init {
-                    cache.new_block(vector.block)?
+                    // Redo does not name the segment's pool: recovery reads into DEFAULT.
+                    cache.new_block(vector.block, BufferPool::Default)?
                 } else {
                     cache.write(vector.block, AccessKind::Lookup)?
                 };

@@ -29,6 +29,8 @@ use crate::catalog::{IndexDef, Storage, TableDef, OWNER};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
 use crate::storage::heap::RowId;
+use crate::storage::scan::FullScan;
+use crate::storage::segment;
 use crate::transaction::{RowChange, RowOutcome, Transaction, TransactionStatus};
 use crate::types::{coerce_to_column, decode_row, encode_key, encode_row, Value};
 
@@ -95,20 +97,23 @@ pub fn insert_row(
         transaction,
         table.segment,
         table.object_id,
+        table.buffer_pool,
         &table.insert_hint,
         &data,
     )?;
     for index in &table.indexes {
         let (key, has_null) = index_key(index, row);
-        add_entry(storage, transaction, index, &key, has_null, rowid)?;
+        add_entry(storage, transaction, table, index, &key, has_null, rowid)?;
     }
     Ok(rowid)
 }
 
-/// Adds an index entry, checking uniqueness first for a unique index.
+/// Adds an index entry of `table`, checking uniqueness first for a unique index (reading the
+/// rows of the key's other entries into the table's pool).
 fn add_entry(
     storage: &Storage,
     transaction: &mut Transaction,
+    table: &TableDef,
     index: &IndexDef,
     key: &[u8],
     has_null: bool,
@@ -140,7 +145,8 @@ fn add_entry(
                 }
                 continue;
             }
-            let Some(piece) = transactions.current_piece(RowId::from_u64(entry.rowid))? else {
+            let other_row = RowId::from_u64(entry.rowid);
+            let Some(piece) = transactions.current_piece(other_row, table.buffer_pool)? else {
                 continue;
             };
             if piece.xid != transaction.xid
@@ -178,10 +184,12 @@ fn add_entry(
 /// Moves the row at `rowid` in `index` when its key changed from `old_row` to `new_row`:
 /// delete-marks the old key (as `before`, the index's definition the old row was indexed
 /// under, computes it: ALTER TABLE may renumber its columns) and adds the new one with the
-/// unique check (ORA-00001).
+/// unique check (ORA-00001). `index` is one of `table`'s indexes.
+#[allow(clippy::too_many_arguments)]
 pub(crate) fn move_index_entry(
     storage: &Storage,
     transaction: &mut Transaction,
+    table: &TableDef,
     before: &IndexDef,
     index: &IndexDef,
     old_row: &[Value],
@@ -200,7 +208,15 @@ pub(crate) fn move_index_entry(
         &old_key,
         rowid,
     )?;
-    add_entry(storage, transaction, index, &new_key, has_null, rowid)
+    add_entry(
+        storage,
+        transaction,
+        table,
+        index,
+        &new_key,
+        has_null,
+        rowid,
+    )
 }
 
 /// Computes a row's new values from its current ones (None: leave the row alone).
@@ -216,25 +232,28 @@ pub fn update_row(
     compute: &mut RowComputation,
 ) -> Result<bool> {
     let mut new_row: Option<Vec<Value>> = None;
-    let outcome =
-        storage
-            .transactions
-            .change_row(transaction, table.object_id, rowid, &mut |current| {
-                let Some(current) = current else {
-                    return Ok(RowChange::Keep);
-                };
-                let current = table_row(table, current)?;
-                match compute(&current)? {
-                    None => Ok(RowChange::Keep),
-                    Some(values) => {
-                        let values = check_row(table, values)?;
-                        let mut data = Vec::new();
-                        encode_row(&values, &mut data);
-                        new_row = Some(values);
-                        Ok(RowChange::Update(data))
-                    }
+    let outcome = storage.transactions.change_row(
+        transaction,
+        table.object_id,
+        table.buffer_pool,
+        rowid,
+        &mut |current| {
+            let Some(current) = current else {
+                return Ok(RowChange::Keep);
+            };
+            let current = table_row(table, current)?;
+            match compute(&current)? {
+                None => Ok(RowChange::Keep),
+                Some(values) => {
+                    let values = check_row(table, values)?;
+                    let mut data = Vec::new();
+                    encode_row(&values, &mut data);
+                    new_row = Some(values);
+                    Ok(RowChange::Update(data))
                 }
-            })?;
+            }
+        },
+    )?;
     let RowOutcome::Updated(old_data) = outcome else {
         return Ok(false);
     };
@@ -244,6 +263,7 @@ pub fn update_row(
         move_index_entry(
             storage,
             transaction,
+            table,
             index,
             index,
             &old_row,
@@ -262,19 +282,22 @@ pub fn delete_row(
     rowid: RowId,
     still_matches: &mut dyn FnMut(&[Value]) -> Result<bool>,
 ) -> Result<bool> {
-    let outcome =
-        storage
-            .transactions
-            .change_row(transaction, table.object_id, rowid, &mut |current| {
-                let Some(current) = current else {
-                    return Ok(RowChange::Keep);
-                };
-                if still_matches(&table_row(table, current)?)? {
-                    Ok(RowChange::Delete)
-                } else {
-                    Ok(RowChange::Keep)
-                }
-            })?;
+    let outcome = storage.transactions.change_row(
+        transaction,
+        table.object_id,
+        table.buffer_pool,
+        rowid,
+        &mut |current| {
+            let Some(current) = current else {
+                return Ok(RowChange::Keep);
+            };
+            if still_matches(&table_row(table, current)?)? {
+                Ok(RowChange::Delete)
+            } else {
+                Ok(RowChange::Keep)
+            }
+        },
+    )?;
     let RowOutcome::Deleted(old_data) = outcome else {
         return Ok(false);
     };
@@ -303,11 +326,12 @@ pub fn current_rows(
 ) -> Result<Vec<(RowId, Vec<Value>)>> {
     let transactions = &storage.transactions;
     let mut rows = Vec::new();
-    let blocks = crate::storage::segment::used_blocks(&storage.cache, table.segment)?;
-    let access = storage
-        .cache
-        .scan_access(blocks.len(), table.buffer_pool, table.cache);
-    for block in blocks {
+    let cache = &storage.cache;
+    let extents = segment::used_extents(cache, table.segment, table.buffer_pool)?;
+    let access = cache.scan_access(FullScan::blocks(&extents), table.buffer_pool, table.cache);
+    // DDL runs outside a session's statement settings: the instance's read count.
+    let mut scan = FullScan::new(cache, extents, access, cache.multiblock_read_count());
+    while let Some(block) = scan.next_block()? {
         let pieces = {
             let data = storage.cache.read(block, access)?;
             crate::storage::heap::pieces(&data)?
@@ -367,7 +391,7 @@ pub fn build_index(
     let rows = current_rows(storage, transaction, table)?;
     for (rowid, row) in rows {
         let (key, has_null) = index_key(index, &row);
-        match add_entry(storage, transaction, index, &key, has_null, rowid) {
+        match add_entry(storage, transaction, table, index, &key, has_null, rowid) {
             Err(error) if error.code() == 1 => {
                 return Err(Error::new(
                     1452,
@@ -395,6 +419,7 @@ pub fn compile_checks(
         reader,
         &mut binds,
         table,
+        None,
         None,
         &conditions,
         None,

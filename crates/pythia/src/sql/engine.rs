@@ -147,6 +147,8 @@ struct StatementSettings {
     force_literals: bool,
     /// `session_cached_cursors`.
     session_cached_cursors: usize,
+    /// `db_file_multiblock_read_count`: blocks per I/O of a full scan.
+    multiblock_read_count: usize,
 }
 
 impl StatementSettings {
@@ -162,6 +164,8 @@ impl StatementSettings {
             optimizer,
             force_literals: parameters.get_string(names::CURSOR_SHARING) == "FORCE",
             session_cached_cursors: parameters.get_integer(names::SESSION_CACHED_CURSORS) as usize,
+            multiblock_read_count: parameters.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT)
+                as usize,
         }
     }
 }
@@ -549,17 +553,18 @@ impl Session {
                 })
                 .map(|rows| changed(rows, "created")),
             Statement::Update {
+                hint,
                 table,
                 alias,
                 assignments,
                 where_clause,
-                ..
             } => self
                 .dml(|session, transaction| {
                     session.update(
                         transaction,
                         table,
                         alias.as_deref(),
+                        hint.as_deref(),
                         assignments,
                         where_clause.as_ref(),
                         binds,
@@ -567,16 +572,17 @@ impl Session {
                 })
                 .map(|rows| changed(rows, "updated")),
             Statement::Delete {
+                hint,
                 table,
                 alias,
                 where_clause,
-                ..
             } => self
                 .dml(|session, transaction| {
                     session.delete(
                         transaction,
                         table,
                         alias.as_deref(),
+                        hint.as_deref(),
                         where_clause.as_ref(),
                         binds,
                     )
@@ -653,6 +659,7 @@ impl Session {
             let table_plan = |binds: &mut BindValues,
                               table: &ast::ObjectName,
                               alias: Option<&str>,
+                              hint: Option<&str>,
                               expressions: &[&ast::Expr],
                               where_clause: Option<&ast::Expr>| {
                 let definition = reader.dictionary.table(&table.name)?;
@@ -661,6 +668,7 @@ impl Session {
                     binds,
                     definition,
                     alias,
+                    hint,
                     expressions,
                     where_clause,
                 )
@@ -671,11 +679,11 @@ impl Session {
                     Ok(query::explain_query(&plan))
                 }
                 Statement::Update {
+                    hint,
                     table,
                     alias,
                     assignments,
                     where_clause,
-                    ..
                 } => {
                     let expressions: Vec<&ast::Expr> =
                         assignments.iter().map(|(_, expr)| expr).collect();
@@ -683,6 +691,7 @@ impl Session {
                         &mut bind_values,
                         table,
                         alias.as_deref(),
+                        hint.as_deref(),
                         &expressions,
                         where_clause.as_ref(),
                     )?;
@@ -694,15 +703,16 @@ impl Session {
                     ))
                 }
                 Statement::Delete {
+                    hint,
                     table,
                     alias,
                     where_clause,
-                    ..
                 } => {
                     let plan = table_plan(
                         &mut bind_values,
                         table,
                         alias.as_deref(),
+                        hint.as_deref(),
                         &[],
                         where_clause.as_ref(),
                     )?;
@@ -913,6 +923,7 @@ impl Session {
             table_functions: &table_functions,
             work_area: &work_area,
             optimizer: self.settings.optimizer,
+            multiblock_read_count: self.settings.multiblock_read_count,
         };
         work(&reader)
     }
@@ -1270,11 +1281,13 @@ impl Session {
         Ok(result)
     }
 
+    #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         transaction: &mut Transaction,
         table_name: &ast::ObjectName,
         alias: Option<&str>,
+        hint: Option<&str>,
         assignments: &[(String, ast::Expr)],
         where_clause: Option<&ast::Expr>,
         binds: &[Value],
@@ -1294,6 +1307,7 @@ impl Session {
             transaction.xid,
             &table,
             alias,
+            hint,
             &expressions,
             where_clause,
             binds,
@@ -1358,12 +1372,13 @@ impl Session {
     /// UPDATE's and DELETE's first step: plans the statement on `table` and finds, with the
     /// statement's snapshot and the transaction's own changes, the rows it may change.
     /// Returns the plan, the rows, and the binds with the names the plan gave positions to.
-    #[allow(clippy::type_complexity)]
+    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
     fn rows_to_change(
         &self,
         xid: u64,
         table: &Arc<TableDef>,
         alias: Option<&str>,
+        hint: Option<&str>,
         expressions: &[&ast::Expr],
         where_clause: Option<&ast::Expr>,
         binds: &[Value],
@@ -1377,6 +1392,7 @@ impl Session {
                 &mut bind_values,
                 table,
                 alias,
+                hint,
                 expressions,
                 where_clause,
             )?;
@@ -1391,13 +1407,21 @@ impl Session {
         transaction: &mut Transaction,
         table_name: &ast::ObjectName,
         alias: Option<&str>,
+        hint: Option<&str>,
         where_clause: Option<&ast::Expr>,
         binds: &[Value],
     ) -> Result<u64> {
         let table = self.table(table_name)?;
         let storage = self.instance.catalog().storage().clone();
-        let (plan, rows, final_binds) =
-            self.rows_to_change(transaction.xid, &table, alias, &[], where_clause, binds)?;
+        let (plan, rows, final_binds) = self.rows_to_change(
+            transaction.xid,
+            &table,
+            alias,
+            hint,
+            &[],
+            where_clause,
+            binds,
+        )?;
         let mut count = 0;
         let xid = transaction.xid;
         self.with_reader(&final_binds, |reader| {
@@ -2360,6 +2384,7 @@ impl Session {
                         reader,
                         &mut BindValues::default(),
                         table,
+                        None,
                         None,
                         &conditions,
                         None,

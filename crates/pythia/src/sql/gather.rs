@@ -185,7 +185,8 @@ pub fn table_statistics(
     indexes: bool,
     last_analyzed: i64,
 ) -> Result<TableStatistics> {
-    let blocks = segment::used_blocks(&reader.storage.cache, table.segment)?.len() as u64;
+    let extents = segment::used_extents(&reader.storage.cache, table.segment, table.buffer_pool)?;
+    let blocks = crate::storage::scan::FullScan::blocks(&extents) as u64;
     let fraction = match sample {
         SampleSize::All => 1.0,
         SampleSize::Percent(percent) => percent / 100.0,

@@ -4,6 +4,7 @@ pub mod dml;
 pub mod engine;
 pub mod eval;
 pub mod gather;
+pub mod hints;
 pub mod lexer;
 pub mod optimizer;
 pub mod parser;

@@ -61,10 +61,12 @@ use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{
     self, Context, Expr, Function, SequenceAccess, Subquery, SubqueryKind, SubqueryRunner,
 };
+use crate::sql::hints::Hints;
 pub use crate::sql::optimizer::Estimate;
 use crate::sql::optimizer::{self, OptimizerEnvironment};
 use crate::storage::block::BlockId;
 use crate::storage::heap::{self, RowId};
+use crate::storage::scan::FullScan;
 use crate::storage::segment;
 use crate::types::{
     decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RunningSum, Value,
@@ -96,6 +98,8 @@ pub struct Reader<'a> {
     pub work_area: &'a WorkArea,
     /// The parameters plans are made with (`optimizer_mode`, ...).
     pub optimizer: OptimizerEnvironment,
+    /// `db_file_multiblock_read_count`: the most blocks a full scan reads with one I/O.
+    pub multiblock_read_count: usize,
 }
 
 /// The memory a statement's work areas hold (materialized result rows, sort keys, groups,
@@ -245,9 +249,11 @@ impl<'a> Reader<'a> {
         options: ReadOptions,
         visit: &mut dyn FnMut(RowId, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
-        let blocks = segment::used_blocks(&self.storage.cache, table.segment)?;
+        let cache = &self.storage.cache;
+        let extents = segment::used_extents(cache, table.segment, table.buffer_pool)?;
+        let blocks = FullScan::blocks(&extents);
         instrumentation::add(
-            if blocks.len() <= SHORT_TABLE_BLOCKS {
+            if blocks <= SHORT_TABLE_BLOCKS {
                 Statistic::TableScansShortTables
             } else {
                 Statistic::TableScansLongTables
@@ -255,12 +261,10 @@ impl<'a> Reader<'a> {
             1,
         );
         let mut batch = RowBatch::new(table.columns.len(), options);
-        let access = self
-            .storage
-            .cache
-            .scan_access(blocks.len(), table.buffer_pool, table.cache);
-        for block in blocks {
-            instrumentation::add(Statistic::TableScanBlocksGotten, 1);
+        let cached = options.cache.unwrap_or(table.cache);
+        let access = cache.scan_access(blocks, table.buffer_pool, cached);
+        let mut scan = FullScan::new(cache, extents, access, self.multiblock_read_count);
+        while let Some(block) = scan.next_block()? {
             let go_on = self.read_block_rows(
                 block,
                 access,
@@ -453,6 +457,9 @@ pub struct ReadOptions<'m> {
     /// `visit` reads no block and takes no latch, so it may run under the block's latch on
     /// a row decoded straight from the block (no copy into a batch first).
     pub visit_under_latch: bool,
+    /// A full scan's CACHE (true) / NOCACHE (false) hint: wins over the table's CACHE
+    /// attribute (`BufferCache::scan_access`). None: the table's attribute.
+    pub cache: Option<bool>,
 }
 
 /// A row `read_block_rows` found.
@@ -551,6 +558,9 @@ enum SourceKind {
     Table {
         table: Arc<TableDef>,
         access: Access,
+        /// The query block's CACHE (true) / NOCACHE (false) hint on this table: wins over
+        /// the table's CACHE attribute for its full scans. None: no hint.
+        cache: Option<bool>,
     },
     /// Rows read at planning time: a view (v$, dba_), DUAL.
     /// Rows read at planning time; `true`: rows that never change (DUAL's), so that a plan
@@ -942,6 +952,7 @@ fn plan_subquery(
         outer_columns: Vec::new(),
         ctes,
         outer_join_marks_allowed: false,
+        hints: Hints::parse(select.hint.as_deref()),
     };
     // Sized for what the FROM clause names: a plan is kept in the shared pool, and a source
     // is some 450 bytes (a vector's first growth would reserve four).
@@ -1903,6 +1914,8 @@ struct Planner<'r, 'a> {
     ctes: &'r [ast::CommonTableExpression],
     /// Whether `(+)` may appear: in WHERE conjuncts.
     outer_join_marks_allowed: bool,
+    /// The query block's hints (CACHE / NOCACHE for its tables).
+    hints: Hints,
 }
 
 impl Planner<'_, '_> {
@@ -1944,6 +1957,7 @@ impl Planner<'_, '_> {
                             SourceKind::Table {
                                 table: table.clone(),
                                 access: Access::Full,
+                                cache: self.hints.cache(&qualifier),
                             },
                             table
                                 .columns
@@ -2742,6 +2756,8 @@ impl Planner<'_, '_> {
             outer_columns: self.outer_columns.clone(),
             ctes: self.ctes,
             outer_join_marks_allowed: false,
+            // The group is part of this query block: its tables take its hints.
+            hints: self.hints.clone(),
         };
         let mut members = Vec::new();
         group.add_reference(reference, false, &mut members)?;
@@ -3597,7 +3613,11 @@ fn read_source(
             reader.work_area.release(held);
             Ok(going)
         }
-        SourceKind::Table { table, access } => {
+        SourceKind::Table {
+            table,
+            access,
+            cache,
+        } => {
             let scan = match access {
                 Access::Index { .. } if !full_scan => access_rowids(reader, table, access, row)?,
                 _ => None,
@@ -3611,6 +3631,7 @@ fn read_source(
                     needed: source.needed.as_deref(),
                     vouching,
                     visit_under_latch: plan.rows_touch_no_block,
+                    cache: None,
                 };
                 return reader.fetch_rows(table, &scan.rowids, options, &mut |found, candidate| {
                     let identity = scan.rowids[found.position].to_u64();
@@ -3623,6 +3644,7 @@ fn read_source(
                 needed: source.needed.as_deref(),
                 vouching: None,
                 visit_under_latch: plan.rows_touch_no_block,
+                cache: *cache,
             };
             let result = reader.scan_table_columns(table, options, &mut |rowid, candidate| {
                 visit(candidate, false, rowid.to_u64(), &mut outer_row)
@@ -4009,7 +4031,7 @@ fn access_node(
 fn source_node(source: &Source) -> PlanNode {
     let estimate = source.access_estimate.map(|estimate| estimate.table);
     match &source.kind {
-        SourceKind::Table { table, access } => {
+        SourceKind::Table { table, access, .. } => {
             access_node(&table.name, access, source.access_estimate)
         }
         SourceKind::Rows(..) => PlanNode::new("FIXED TABLE", Some("FULL"))
@@ -4246,6 +4268,8 @@ pub fn explain_insert(table: &str, query: Option<&QueryPlan>) -> Vec<PlanLine> {
 
 pub struct TablePlan {
     pub access: Access,
+    /// The statement's CACHE (true) / NOCACHE (false) hint on its table, for a full scan.
+    pub cache: Option<bool>,
     /// Cost-based plans: what the access is estimated to cost and yield.
     access_estimate: Option<costing::AccessEstimate>,
     pub filters: Vec<Expr>,
@@ -4265,12 +4289,13 @@ impl TablePlan {
 }
 
 /// Plans UPDATE and DELETE: `expressions` (SET values) and the WHERE clause are compiled
-/// against the table's columns.
+/// against the table's columns; `hint` is the statement's hint text.
 pub fn plan_table_statement(
     reader: &Reader,
     binds: &mut BindValues,
     table: &Arc<TableDef>,
     alias: Option<&str>,
+    hint: Option<&str>,
     expressions: &[&ast::Expr],
     where_clause: Option<&ast::Expr>,
 ) -> Result<TablePlan> {
@@ -4291,6 +4316,7 @@ pub fn plan_table_statement(
         outer_columns: Vec::new(),
         ctes: &[],
         outer_join_marks_allowed: false,
+        hints: Hints::parse(hint),
     };
     let qualifier = alias.unwrap_or(&table.name).to_string();
     for column in &table.columns {
@@ -4318,8 +4344,10 @@ pub fn plan_table_statement(
         Some((access, estimate)) => (access, Some(estimate)),
         None => (choose_access(table, 0, &conditions).0, None),
     };
+    let cache = planner.hints.cache(&qualifier);
     Ok(TablePlan {
         access,
+        cache,
         access_estimate,
         filters,
         expressions,
@@ -4339,6 +4367,7 @@ pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Exp
         outer_columns: Vec::new(),
         ctes: &[],
         outer_join_marks_allowed: false,
+        hints: Hints::default(),
     };
     planner.compile(expr)
 }
@@ -4358,13 +4387,17 @@ pub fn matching_rows(
         }
         Ok(true)
     };
+    let scan_options = ReadOptions {
+        cache: plan.cache,
+        ..ReadOptions::default()
+    };
     match &plan.access {
         Access::Full => {
-            reader.scan_table(table, &mut keep)?;
+            reader.scan_table_columns(table, scan_options, &mut keep)?;
         }
         access @ Access::Index { .. } => {
             let Some(scan) = access_rowids(reader, table, access, &[])? else {
-                reader.scan_table(table, &mut keep)?;
+                reader.scan_table_columns(table, scan_options, &mut keep)?;
                 return Ok(rows);
             };
             for rowid in scan.rowids {

@@ -558,16 +558,18 @@ enum LeafInsert {
 }
 
 impl BTree {
-    /// Creates the index segment and its empty root leaf inside `mtr`.
+    /// Creates the index segment and its empty root leaf inside `mtr`, their blocks in
+    /// `pool` (the index's, which the returned tree reads into).
     pub fn create(
         mtr: &mut Mtr,
         space: &SpaceManager,
         object_id: u32,
         unique: bool,
+        pool: BufferPool,
     ) -> Result<BTree> {
-        let header = segment::create(mtr, space, object_id, SegmentKind::Btree)?;
-        let root = segment::allocate_block(mtr, space, header)?;
-        let held = mtr.new_block(root)?;
+        let header = segment::create(mtr, space, object_id, SegmentKind::Btree, pool)?;
+        let root = segment::allocate_block(mtr, space, header, pool)?;
+        let held = mtr.new_block(root, pool)?;
         let node = mtr.block(held);
         block::format(node, root, BlockType::BtreeLeaf, object_id);
         initialize_node(node, 0);
@@ -576,7 +578,7 @@ impl BTree {
             header,
             root,
             unique,
-            pool: BufferPool::Default,
+            pool,
             purgeable: None,
         })
     }
@@ -1271,8 +1273,8 @@ impl BTree {
             (0, next) if next != 0 => Some(mtr.get(self.block_id(next), self.access())?),
             _ => None,
         };
-        let right_id = segment::allocate_block(mtr, space, self.header)?;
-        let right = mtr.new_block(right_id)?;
+        let right_id = segment::allocate_block(mtr, space, self.header, self.pool)?;
+        let right = mtr.new_block(right_id, self.pool)?;
         if node_level == 0 {
             let split = self.leaf_split_point(&bodies, position, next == 0);
             let (separator_key, separator_rowid) = body_key(&bodies[split], true);
@@ -1332,10 +1334,10 @@ impl BTree {
                 self.header
             )));
         }
-        let left_id = segment::allocate_block(mtr, space, self.header)?;
-        let right_id = segment::allocate_block(mtr, space, self.header)?;
-        let left = mtr.new_block(left_id)?;
-        let right = mtr.new_block(right_id)?;
+        let left_id = segment::allocate_block(mtr, space, self.header, self.pool)?;
+        let right_id = segment::allocate_block(mtr, space, self.header, self.pool)?;
+        let left = mtr.new_block(left_id, self.pool)?;
+        let right = mtr.new_block(right_id, self.pool)?;
         let block_type = if root_level == 0 {
             BlockType::BtreeLeaf
         } else {
@@ -1857,7 +1859,8 @@ mod tests {
 
         fn create(&self, unique: bool) -> BTree {
             let mut mtr = Mtr::new(&self.cache);
-            let tree = BTree::create(&mut mtr, &self.space, 77, unique).unwrap();
+            let tree =
+                BTree::create(&mut mtr, &self.space, 77, unique, BufferPool::Default).unwrap();
             mtr.commit(&self.log, self.scn(), 0).unwrap();
             tree
         }

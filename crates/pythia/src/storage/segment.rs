@@ -16,7 +16,7 @@
 //! Oracle's AUTOALLOCATE: 16 extents of 8 blocks, then 63 of 128, then 1024-block extents.
 //! A segment holds at most as many extents as fit in its header (ORA-01631 beyond).
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::redo::mtr::Mtr;
 use crate::storage::block::{self, BlockId, BlockType};
@@ -49,16 +49,18 @@ fn extents_max(block_size: usize) -> u32 {
     ((block_size - OFFSET_EXTENTS) / 8) as u32
 }
 
-/// Creates a segment: allocates its first extent, formats the header. Returns the header.
+/// Creates a segment: allocates its first extent, formats the header (in a buffer of
+/// `pool`, the segment's). Returns the header.
 pub fn create(
     mtr: &mut Mtr,
     space: &SpaceManager,
     object_id: u32,
     kind: SegmentKind,
+    pool: BufferPool,
 ) -> Result<BlockId> {
     let first = space.allocate(mtr, extent_blocks(0))?;
     let id = BlockId::new(SYSTEM_FILE, first);
-    let held = mtr.new_block(id)?;
+    let held = mtr.new_block(id, pool)?;
     let data = mtr.block(held);
     block::format(data, id, BlockType::SegmentHeader, object_id);
     block::write_u32(data, OFFSET_EXTENT_COUNT, 1);
@@ -70,9 +72,15 @@ pub fn create(
 }
 
 /// Hands out the next block of the segment (allocating an extent when the current ones are
-/// used up). The caller formats it with `mtr.new_block`.
-pub fn allocate_block(mtr: &mut Mtr, space: &SpaceManager, header: BlockId) -> Result<BlockId> {
-    let held = mtr.get(header, AccessKind::Lookup)?;
+/// used up), reading its header into `pool`, the segment's. The caller formats the block with
+/// `mtr.new_block` in the same pool.
+pub fn allocate_block(
+    mtr: &mut Mtr,
+    space: &SpaceManager,
+    header: BlockId,
+    pool: BufferPool,
+) -> Result<BlockId> {
+    let held = mtr.get(header, AccessKind::Lookup.in_pool(pool))?;
     let data = mtr.block_ref(held);
     let extent_count = block::read_u32(data, OFFSET_EXTENT_COUNT);
     let high_water_mark = block::read_u32(data, OFFSET_HIGH_WATER_MARK);
@@ -106,9 +114,9 @@ pub fn allocate_block(mtr: &mut Mtr, space: &SpaceManager, header: BlockId) -> R
     Ok(BlockId::new(SYSTEM_FILE, first))
 }
 
-/// The segment's extents, as (first block, block count).
-pub fn extents(cache: &BufferCache, header: BlockId) -> Result<Vec<(u32, u32)>> {
-    let data = cache.read(header, AccessKind::Lookup)?;
+/// The segment's extents, as (first block, block count), its header read into `pool`.
+pub fn extents(cache: &BufferCache, header: BlockId, pool: BufferPool) -> Result<Vec<(u32, u32)>> {
+    let data = cache.read(header, AccessKind::Lookup.in_pool(pool))?;
     Ok(read_extents(&data))
 }
 
@@ -125,27 +133,51 @@ fn read_extents(data: &[u8]) -> Vec<(u32, u32)> {
         .collect()
 }
 
-/// Every block handed out so far, header excluded, in extent order (a full scan's path).
+/// Every block handed out so far, header excluded, in extent order (a full scan's path), the
+/// header read into DEFAULT (DICT$'s pool; a segment of another pool: `used_extents`).
 pub fn used_blocks(cache: &BufferCache, header: BlockId) -> Result<Vec<BlockId>> {
-    let data = cache.read(header, AccessKind::Lookup)?;
+    Ok(used_extents(cache, header, BufferPool::Default)?
+        .into_iter()
+        .flat_map(|(first, count)| {
+            (first.block..first.block + count).map(move |number| BlockId::new(first.file, number))
+        })
+        .collect())
+}
+
+/// The blocks handed out so far of each extent, header excluded, in extent order, as (first
+/// block, blocks): a full scan's path, which its multiblock reads follow (a read never
+/// crosses an extent's end, as in Oracle). The header is read into `pool`, its segment's.
+pub fn used_extents(
+    cache: &BufferCache,
+    header: BlockId,
+    pool: BufferPool,
+) -> Result<Vec<(BlockId, u32)>> {
+    let data = cache.read(header, AccessKind::Lookup.in_pool(pool))?;
     let high_water_mark = block::read_u32(&data, OFFSET_HIGH_WATER_MARK);
-    let mut blocks = Vec::with_capacity(high_water_mark as usize);
+    let mut used = Vec::new();
     let mut remaining = high_water_mark;
     for (first, count) in read_extents(&data) {
-        let take = remaining.min(count);
-        blocks.extend((first..first + take).map(|number| BlockId::new(SYSTEM_FILE, number)));
-        remaining -= take;
         if remaining == 0 {
             break;
         }
+        let take = remaining.min(count);
+        remaining -= take;
+        // The header is the first block of the first extent.
+        let (first, take) = if first == header.block && header.file == SYSTEM_FILE {
+            (first + 1, take - 1)
+        } else {
+            (first, take)
+        };
+        if take > 0 {
+            used.push((BlockId::new(SYSTEM_FILE, first), take));
+        }
     }
-    blocks.retain(|id| *id != header);
-    Ok(blocks)
+    Ok(used)
 }
 
-/// Total blocks in the segment's extents (dba_segments.blocks).
-pub fn allocated_blocks(cache: &BufferCache, header: BlockId) -> Result<u64> {
-    Ok(extents(cache, header)?
+/// Total blocks in the segment's extents (dba_segments.blocks), its header read into `pool`.
+pub fn allocated_blocks(cache: &BufferCache, header: BlockId, pool: BufferPool) -> Result<u64> {
+    Ok(extents(cache, header, pool)?
         .iter()
         .map(|(_, count)| *count as u64)
         .sum())
@@ -174,10 +206,15 @@ pub fn drop_segment(mtr: &mut Mtr, space: &SpaceManager, header: BlockId) -> Res
     Ok(())
 }
 
-/// Keeps only the first extent and resets the high water mark (TRUNCATE). Returns the
-/// blocks released.
-pub fn truncate(mtr: &mut Mtr, space: &SpaceManager, header: BlockId) -> Result<u64> {
-    let held = mtr.get(header, AccessKind::Lookup)?;
+/// Keeps only the first extent and resets the high water mark (TRUNCATE), reading the header
+/// into `pool`, the segment's. Returns the blocks released.
+pub fn truncate(
+    mtr: &mut Mtr,
+    space: &SpaceManager,
+    header: BlockId,
+    pool: BufferPool,
+) -> Result<u64> {
+    let held = mtr.get(header, AccessKind::Lookup.in_pool(pool))?;
     let extents = read_extents(mtr.block_ref(held));
     let mut released = 0;
     for &(first, count) in extents.iter().skip(1) {

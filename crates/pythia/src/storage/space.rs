@@ -24,7 +24,7 @@
 //! recovered like any other change; the 'list of block allocation' latch keeps two sessions from
 //! picking the same free run.
 
-use crate::buffer::AccessKind;
+use crate::buffer::{AccessKind, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
 use crate::redo::mtr::Mtr;
@@ -71,7 +71,7 @@ impl SpaceManager {
     /// Formats the file header and bitmap of a new database, marking the units that hold the
     /// header and bitmap as used.
     pub fn format(&self, mtr: &mut Mtr, database_id: u64) -> Result<()> {
-        let header = mtr.new_block(BlockId::new(SYSTEM_FILE, 0))?;
+        let header = mtr.new_block(BlockId::new(SYSTEM_FILE, 0), BufferPool::Default)?;
         let data = mtr.block(header);
         block::format(data, BlockId::new(SYSTEM_FILE, 0), BlockType::FileHeader, 0);
         data[32..40].copy_from_slice(FILE_MAGIC);
@@ -79,7 +79,7 @@ impl SpaceManager {
         block::write_u32(data, 48, self.block_size as u32);
         block::write_u32(data, 52, self.bitmap_blocks);
         for number in 1..=self.bitmap_blocks {
-            let held = mtr.new_block(BlockId::new(SYSTEM_FILE, number))?;
+            let held = mtr.new_block(BlockId::new(SYSTEM_FILE, number), BufferPool::Default)?;
             block::format(
                 mtr.block(held),
                 BlockId::new(SYSTEM_FILE, number),

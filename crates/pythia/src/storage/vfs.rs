@@ -61,6 +61,9 @@
 //!   or `sync_data`) and every later one fail with `ErrorKind::Other`, "injected I/O fault",
 //!   until [`SimVfs::clear_faults`]. A failed operation has no effect. Metadata operations
 //!   (`open`, `exists`, `remove`, `len`, ...) keep working, as in redb's countdown backend.
+//! - [`SimVfs::fail_reads_after`]`(n)`: the same for `read_at` alone, counting only reads:
+//!   a disk that cannot be read while the log and the datafiles are still written (a scan's
+//!   read fails while LGWR and DBWR go on), until `clear_faults`.
 //!
 //! What it does not model:
 //!
@@ -461,6 +464,9 @@ struct SimState {
     /// `Some(n)`: the n-th I/O operation from now starts failing.
     operations_until_io_failure: Option<u64>,
     io_failing: bool,
+    /// `Some(n)`: the n-th read from now starts failing (reads only).
+    reads_until_failure: Option<u64>,
+    reads_failing: bool,
     /// The `crash_after_syncs` moment has come.
     power_lost: bool,
     /// `crash()` or `crash_keep_all()` was called: another file system holds the disk now.
@@ -506,6 +512,8 @@ impl SimState {
             syncs_until_crash: None,
             operations_until_io_failure: None,
             io_failing: false,
+            reads_until_failure: None,
+            reads_failing: false,
             power_lost: false,
             superseded: false,
             syncs: 0,
@@ -540,6 +548,19 @@ impl SimState {
         }
         if self.io_failing {
             return Err(injected_error());
+        }
+        if kind == IoKind::Read {
+            if self.reads_failing {
+                return Err(injected_error());
+            }
+            if let Some(remaining) = self.reads_until_failure {
+                if remaining == 1 {
+                    self.reads_until_failure = None;
+                    self.reads_failing = true;
+                    return Err(injected_error());
+                }
+                self.reads_until_failure = Some(remaining - 1);
+            }
         }
         if let Some(remaining) = self.operations_until_io_failure {
             if remaining == 1 {
@@ -632,6 +653,18 @@ impl SimVfs {
         state.io_failing = false;
     }
 
+    /// The `n`-th `read_at` from now and every later one fail with "injected I/O fault", until
+    /// `clear_faults`; writes and syncs go on. `n` counts reads only, from 1.
+    pub fn fail_reads_after(&self, n: u64) {
+        assert!(
+            n >= 1,
+            "fail_reads_after counts from 1 (the next read), got 0"
+        );
+        let mut state = self.state.lock();
+        state.reads_until_failure = Some(n);
+        state.reads_failing = false;
+    }
+
     /// Cancels pending fault plans and stops injected I/O failures. A power loss that already
     /// happened is not undone.
     pub fn clear_faults(&self) {
@@ -639,6 +672,8 @@ impl SimVfs {
         state.syncs_until_crash = None;
         state.operations_until_io_failure = None;
         state.io_failing = false;
+        state.reads_until_failure = None;
+        state.reads_failing = false;
     }
 
     /// Power loss: a new file system holding each file's durable image plus, for each unsynced
@@ -1216,6 +1251,24 @@ mod tests {
         assert_eq!(&log_image[..5], b"first");
         let data_image = read_all(&*after.open(Path::new("/db/users01.dbf"), false).unwrap());
         assert_eq!(data_image, b"second");
+    }
+
+    #[test]
+    fn sim_fail_reads_after_fails_reads_only() {
+        let (vfs, file) = sim_with_synced_file(6, b"abc");
+        vfs.fail_reads_after(2);
+        file.write_at(b"X", 0).unwrap(); // not counted
+        file.read_at(&mut [0; 3], 0).unwrap(); // read 1
+        let error = file.read_at(&mut [0; 1], 0).unwrap_err(); // read 2: fails
+        assert_eq!(error.to_string(), "injected I/O fault");
+        assert!(
+            file.read_at(&mut [0; 1], 0).is_err(),
+            "and every later read"
+        );
+        file.write_at(b"Y", 1).unwrap();
+        file.sync_data().unwrap();
+        vfs.clear_faults();
+        assert_eq!(read_all(&*file), b"XYc");
     }
 
     #[test]

@@ -85,7 +85,7 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 use rustc_hash::FxHashMap;
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BlockAccess, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, striped, Latch, LatchName, Statistic, WaitEvent};
 use crate::redo::log::RedoLog;
@@ -869,11 +869,12 @@ impl TransactionManager {
         )))
     }
 
-    /// Reads the head of the row at `rowid` (its latest version, whoever made it). None when
-    /// the slot holds no row: unused, or a migrated piece of a row whose ROWID is elsewhere.
-    /// A forwarding head's data is an address; `consistent_version` follows it.
-    pub fn current_piece(&self, rowid: RowId) -> Result<Option<RowPiece>> {
-        let data = self.cache.read(rowid.block_id(), AccessKind::Lookup)?;
+    /// Reads the head of the row at `rowid` (its latest version, whoever made it), its block
+    /// read into `pool` (its table's) when not cached. None when the slot holds no row:
+    /// unused, or a migrated piece of a row whose ROWID is elsewhere. A forwarding head's
+    /// data is an address; `consistent_version` follows it.
+    pub fn current_piece(&self, rowid: RowId, pool: BufferPool) -> Result<Option<RowPiece>> {
+        let data = self.cache.read(rowid.block_id(), row_access(pool))?;
         head_piece(&data, rowid.slot)
     }
 
@@ -883,13 +884,15 @@ impl TransactionManager {
         slots.iter().map(|&slot| head_piece(&data, slot)).collect()
     }
 
-    /// Inserts a row into a heap segment. `hint` is the segment's current insert block (0:
-    /// none); it is updated when the row goes elsewhere.
+    /// Inserts a row into a heap segment whose blocks go to `pool` (the table's: the insert
+    /// block, the segment header and a block formatted for the row). `hint` is the segment's
+    /// current insert block (0: none); it is updated when the row goes elsewhere.
     pub fn insert_row(
         &self,
         transaction: &mut Transaction,
         segment_header: BlockId,
         object_id: u32,
+        pool: BufferPool,
         hint: &AtomicU64,
         data: &[u8],
     ) -> Result<RowId> {
@@ -914,7 +917,7 @@ impl TransactionManager {
                         crate::storage::datafile::SYSTEM_FILE,
                         candidate,
                     ),
-                    AccessKind::Lookup,
+                    row_access(pool),
                 )?;
                 if !heap::fits(mtr.block_ref(held), data.len(), reserve) {
                     // Reclaim tombstones nobody can see any more, then retry here once.
@@ -932,8 +935,8 @@ impl TransactionManager {
                     held
                 }
             } else {
-                let id = segment::allocate_block(&mut mtr, &self.space, segment_header)?;
-                let held = mtr.new_block(id)?;
+                let id = segment::allocate_block(&mut mtr, &self.space, segment_header, pool)?;
+                let held = mtr.new_block(id, pool)?;
                 heap::format(mtr.block(held), id, object_id, segment_header.block);
                 held
             };
@@ -997,11 +1000,14 @@ impl TransactionManager {
     /// longer exists) and returns the new data, `RowChange::Keep` to leave the row alone, or
     /// `RowChange::Delete`. Waits for another active transaction holding the row; computes
     /// again if the row changed meanwhile. A row that outgrows its block migrates (the
-    /// essay's "Row migration"): its ROWID stays.
+    /// essay's "Row migration"): its ROWID stays. The blocks it reads (the row's, its
+    /// migrated piece's, a block to migrate into, the segment header, a new block) go to
+    /// `pool`, its table's.
     pub fn change_row(
         &self,
         transaction: &mut Transaction,
         object_id: u32,
+        pool: BufferPool,
         rowid: RowId,
         change: &mut dyn FnMut(Option<&[u8]>) -> Result<RowChange>,
     ) -> Result<RowOutcome> {
@@ -1009,7 +1015,7 @@ impl TransactionManager {
         let mut candidate: Option<u32> = None;
         let mut attempts = 0;
         loop {
-            let Some(head) = self.current_piece(rowid)? else {
+            let Some(head) = self.current_piece(rowid, pool)? else {
                 return Ok(RowOutcome::Missing);
             };
             if head.xid != transaction.xid
@@ -1029,7 +1035,7 @@ impl TransactionManager {
             let current = if head.is_deleted() {
                 None
             } else {
-                match self.current_data(&head)? {
+                match self.current_data(&head, pool)? {
                     Some(data) => Some(data),
                     None => continue, // the migrated piece changed after the head was read
                 }
@@ -1059,7 +1065,8 @@ impl TransactionManager {
                 ));
             }
             let mut mtr = Mtr::new(&self.cache);
-            let blocks = self.hold_row_blocks(&mut mtr, rowid, &head, candidate.unwrap_or(0))?;
+            let blocks =
+                self.hold_row_blocks(&mut mtr, rowid, &head, candidate.unwrap_or(0), pool)?;
             if !self.row_unchanged(&mtr, rowid, &blocks, &head)? {
                 continue; // changed since we looked: look again
             }
@@ -1073,10 +1080,11 @@ impl TransactionManager {
                 Some(placement) => placement,
                 None if candidate.is_none() => {
                     drop(mtr);
-                    candidate = Some(self.migration_candidate(rowid, &head, version.data.len())?);
+                    candidate =
+                        Some(self.migration_candidate(rowid, &head, version.data.len(), pool)?);
                     continue;
                 }
-                None => Placement::Move(self.new_migration_block(&mut mtr, blocks.head)?),
+                None => Placement::Move(self.new_migration_block(&mut mtr, blocks.head, pool)?),
             };
             let before = RowPiece {
                 flags: 0,
@@ -1123,16 +1131,20 @@ impl TransactionManager {
                 return Err(Error::internal("undo row image holds a piece, not a row"));
             }
         }
+        // An undo record names its object, not its table's pool: the blocks rollback reads
+        // that are not cached (the change it undoes usually left them cached) go to DEFAULT.
+        let pool = BufferPool::Default;
         let mut candidate: Option<u32> = None;
         for _ in 0..ROW_CHANGE_ATTEMPTS_MAX {
-            let Some(head) = self.current_piece(rowid)? else {
+            let Some(head) = self.current_piece(rowid, pool)? else {
                 return Ok(());
             };
             if (head.xid, head.uba) != (xid, uba) {
                 return Ok(());
             }
             let mut mtr = Mtr::new(&self.cache);
-            let blocks = self.hold_row_blocks(&mut mtr, rowid, &head, candidate.unwrap_or(0))?;
+            let blocks =
+                self.hold_row_blocks(&mut mtr, rowid, &head, candidate.unwrap_or(0), pool)?;
             if !self.row_unchanged(&mtr, rowid, &blocks, &head)? {
                 continue;
             }
@@ -1148,11 +1160,19 @@ impl TransactionManager {
                         Some(placement) => placement,
                         None if candidate.is_none() => {
                             drop(mtr);
-                            candidate =
-                                Some(self.migration_candidate(rowid, &head, before.data.len())?);
+                            candidate = Some(self.migration_candidate(
+                                rowid,
+                                &head,
+                                before.data.len(),
+                                pool,
+                            )?);
                             continue;
                         }
-                        None => Placement::Move(self.new_migration_block(&mut mtr, blocks.head)?),
+                        None => Placement::Move(self.new_migration_block(
+                            &mut mtr,
+                            blocks.head,
+                            pool,
+                        )?),
                     };
                     self.write_version(&mut mtr, rowid, &blocks, placement, before, (xid, uba))?;
                 }
@@ -1169,11 +1189,11 @@ impl TransactionManager {
     /// The current data of a row from its head (a copy read without latches): the head's
     /// own, or its migrated piece's. None when the migrated piece no longer matches the head
     /// (a change came between the two reads).
-    fn current_data(&self, head: &RowPiece) -> Result<Option<Vec<u8>>> {
+    fn current_data(&self, head: &RowPiece, pool: BufferPool) -> Result<Option<Vec<u8>>> {
         let Some(target) = head.forward_address() else {
             return Ok(Some(head.data.clone()));
         };
-        let data = self.cache.read(target.block_id(), AccessKind::Lookup)?;
+        let data = self.cache.read(target.block_id(), row_access(pool))?;
         Ok(heap::read(&data, target.slot)?
             .filter(|piece| {
                 piece.is_migrated()
@@ -1192,7 +1212,9 @@ impl TransactionManager {
         rowid: RowId,
         head: &RowPiece,
         candidate: u32,
+        pool: BufferPool,
     ) -> Result<RowBlocks> {
+        let access = row_access(pool);
         let forward = head.forward_address();
         let candidate = (candidate != 0
             && candidate != rowid.block
@@ -1206,19 +1228,17 @@ impl TransactionManager {
         numbers.sort_unstable();
         numbers.dedup();
         for number in numbers {
-            mtr.get(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?;
+            mtr.get(BlockId::new(SYSTEM_FILE, number), access)?;
         }
         // Every block is held now: these find them.
         Ok(RowBlocks {
-            head: mtr.get(rowid.block_id(), AccessKind::Lookup)?,
+            head: mtr.get(rowid.block_id(), access)?,
             migrated: match forward {
-                Some(target) => Some((mtr.get(target.block_id(), AccessKind::Lookup)?, target)),
+                Some(target) => Some((mtr.get(target.block_id(), access)?, target)),
                 None => None,
             },
             candidate: match candidate {
-                Some(number) => {
-                    Some(mtr.get(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?)
-                }
+                Some(number) => Some(mtr.get(BlockId::new(SYSTEM_FILE, number), access)?),
                 None => None,
             },
         })
@@ -1286,9 +1306,15 @@ impl TransactionManager {
     /// A block of the row's segment, other than the row's own blocks, that had room for
     /// `data_bytes` when looked at without latches: the block the head's block last migrated
     /// into, else the segment's last block. 0 when neither has room.
-    fn migration_candidate(&self, rowid: RowId, head: &RowPiece, data_bytes: usize) -> Result<u32> {
+    fn migration_candidate(
+        &self,
+        rowid: RowId,
+        head: &RowPiece,
+        data_bytes: usize,
+        pool: BufferPool,
+    ) -> Result<u32> {
         let (hint, segment_header) = {
-            let data = self.cache.read(rowid.block_id(), AccessKind::Lookup)?;
+            let data = self.cache.read(rowid.block_id(), row_access(pool))?;
             (heap::migration_target(&data), heap::segment_header(&data))
         };
         let forward_block = head.forward_address().map(|target| target.block);
@@ -1299,7 +1325,7 @@ impl TransactionManager {
             }
             let data = self
                 .cache
-                .read(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?;
+                .read(BlockId::new(SYSTEM_FILE, number), row_access(pool))?;
             Ok(block::block_type(&data) == block::BlockType::HeapData
                 && heap::fits(&data, data_bytes, reserve))
         };
@@ -1308,9 +1334,11 @@ impl TransactionManager {
         }
         if segment_header != 0 {
             let header = BlockId::new(SYSTEM_FILE, segment_header);
-            if let Some(last) = segment::used_blocks(&self.cache, header)?.last() {
-                if has_room(last.block)? {
-                    return Ok(last.block);
+            let extents = segment::used_extents(&self.cache, header, pool)?;
+            if let Some(&(first, count)) = extents.last() {
+                let last = first.block + count - 1;
+                if has_room(last)? {
+                    return Ok(last);
                 }
             }
         }
@@ -1319,7 +1347,7 @@ impl TransactionManager {
 
     /// Allocates and formats a new block of the segment of the held head block, for a row to
     /// migrate into.
-    fn new_migration_block(&self, mtr: &mut Mtr, head: Held) -> Result<Held> {
+    fn new_migration_block(&self, mtr: &mut Mtr, head: Held, pool: BufferPool) -> Result<Held> {
         let (segment_header, object_id) = {
             let data = mtr.block_ref(head);
             (heap::segment_header(data), block::object_id(data))
@@ -1331,8 +1359,8 @@ impl TransactionManager {
             )));
         }
         let header = BlockId::new(SYSTEM_FILE, segment_header);
-        let id = segment::allocate_block(mtr, &self.space, header)?;
-        let held = mtr.new_block(id)?;
+        let id = segment::allocate_block(mtr, &self.space, header, pool)?;
+        let held = mtr.new_block(id, pool)?;
         heap::format(mtr.block(held), id, object_id, segment_header);
         Ok(held)
     }
@@ -1498,6 +1526,11 @@ enum Placement {
 }
 
 /// `heap::replace` where the caller has checked that the piece fits.
+/// How a row change gets a block of its table, whose blocks go to `pool`.
+fn row_access(pool: BufferPool) -> BlockAccess {
+    AccessKind::Lookup.in_pool(pool)
+}
+
 fn replace_piece(block: &mut [u8], slot: u16, piece: &RowPiece) -> Result<()> {
     if heap::replace(block, slot, piece)? {
         Ok(())

@@ -42,7 +42,7 @@
 //! All changes to these blocks are mini-transactions, so undo is protected by redo exactly
 //! like table data: after a crash, roll forward restores the undo that rollback then uses.
 
-use crate::buffer::{AccessKind, BufferCache};
+use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::redo::mtr::Mtr;
 use crate::storage::block::{self, BlockId, BlockType};
@@ -192,14 +192,14 @@ impl UndoLayout {
 /// Formats a new undo file: header, empty transaction table, ring at its start.
 pub fn format(mtr: &mut Mtr, layout: &UndoLayout) -> Result<()> {
     let id = BlockId::new(UNDO_FILE, 0);
-    let held = mtr.new_block(id)?;
+    let held = mtr.new_block(id, BufferPool::Default)?;
     let data = mtr.block(held);
     block::format(data, id, BlockType::FileHeader, 0);
     data[32..40].copy_from_slice(UNDO_MAGIC);
     block::write_u32(data, 40, layout.total_blocks);
     for number in 1..=TX_TABLE_BLOCKS {
         let id = BlockId::new(UNDO_FILE, number);
-        let held = mtr.new_block(id)?;
+        let held = mtr.new_block(id, BufferPool::Default)?;
         let data = mtr.block(held);
         block::format(data, id, BlockType::UndoHeader, 0);
         if number == 1 {
@@ -309,7 +309,7 @@ pub fn allocate_block(
     let data = mtr.block(ring);
     block::write_u32(data, OFFSET_RING_NEXT, following);
     block::write_u32(data, OFFSET_RING_WRAP, following_wrap);
-    let held = mtr.new_block(id)?;
+    let held = mtr.new_block(id, BufferPool::Default)?;
     let data = mtr.block(held);
     block::format(data, id, BlockType::UndoData, 0);
     block::write_u64(data, OFFSET_OWNER, xid);

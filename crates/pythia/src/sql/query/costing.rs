@@ -66,7 +66,10 @@ fn source_facts(reader: &Reader, source: &Source) -> SourceFacts {
     match &source.kind {
         SourceKind::Table { table, .. } => optimizer::table_facts(
             table,
-            || segment::allocated_blocks(&reader.storage.cache, table.segment).ok(),
+            || {
+                segment::allocated_blocks(&reader.storage.cache, table.segment, table.buffer_pool)
+                    .ok()
+            },
             &reader.optimizer,
         ),
         SourceKind::Rows(rows, _) => optimizer::row_facts(rows.len() as f64, source.width),
@@ -549,6 +552,7 @@ pub(super) fn table_access(
         SourceKind::Table {
             table: table.clone(),
             access: Access::Full,
+            cache: None,
         },
         0,
         table.columns.len(),
