@@ -850,3 +850,37 @@ fn dml_reads_and_formats_blocks_in_the_tables_pool() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// An index in KEEP has its header and root read into KEEP when the dictionary loads at
+/// open, not into DEFAULT: every cached block of the index is in KEEP after a restart.
+#[test]
+fn an_index_is_opened_in_its_own_pool() {
+    let dir = temp_dir("pools-index-open");
+    let mut parameters: Vec<(&str, &str)> = BASE.to_vec();
+    parameters.extend_from_slice(SEED_EXAMPLE);
+    {
+        let instance = Instance::open(&dir, &parameters).unwrap();
+        let mut session = instance.connect().unwrap();
+        text_rows(&mut session, "CREATE TABLE kept (id NUMBER)");
+        text_rows(&mut session, "CREATE INDEX kept_id ON kept (id)");
+        text_rows(&mut session, "INSERT INTO kept VALUES (1)");
+        text_rows(&mut session, "COMMIT");
+        text_rows(
+            &mut session,
+            "ALTER INDEX kept_id STORAGE (BUFFER_POOL KEEP)",
+        );
+        drop(session);
+        instance.shutdown().unwrap();
+    }
+    let instance = Instance::open(&dir, &parameters).unwrap();
+    let mut session = instance.connect().unwrap();
+    let pools = text_rows(
+        &mut session,
+        "SELECT b.pool, count(*) FROM x$bh b, dba_objects o \
+         WHERE b.obj = o.data_object_id AND o.object_name = 'KEPT_ID' GROUP BY b.pool",
+    );
+    assert_eq!(pools.len(), 1, "{pools:?}");
+    assert_eq!(pools[0][0], "KEEP", "{pools:?}");
+    drop(session);
+    instance.shutdown().unwrap();
+}

@@ -1983,9 +1983,8 @@ fn index_from_row(
         // still the user's own CREATE TABLE, whose PRIMARY KEY clause tells.
         primary,
         buffer_pool: buffer_pool(values, 9)?,
-        tree: BTree::open(&storage.cache, header, unique)?
-            .with_purge(purge_predicate(storage))
-            .with_pool(buffer_pool(values, 9)?),
+        tree: BTree::open(&storage.cache, header, unique, buffer_pool(values, 9)?)?
+            .with_purge(purge_predicate(storage)),
         dictionary_row: rowid,
     })
 }

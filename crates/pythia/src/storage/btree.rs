@@ -584,20 +584,28 @@ impl BTree {
     }
 
     /// Opens an existing index from its segment header.
-    pub fn open(cache: &BufferCache, header: BlockId, unique: bool) -> Result<BTree> {
-        let root_number = segment::root(cache, header)?;
+    /// The index whose segment header is `header`, its header and root read into `pool`
+    /// (the index's pool: reading them into DEFAULT at the dictionary's load would leave the
+    /// index's hottest blocks outside its pool).
+    pub fn open(
+        cache: &BufferCache,
+        header: BlockId,
+        unique: bool,
+        pool: BufferPool,
+    ) -> Result<BTree> {
+        let root_number = segment::root(cache, header, pool)?;
         if root_number == 0 {
             return Err(Error::internal(format!(
                 "kdi: segment at {header} has no index root"
             )));
         }
         let root = BlockId::new(header.file, root_number);
-        expect_node(&cache.read(root, AccessKind::Index)?, root)?;
+        expect_node(&cache.read(root, AccessKind::Index.in_pool(pool))?, root)?;
         Ok(BTree {
             header,
             root,
             unique,
-            pool: BufferPool::Default,
+            pool,
             purgeable: None,
         })
     }
@@ -916,7 +924,7 @@ impl BTree {
     /// first violation. Meant for a quiescent index (concurrent splits can make a correct
     /// tree look inconsistent between two block reads).
     pub fn check(&self, cache: &BufferCache) -> Result<()> {
-        let root_number = segment::root(cache, self.header)?;
+        let root_number = segment::root(cache, self.header, self.pool)?;
         if root_number != self.root.block {
             return Err(self.violation(
                 self.header,
@@ -1919,7 +1927,7 @@ mod tests {
                 ..BTreeStatistics::default()
             }
         );
-        let reopened = BTree::open(&env.cache, tree.header(), false).unwrap();
+        let reopened = BTree::open(&env.cache, tree.header(), false, BufferPool::Default).unwrap();
         assert_eq!(reopened.root(), tree.root());
     }
 

@@ -183,9 +183,10 @@ pub fn allocated_blocks(cache: &BufferCache, header: BlockId, pool: BufferPool) 
         .sum())
 }
 
-pub fn root(cache: &BufferCache, header: BlockId) -> Result<u32> {
+/// The index root's block number, from the header read into `pool`.
+pub fn root(cache: &BufferCache, header: BlockId, pool: BufferPool) -> Result<u32> {
     Ok(block::read_u32(
-        &cache.read(header, AccessKind::Lookup)?,
+        &cache.read(header, AccessKind::Lookup.in_pool(pool))?,
         OFFSET_ROOT,
     ))
 }

@@ -629,7 +629,8 @@ impl TransactionManager {
             UndoKind::IndexInsert | UndoKind::IndexDeleteMark => {
                 let header = BlockId::from_u64(record.target);
                 let (rowid, key) = decode_index_image(&record.payload)?;
-                let tree = BTree::open(&self.cache, header, false)?;
+                // An undo record names the index, not its pool (docs/buffer-pools.md).
+                let tree = BTree::open(&self.cache, header, false, BufferPool::Default)?;
                 if record.kind == UndoKind::IndexInsert {
                     tree.remove(&self.cache, &self.log, scn, key, rowid)?;
                 } else {
