@@ -1,7 +1,7 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
-//! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer` and `midpoint`
-//! (a file each; the last two share `stuffer.rs`); with
+//! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer`, `midpoint`
+//! and `advice` (a file each; `midpoint` shares `stuffer.rs`, `advice` builds on it); with
 //! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
 //! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
 
@@ -42,6 +42,8 @@ pub fn run_lab(
             crate::stuffer::run_stuffer(true, &dir.join("lab-stuffer"))?;
             println!();
             crate::stuffer::run_midpoint(true, &dir.join("lab-midpoint"))?;
+            println!();
+            crate::advice::run(true, &dir.join("lab-advice"))?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -56,10 +58,11 @@ pub fn run_lab(
         Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),
         Some("stuffer") => crate::stuffer::run_stuffer(quick, &dir.join("lab-stuffer")),
         Some("midpoint") => crate::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
+        Some("advice") => crate::advice::run(quick, &dir.join("lab-advice")),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(
-                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint"
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, advice"
             ),
         )),
     }

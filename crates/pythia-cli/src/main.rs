@@ -11,6 +11,7 @@ mod lab;
 mod parse_cost;
 mod shell;
 
+mod advice;
 mod common;
 mod hotcursor;
 mod oltp;
@@ -50,7 +51,7 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer` or `midpoint`.
+        /// `stuffer`, `midpoint` or `advice`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]
