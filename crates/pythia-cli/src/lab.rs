@@ -1,7 +1,8 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
 //! `commit` (here), `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer`, `midpoint`
-//! `scan` and `hitpath` (a file each; `stuffer` and `midpoint` share `stuffer.rs`); with
+//! `scan`, `hitpath` and `advice` (a file each; `midpoint` shares `stuffer.rs`, `advice` builds
+//! on it); with
 //! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
 //! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
 
@@ -47,6 +48,8 @@ pub fn run_lab(
             crate::scan::run(true, &dir.join("lab-scan"))?;
             println!();
             crate::hitpath::run(true, &dir.join("lab-hitpath"))?;
+            println!();
+            crate::advice::run(true, &dir.join("lab-advice"))?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -63,10 +66,11 @@ pub fn run_lab(
         Some("midpoint") => crate::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
         Some("scan") => crate::scan::run(quick, &dir.join("lab-scan")),
         Some("hitpath") => crate::hitpath::run(quick, &dir.join("lab-hitpath")),
+        Some("advice") => crate::advice::run(quick, &dir.join("lab-advice")),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(
-                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath"
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath, advice"
             ),
         )),
     }

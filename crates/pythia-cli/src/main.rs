@@ -11,6 +11,7 @@ mod lab;
 mod parse_cost;
 mod shell;
 
+mod advice;
 mod common;
 mod hitpath;
 mod hotcursor;
@@ -52,7 +53,7 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint`, `scan` or `hitpath`.
+        /// `stuffer`, `midpoint`, `scan`, `hitpath` or `advice`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]

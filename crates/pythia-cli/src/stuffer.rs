@@ -54,7 +54,7 @@ const ITERATION_MILLIS: u64 = 11;
 /// Characters of `data_col`: enough that one row fills a 2048-byte block.
 const DATA_CHARS: usize = 1_500;
 /// The buffers of every configuration (Table 5).
-const CACHE_BUFFERS: usize = 1_000;
+pub(crate) const CACHE_BUFFERS: usize = 1_000;
 /// The fewest physical reads the seed's run could make: every block of its objects once.
 const SEED_MINIMUM_READS: u64 = 10_652;
 
@@ -151,17 +151,19 @@ const MIDPOINT_TESTS: [(&str, Option<u32>, u64, u64); 5] = [
     ("TEST4", Some(25), 12_122, 20_318),
 ];
 
-/// What one run measured: per pool (in BufferPool order) logical and physical reads, and the
-/// block gets it recorded.
-struct Run {
+/// What one run measured: per pool (in BufferPool order) logical and physical reads, the
+/// block gets it recorded, and v$db_cache_advice for the run (`lab advice`).
+pub(crate) struct Run {
     /// (pool, buffers, logical reads, physical reads) of the configured pools.
     pools: Vec<(BufferPool, usize, u64, u64)>,
-    trace: BlockTrace,
+    pub(crate) trace: BlockTrace,
     aging: [AgingParameters; 3],
+    /// (pool, BUFFERS_FOR_ESTIMATE, ESTD_PHYSICAL_READS), by pool and size.
+    pub(crate) advice: Vec<(BufferPool, usize, u64)>,
 }
 
 impl Run {
-    fn physical_reads(&self) -> u64 {
+    pub(crate) fn physical_reads(&self) -> u64 {
         self.pools.iter().map(|pool| pool.3).sum()
     }
 
@@ -216,7 +218,7 @@ pub(crate) fn open(
 
 /// Creates and loads Table 4's objects in a new database; returns (object, blocks it has,
 /// segment header included).
-fn build(dir: &Path) -> pythia::Result<Vec<(String, u64)>> {
+pub(crate) fn build(dir: &Path) -> pythia::Result<Vec<(String, u64)>> {
     let _ = std::fs::remove_dir_all(dir);
     let clock = Arc::new(VirtualClock::new(0));
     let instance = open(dir, &[], &clock)?;
@@ -266,7 +268,11 @@ fn build(dir: &Path) -> pythia::Result<Vec<(String, u64)>> {
 
 /// Restarts with `parameters`, puts each object in its pool, restarts again (the seed ran
 /// each test right after startup), and runs the 10,000 accesses, recording their block gets.
-fn stuff(dir: &Path, parameters: &[(&str, &str)], pools: &[&str; 4]) -> pythia::Result<Run> {
+pub(crate) fn stuff(
+    dir: &Path,
+    parameters: &[(&str, &str)],
+    pools: &[&str; 4],
+) -> pythia::Result<Run> {
     let clock = Arc::new(VirtualClock::new(0));
     {
         let instance = open(dir, parameters, &clock)?;
@@ -290,6 +296,12 @@ fn stuff(dir: &Path, parameters: &[(&str, &str)], pools: &[&str; 4]) -> pythia::
         )
         .ok_or_else(|| lab_error("v$buffer_pool_statistics could not be read"))
     };
+    // The cache advice's period is the run's, as the statistics' deltas are.
+    for mode in ["READY", "ON"] {
+        session.execute(&format!(
+            "ALTER SYSTEM SET db_cache_advice = {mode} SCOPE = MEMORY"
+        ))?;
+    }
     let before = statistics(&mut session)?;
     instance.cache().start_trace(1 << 20);
     for (key, second) in schedule() {
@@ -310,6 +322,18 @@ fn stuff(dir: &Path, parameters: &[(&str, &str)], pools: &[&str; 4]) -> pythia::
         )));
     }
     let after = statistics(&mut session)?;
+    let advice = query_rows(
+        &mut session,
+        "SELECT name, buffers_for_estimate, estd_physical_reads FROM v$db_cache_advice \
+         ORDER BY id, size_factor",
+    )
+    .ok_or_else(|| lab_error("v$db_cache_advice could not be read"))?
+    .iter()
+    .map(|row| {
+        let pool = BufferPool::from_name(&row[0].to_string()).unwrap_or_default();
+        (pool, integer(&row[1]) as usize, integer(&row[2]) as u64)
+    })
+    .collect();
     let layout = instance.cache().layout().clone();
     let pools = after
         .iter()
@@ -331,6 +355,7 @@ fn stuff(dir: &Path, parameters: &[(&str, &str)], pools: &[&str; 4]) -> pythia::
         pools,
         trace,
         aging,
+        advice,
     })
 }
 

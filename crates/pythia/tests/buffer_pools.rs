@@ -884,3 +884,169 @@ fn an_index_is_opened_in_its_own_pool() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// Reads `reads` rows of `advised`'s `rows`, one per block, drawn uniformly: a working set
+/// larger than the 700-buffer DEFAULT pool, so that the advice has a curve to draw.
+fn advised_workload(session: &mut Session, rows: u64, reads: u64) {
+    let select = session
+        .prepare("SELECT val FROM advised WHERE id = :1")
+        .unwrap();
+    let mut state = reads;
+    for _ in 0..reads {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        let key = (state >> 33) % rows;
+        let result = session
+            .execute_prepared(&select, &[pythia::Value::integer(key as i64)])
+            .unwrap();
+        assert_eq!(result.rows.len(), 1, "key {key}");
+    }
+}
+
+/// ESTD_PHYSICAL_READS by SIZE_FACTOR for a pool, in size order.
+fn advice_of(session: &mut Session, pool: &str) -> Vec<Vec<String>> {
+    text_rows(
+        session,
+        &format!(
+            "SELECT size_factor, buffers_for_estimate, estd_physical_reads, \
+             estd_physical_read_factor, advice_status, size_for_estimate, block_size \
+             FROM v$db_cache_advice WHERE name = '{pool}' ORDER BY size_factor"
+        ),
+    )
+}
+
+/// v$db_cache_advice after a workload that does not fit the DEFAULT pool: 20 rows per pool
+/// from 0.1 to 2.0 of its buffers; at 1.0 the physical reads v$buffer_pool_statistics
+/// measured (ESTD_PHYSICAL_READ_FACTOR 1); fewer reads estimated for larger sizes, never
+/// more; and ALTER SYSTEM turns it OFF (the last estimates stay, with ADVICE_STATUS OFF) and
+/// ON again (a new period).
+#[test]
+fn db_cache_advice_estimates_the_reads_of_twenty_sizes() {
+    let instance = open("pools-advice", SEED_EXAMPLE).unwrap();
+    let mut session = instance.connect().unwrap();
+    text_rows(
+        &mut session,
+        "CREATE TABLE advised (id NUMBER PRIMARY KEY, val VARCHAR2(1600))",
+    );
+    let insert = session
+        .prepare("INSERT INTO advised VALUES (:1, rpad('x', 1500, 'x'))")
+        .unwrap();
+    let rows = 1_000u64;
+    for id in 0..rows {
+        session
+            .execute_prepared(&insert, &[pythia::Value::integer(id as i64)])
+            .unwrap();
+    }
+    text_rows(&mut session, "COMMIT");
+    text_rows(&mut session, "ALTER SYSTEM FLUSH BUFFER_CACHE");
+    advised_workload(&mut session, rows, 4_000);
+
+    let all = text_rows(
+        &mut session,
+        "SELECT name, count(*) FROM v$db_cache_advice GROUP BY name ORDER BY name",
+    );
+    assert_eq!(
+        all,
+        vec![
+            vec!["DEFAULT", "20"],
+            vec!["KEEP", "20"],
+            vec!["RECYCLE", "20"],
+        ]
+    );
+    let default = advice_of(&mut session, "DEFAULT");
+    let measured = text_rows(
+        &mut session,
+        "SELECT physical_reads FROM v$buffer_pool_statistics WHERE name = 'DEFAULT'",
+    );
+    let factors: Vec<&str> = default.iter().map(|row| row[0].as_str()).collect();
+    assert_eq!(factors[0], ".1", "as Oracle writes numbers");
+    assert_eq!(factors[9], "1");
+    assert_eq!(factors[19], "2");
+    assert_eq!(default[0][1], "70");
+    assert_eq!(default[19][1], "1400");
+    let current = &default[9];
+    assert_eq!(current[1], "700");
+    assert_eq!(
+        current[2], measured[0][0],
+        "the 1.0 row is what the pool measured"
+    );
+    assert_eq!(current[3], "1");
+    assert_eq!(current[4], "ON");
+    assert_eq!(current[5], "1.37", "700 buffers of 2 KiB in MB");
+    assert_eq!(current[6], "2048");
+    let estimates: Vec<u64> = default.iter().map(|row| number(&row[2])).collect();
+    assert!(
+        estimates.windows(2).all(|pair| pair[0] >= pair[1]),
+        "non-increasing: {estimates:?}"
+    );
+    assert!(
+        estimates[0] > estimates[9] && estimates[9] > estimates[19],
+        "a pool too small for the working set: {estimates:?}"
+    );
+    // The idle KEEP pool read nothing: no factor (NULL), no reads estimated.
+    let keep = advice_of(&mut session, "KEEP");
+    assert!(keep.iter().all(|row| row[2] == "0" && row[3].is_empty()));
+    let sampled = text_rows(
+        &mut session,
+        "SELECT gets FROM v$latch WHERE name = 'simulator lru latch'",
+    );
+    assert!(number(&sampled[0][0]) > 0, "sampled gets take the latch");
+
+    // OFF: the last period's estimates stay, shown OFF; more reads change nothing.
+    text_rows(&mut session, "ALTER SYSTEM SET db_cache_advice = OFF");
+    advised_workload(&mut session, rows, 500);
+    let off = advice_of(&mut session, "DEFAULT");
+    assert!(off.iter().all(|row| row[4] == "OFF"));
+    let columns = |rows: &[Vec<String>]| -> Vec<(String, String)> {
+        rows.iter()
+            .map(|row| (row[0].clone(), row[2].clone()))
+            .collect()
+    };
+    assert_eq!(columns(&off), columns(&default));
+    assert_eq!(
+        text_rows(
+            &mut session,
+            "SELECT value FROM v$parameter WHERE name = 'db_cache_advice'"
+        ),
+        vec![vec!["OFF"]]
+    );
+
+    // ON again: a new period, which has read nothing yet.
+    text_rows(&mut session, "ALTER SYSTEM SET db_cache_advice = ON");
+    let fresh = advice_of(&mut session, "DEFAULT");
+    assert!(fresh.iter().all(|row| row[2] == "0" && row[4] == "ON"));
+    advised_workload(&mut session, rows, 500);
+    let again = advice_of(&mut session, "DEFAULT");
+    assert!(number(&again[0][2]) > 0);
+    drop(session);
+    instance.shutdown().unwrap();
+}
+
+/// Started OFF the advice has no period to show estimates of: no rows. READY allocates its
+/// lists without collecting; ON collects. The sample factor is bounded (1 to 1024).
+#[test]
+fn db_cache_advice_off_at_startup_shows_no_rows_until_turned_on() {
+    let instance = open(
+        "pools-advice-off",
+        &[("db_cache_size", "4M"), ("db_cache_advice", "OFF")],
+    )
+    .unwrap();
+    let mut session = instance.connect().unwrap();
+    let count = |session: &mut Session| {
+        number(&text_rows(session, "SELECT count(*) FROM v$db_cache_advice")[0][0])
+    };
+    assert_eq!(count(&mut session), 0);
+    text_rows(&mut session, "ALTER SYSTEM SET db_cache_advice = READY");
+    text_rows(&mut session, "SELECT count(*) FROM dual");
+    assert_eq!(count(&mut session), 0, "READY collects nothing");
+    text_rows(&mut session, "ALTER SYSTEM SET db_cache_advice = ON");
+    assert_eq!(count(&mut session), 20);
+    drop(session);
+    instance.shutdown().unwrap();
+    let error = open_error(
+        "pools-advice-factor",
+        &[("_db_cache_advice_sample_factor", "0")],
+    );
+    assert_eq!(error.code(), 96, "{error}");
+}

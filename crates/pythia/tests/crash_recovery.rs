@@ -106,7 +106,7 @@ fn workload(
     migrate: bool,
 ) -> (BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>) {
     let transactions = instance.transactions();
-    let tree = BTree::open(instance.cache(), objects.index, true).unwrap();
+    let tree = BTree::open(instance.cache(), objects.index, true, BufferPool::Default).unwrap();
     let hint = AtomicU64::new(0);
     let mut committed = BTreeSet::new();
     for number in 0..10_000u64 {
@@ -215,7 +215,7 @@ fn check_after_recovery(
         extra.len()
     );
     // The index holds a live entry for exactly the visible rows.
-    let tree = BTree::open(instance.cache(), objects.index, true).unwrap();
+    let tree = BTree::open(instance.cache(), objects.index, true, BufferPool::Default).unwrap();
     tree.check(instance.cache()).unwrap();
     let mut entries = BTreeSet::new();
     for entry in tree.range(instance.cache(), None, None) {
@@ -283,7 +283,7 @@ fn clean_shutdown_and_reopen_keeps_everything_and_needs_no_recovery_work() {
     let (committed, _) = {
         // Bounded: stop after a fixed number of transactions by crashing nothing.
         let transactions = instance.transactions();
-        let tree = BTree::open(instance.cache(), objects.index, true).unwrap();
+        let tree = BTree::open(instance.cache(), objects.index, true, BufferPool::Default).unwrap();
         let hint = AtomicU64::new(0);
         let mut committed = BTreeSet::new();
         for number in 0..300u64 {

@@ -35,6 +35,10 @@
 //!
 //! Statistics: `consistent gets` for read access, `db block gets` for current-mode (write)
 //! access, both in `session logical reads`; physical reads and writes come from the file set.
+//!
+//! Every block get starts in `pin`, which also feeds the lab's recording (`start_trace`) and
+//! the cache advice (`set_advice`, v$db_cache_advice: `buffer/advice.rs`): each costs one
+//! relaxed load while off.
 
 use std::collections::HashMap;
 use std::sync::atomic::{AtomicBool, AtomicU32, AtomicU64, AtomicUsize, Ordering};
@@ -43,6 +47,7 @@ use std::sync::Arc;
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rustc_hash::FxHashMap;
 
+use crate::buffer::advice::{AdviceMode, AdviceRow, CacheAdvice};
 use crate::buffer::policy::{
     AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy,
 };
@@ -224,6 +229,8 @@ pub struct BufferCache {
     /// The instance's `db_file_multiblock_read_count`, for the full scans that run outside a
     /// session's statement (DDL reading a table); a statement's scans use its session's.
     multiblock_read_count: AtomicUsize,
+    /// v$db_cache_advice's simulation (`buffer/advice.rs`), OFF until `set_advice`.
+    advice: CacheAdvice,
 }
 
 /// How the cache posts DBWR: the working set that needs clean buffers, or None for all.
@@ -390,6 +397,13 @@ struct MappedFrame<'a> {
     content: RwLockWriteGuard<'a, Box<[u8]>>,
 }
 
+/// The working set (an index among `sets` of a pool) a block's address hashes to: where it
+/// is read, and whose advice list simulates it.
+fn home_set(id: BlockId, sets: usize) -> usize {
+    let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
+    (hash % sets as u64) as usize
+}
+
 /// One buffer as x$bh shows it.
 #[derive(Clone, Debug)]
 pub struct BufferHeader {
@@ -511,6 +525,10 @@ impl BufferCache {
         let partitions = (0..partition_count)
             .map(|_| RwLatch::new(LatchName::CacheBuffersChains, FxHashMap::default()))
             .collect();
+        let set_buffers = pool_sets
+            .clone()
+            .map(|range| sets[range].iter().map(|set| set.count).collect());
+        let advice = CacheAdvice::new(set_buffers, layout.advice_sample_factor);
         BufferCache {
             block_size,
             frames,
@@ -528,6 +546,7 @@ impl BufferCache {
             clock,
             trace: TraceRecorder::default(),
             multiblock_read_count: AtomicUsize::new(Self::MULTIBLOCK_READ_COUNT_DEFAULT),
+            advice,
         }
     }
 
@@ -557,6 +576,22 @@ impl BufferCache {
     pub fn set_multiblock_read_count(&self, blocks: usize) {
         self.multiblock_read_count
             .store(blocks.max(1), Ordering::Relaxed);
+    }
+
+    /// Turns the cache advice OFF, READY or ON (`db_cache_advice`); turning it ON starts a new
+    /// period of v$db_cache_advice.
+    pub fn set_advice(&self, mode: AdviceMode) {
+        self.advice
+            .set_mode(mode, |pool| self.pool_physical_reads(pool));
+    }
+
+    pub fn advice_mode(&self) -> AdviceMode {
+        self.advice.mode()
+    }
+
+    /// v$db_cache_advice: 20 rows per pool, once the advice has been ON.
+    pub fn cache_advice(&self) -> Vec<AdviceRow> {
+        self.advice.rows(|pool| self.pool_physical_reads(pool))
     }
 
     pub fn block_size(&self) -> usize {
@@ -625,9 +660,16 @@ impl BufferCache {
     fn sets_for(&self, id: BlockId, pool: BufferPool) -> impl Iterator<Item = &WorkingSet> {
         let range = self.pool_range(pool);
         let count = range.len();
-        let hash = id.to_u64().wrapping_mul(0x9E37_79B9_7F4A_7C15) >> 40;
-        let first = (hash % count as u64) as usize;
+        let first = home_set(id, count);
         (0..count).map(move |offset| &self.sets[range.start + (first + offset) % count])
+    }
+
+    /// Physical reads of a pool's working sets so far.
+    fn pool_physical_reads(&self, pool: BufferPool) -> u64 {
+        self.sets[self.pool_sets[pool.index()].clone()]
+            .iter()
+            .map(|set| set.statistics.physical_reads.load(Ordering::Relaxed))
+            .sum()
     }
 
     fn touched(&self, frame: FrameId) {
@@ -907,6 +949,13 @@ impl BufferCache {
                     second: self.clock.seconds(),
                 },
             });
+        }
+        if self.advice.is_collecting() {
+            // Simulated in the pool that served the get, in the set its address hashes to.
+            let pool = self.set_of(frame).pool;
+            let sets = self.pool_range(pool).len();
+            self.advice
+                .record(pool, id.to_u64(), home_set(id, sets), !fresh);
         }
         Ok(frame)
     }
@@ -1484,6 +1533,8 @@ impl BufferCache {
     /// first). Returns the number dropped.
     pub fn flush(&self) -> Result<usize> {
         self.write_dirty_up_to(u64::MAX)?;
+        // The advice's lists are caches too: a rerun at another size would be flushed alike.
+        self.advice.flush();
         let mut dropped = 0;
         for (index, state) in self.frames.iter().enumerate() {
             let tag = state.tag.load(Ordering::Acquire);

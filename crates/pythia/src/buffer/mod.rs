@@ -5,6 +5,7 @@
 //! up its block ('cache buffers lru chain'); DBWR ([`dbwr`]) writes dirty buffers in the
 //! background, in checkpoint order, after the redo that describes them (the write-ahead
 //! rule). Access is through guards: dropping a guard releases the pin and the content lock.
+pub mod advice;
 mod cache;
 pub mod dbwr;
 pub mod policy;
@@ -13,6 +14,7 @@ pub mod simulate;
 pub mod touch_count;
 pub mod trace;
 
+pub use advice::{AdviceMode, AdviceRow};
 pub use cache::{
     BlockAccess, BlockRead, BlockWrite, BufferCache, BufferHeader, HolderImage, PoolStatistics,
     RedoFlusher, WorkingSetRow,

@@ -111,6 +111,9 @@ pub struct CacheLayout {
     /// `_small_table_threshold`: a table of at most this many blocks is scanned into the
     /// midpoint like any read; a larger one's scanned blocks enter at the cold end.
     pub small_table_blocks: usize,
+    /// `_db_cache_advice_sample_factor`: the cache advice simulates one block in this many
+    /// (`buffer/advice.rs`).
+    pub advice_sample_factor: usize,
 }
 
 impl CacheLayout {
@@ -129,6 +132,7 @@ impl CacheLayout {
             aging: AgingParameters::DEFAULT_POOL,
             percent_hot: [50, 0, 0],
             small_table_blocks: Self::derived_small_table_blocks(buffers),
+            advice_sample_factor: crate::buffer::advice::SAMPLE_FACTOR_DEFAULT,
         }
     }
 

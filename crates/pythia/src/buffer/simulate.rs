@@ -283,6 +283,19 @@ pub fn two_q(buffers: usize, trace: &[Access]) -> Outcome {
     outcome
 }
 
+/// Lookups of `blocks` in order, all at second 0: a trace for tests.
+#[cfg(test)]
+pub(crate) fn lookups(blocks: &[u64]) -> Vec<Access> {
+    blocks
+        .iter()
+        .map(|&block| Access {
+            block,
+            kind: AccessKind::Lookup,
+            second: 0,
+        })
+        .collect()
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;
@@ -292,17 +305,6 @@ mod tests {
     use super::*;
     use crate::buffer::policy::{ClassicLruPolicy, ClockPolicy};
     use crate::buffer::touch_count::{AgingParameters, TouchCountPolicy};
-
-    fn lookups(blocks: &[u64]) -> Vec<Access> {
-        blocks
-            .iter()
-            .map(|&block| Access {
-                block,
-                kind: AccessKind::Lookup,
-                second: 0,
-            })
-            .collect()
-    }
 
     /// The textbook reference string (Silberschatz et al., *Operating System Concepts*): with
     /// 3 frames, 12 faults under LRU and 9 under the optimal replacement.

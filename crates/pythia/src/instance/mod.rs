@@ -31,7 +31,9 @@ use parking_lot::Mutex;
 
 use crate::buffer::dbwr::Dbwr;
 use crate::buffer::pools::{parse_pool_size, CacheLayout, LruAlgorithm, WORKING_SET_BUFFERS_MIN};
-use crate::buffer::{AgingClock, AgingParameters, BufferCache, CoarseClock, RedoFlusher};
+use crate::buffer::{
+    AdviceMode, AgingClock, AgingParameters, BufferCache, CoarseClock, RedoFlusher,
+};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::redo::controlfile::{ControlData, ControlFile};
@@ -126,6 +128,11 @@ impl InstanceConfig {
     }
 }
 
+/// The cache advice's mode `db_cache_advice` names (the parameter's values are its words).
+fn advice_mode(parameters: &Parameters) -> AdviceMode {
+    AdviceMode::from_name(&parameters.get_string(names::DB_CACHE_ADVICE)).unwrap_or_default()
+}
+
 /// The buffer pools the parameters ask for (`docs/buffer-pools.md`): the Oracle8 parameters
 /// (`db_block_buffers`, `db_block_lru_latches`, `buffer_pool_keep`, `buffer_pool_recycle`) or
 /// the modern ones (`db_cache_size` — `cache_bytes` here —, `db_keep_cache_size`,
@@ -196,6 +203,8 @@ fn cache_layout(
     if let threshold @ 1.. = parameters.get_integer(names::SMALL_TABLE_THRESHOLD) {
         layout.small_table_blocks = threshold as usize;
     }
+    layout.advice_sample_factor =
+        parameters.get_integer(names::DB_CACHE_ADVICE_SAMPLE_FACTOR) as usize;
     layout.check(cpus)?;
     Ok(layout)
 }
@@ -348,6 +357,7 @@ impl Instance {
         cache.set_multiblock_read_count(
             parameters.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT) as usize,
         );
+        cache.set_advice(advice_mode(&parameters));
         let space = Arc::new(SpaceManager::new(block_size));
         let layout = UndoLayout {
             block_size,
@@ -627,6 +637,9 @@ impl Instance {
             self.cache.set_multiblock_read_count(
                 changed.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT) as usize,
             );
+        }
+        if scope != parameters::AlterSystemScope::Spfile && name == names::DB_CACHE_ADVICE {
+            self.cache.set_advice(advice_mode(&changed));
         }
         *parameters = changed;
         if scope != parameters::AlterSystemScope::Spfile {

@@ -138,6 +138,7 @@ pub mod names {
     pub const DB_KEEP_CACHE_SIZE: &str = "db_keep_cache_size";
     pub const DB_RECYCLE_CACHE_SIZE: &str = "db_recycle_cache_size";
     pub const DB_CACHE_ADVICE: &str = "db_cache_advice";
+    pub const DB_CACHE_ADVICE_SAMPLE_FACTOR: &str = "_db_cache_advice_sample_factor";
     pub const BUFFER_POOL_KEEP: &str = "buffer_pool_keep";
     pub const BUFFER_POOL_RECYCLE: &str = "buffer_pool_recycle";
     pub const DB_BLOCK_BUFFERS: &str = "db_block_buffers";
@@ -713,6 +714,16 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::Immediate,
         isses_modifiable: false,
         description: "Amount to spin waiting for a latch",
+    },
+    // The advice simulates the blocks of 1/factor of the address hash space in lists of
+    // 1/factor of the buffers (buffer/advice.rs).
+    Definition {
+        name: names::DB_CACHE_ADVICE_SAMPLE_FACTOR,
+        kind: Kind::integer(1, 1024),
+        default: DefaultValue::Text("4"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "cache advisory sampling factor",
     },
 ];
 

@@ -13,9 +13,15 @@
 //!   working set and pool, its neighbours in the set's replacement list (NXT_REPL towards
 //!   the LRU end, PRV_REPL towards the MRU end) and Pythia's POSITION there (0: MRU end).
 //!   **v$bh** shows the buffers that hold a block, with Oracle's v$bh columns.
+//! - **v$db_cache_advice**: 20 rows per pool (SIZE_FACTOR 0.1 to 2.0), the physical reads it
+//!   would have made at each size (`buffer/advice.rs`), once `db_cache_advice` has been ON;
+//!   ADVICE_STATUS is ON while it collects and OFF otherwise (Oracle's VARCHAR2(3): READY,
+//!   which does not collect, shows OFF), the estimates then those of the last period.
+
+use rust_decimal::Decimal;
 
 use super::registry::FixedView;
-use super::table::{number, raw, text, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
+use super::table::{number, quotient, raw, text, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
 use super::ViewContext;
 use crate::buffer::{BufferHeader, BufferPool};
 use crate::types::Value;
@@ -45,6 +51,11 @@ pub(super) const VIEWS: &[FixedView] = &[
         name: "V$BH",
         columns: V_BH_COLUMNS,
         rows: v_bh_rows,
+    },
+    FixedView {
+        name: "V$DB_CACHE_ADVICE",
+        columns: DB_CACHE_ADVICE_COLUMNS,
+        rows: db_cache_advice_rows,
     },
 ];
 
@@ -332,6 +343,53 @@ fn v_bh_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 text(header.pool.name()),
                 number(u64::from(header.touch_count)),
             ])
+        })
+        .collect()
+}
+
+const DB_CACHE_ADVICE_COLUMNS: Columns = &[
+    ("ID", NUMBER),
+    ("NAME", varchar2(20)),
+    ("BLOCK_SIZE", NUMBER),
+    ("ADVICE_STATUS", varchar2(3)),
+    ("SIZE_FOR_ESTIMATE", NUMBER),
+    ("SIZE_FACTOR", NUMBER),
+    ("BUFFERS_FOR_ESTIMATE", NUMBER),
+    ("ESTD_PHYSICAL_READ_FACTOR", NUMBER),
+    ("ESTD_PHYSICAL_READS", NUMBER),
+];
+
+/// `numerator / divisor` rounded to `places` decimals.
+fn decimal(numerator: u64, divisor: u64, places: u32) -> Value {
+    quotient(Decimal::from(numerator), Decimal::from(divisor), places)
+}
+
+fn db_cache_advice_rows(context: &ViewContext) -> Vec<Vec<Value>> {
+    let Some(cache) = &context.buffer_cache else {
+        return Vec::new();
+    };
+    let block_size = cache.block_size() as u64;
+    cache
+        .cache_advice()
+        .into_iter()
+        .map(|row| {
+            // NULL where the pool read nothing at its size (Oracle's rule).
+            let read_factor = if row.measured_reads == 0 {
+                Value::Null
+            } else {
+                decimal(row.estimated_reads, row.measured_reads, 4)
+            };
+            vec![
+                number(row.pool.index() as u64 + 1),
+                text(row.pool.name()),
+                number(block_size),
+                text(if row.collecting { "ON" } else { "OFF" }),
+                decimal(row.buffers as u64 * block_size, 1 << 20, 2),
+                decimal(row.size_factor_tenths as u64, 10, 1),
+                number(row.buffers as u64),
+                read_factor,
+                number(row.estimated_reads),
+            ]
         })
         .collect()
 }

@@ -19,6 +19,7 @@
 //!   library_cache.rs v$librarycache v$sql v$sqlarea v$sqltext v$sql_shared_cursor
 //!                  v$open_cursor v$sgastat v$db_object_cache x$kghlu
 //!   buffer_cache.rs v$buffer_pool v$buffer_pool_statistics x$kcbwds x$bh v$bh
+//!                  v$db_cache_advice
 //!   registry.rs    the list of views, lookup by name, v$fixed_table
 //!        |
 //!        v  crate::instrumentation::{system_statistics, session_events, latches, ...}

@@ -51,10 +51,15 @@ pub(super) fn average_centiseconds(total_micros: u64, count: u64) -> Value {
         return number(0);
     }
     let divisor = Decimal::from(count) * Decimal::from(MICROS_PER_CENTISECOND);
-    let average = Decimal::from(total_micros) / divisor;
+    quotient(Decimal::from(total_micros), divisor, 2)
+}
+
+/// `numerator / divisor` (not zero) rounded to `places` decimals, halves away from zero, as
+/// Oracle's ROUND.
+pub(super) fn quotient(numerator: Decimal, divisor: Decimal, places: u32) -> Value {
     Value::Number(
-        average
-            .round_dp_with_strategy(2, RoundingStrategy::MidpointAwayFromZero)
+        (numerator / divisor)
+            .round_dp_with_strategy(places, RoundingStrategy::MidpointAwayFromZero)
             .normalize(),
     )
 }
