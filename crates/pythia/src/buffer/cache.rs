@@ -178,9 +178,10 @@ pub struct PoolStatistics {
     pub pool: BufferPool,
     /// Buffers in the largest working set (SET_MSIZE).
     pub largest_set: usize,
-    /// Buffers on the replacement lists, dirty, and in all (CNUM_REPL, CNUM_WRITE, CNUM_SET).
+    /// Buffers on the replacement lists, on the write lists, and in all (CNUM_REPL,
+    /// CNUM_WRITE, CNUM_SET).
     pub on_lists: usize,
-    pub dirty: usize,
+    pub on_write_lists: usize,
     pub buffers: usize,
     pub buffers_got: u64,
     pub buffers_written: u64,
@@ -740,10 +741,7 @@ impl BufferCache {
             let load = |counter: &AtomicU64| counter.load(Ordering::Relaxed);
             row.largest_set = row.largest_set.max(set.count);
             row.on_lists += set.policy.positions().len();
-            row.dirty += self.frames[set.first..set.first + set.count]
-                .iter()
-                .filter(|frame| frame.dirty.load(Ordering::Relaxed))
-                .count();
+            row.on_write_lists += set.write_list.lock().len();
             row.buffers += set.count;
             row.buffers_got += load(&statistics.buffers_got);
             row.buffers_written += load(&statistics.physical_writes);
@@ -830,7 +828,9 @@ impl BufferCache {
             }
             let id = BlockId::from_u64(tag);
             let partition = self.partition(id).read();
-            if partition.get(&id) == Some(&frame) {
+            if partition.get(&id) == Some(&frame)
+                && self.frames[frame].valid.load(Ordering::Acquire)
+            {
                 let set = self.set_of(frame);
                 set.policy.inserted(set.local(frame), AccessKind::Scan);
             }
@@ -1214,10 +1214,27 @@ impl BufferCache {
             return Ok(frame);
         }
         for round in 0..Self::FREE_BUFFER_ROUNDS_MAX {
+            let write_dirty = !self.dbwr_running.load(Ordering::Acquire)
+                || round >= Self::FREE_BUFFER_SELF_WRITE_ROUNDS;
+            if write_dirty {
+                // No DBWR to do it (or it is too slow): write what the scans put on the
+                // write lists, and the dirty buffers the scan meets, before waiting.
+                for set in self.sets_for(id, pool) {
+                    let index = usize::from(self.set_of_frame[set.first]);
+                    self.clean_sets(&|other| other == index, Self::LARGE_DIRTY_QUEUE, false)?;
+                }
+                for set in self.sets_for(id, pool) {
+                    if let Some(frame) = self.evict_one(set, true)? {
+                        return Ok(frame);
+                    }
+                }
+            }
             // Every buffer is pinned, dirty (on its write list now), being written, or
-            // latched by a change in progress: post DBWR and wait for it and for the changes
-            // to finish, then look again.
-            self.wake_dbwr(None);
+            // latched by a change in progress: post the pool's writers and wait for them and
+            // for the changes to finish, then look again.
+            for set in self.sets_for(id, pool) {
+                self.wake_dbwr(Some(usize::from(self.set_of_frame[set.first])));
+            }
             if let Some(set) = self.sets_for(id, pool).next() {
                 set.statistics
                     .free_buffer_waits
@@ -1228,18 +1245,11 @@ impl BufferCache {
             if let Some(frame) = self.sets_for(id, pool).find_map(|set| self.pop_free(set)) {
                 return Ok(frame);
             }
-            let write_dirty = !self.dbwr_running.load(Ordering::Acquire)
-                || round >= Self::FREE_BUFFER_SELF_WRITE_ROUNDS;
-            if write_dirty {
-                // No DBWR to do it: write what the scans put on the write lists.
+            if !write_dirty {
                 for set in self.sets_for(id, pool) {
-                    let index = usize::from(self.set_of_frame[set.first]);
-                    self.clean_sets(&|other| other == index, Self::LARGE_DIRTY_QUEUE, false)?;
-                }
-            }
-            for set in self.sets_for(id, pool) {
-                if let Some(frame) = self.evict_one(set, write_dirty)? {
-                    return Ok(frame);
+                    if let Some(frame) = self.evict_one(set, false)? {
+                        return Ok(frame);
+                    }
                 }
             }
         }
@@ -1357,6 +1367,9 @@ impl BufferCache {
             state.pins.store(1, Ordering::Release);
             drop(partition);
             set.policy.removed(local);
+            if dirty_met > 0 {
+                self.wake_dbwr(Some(usize::from(self.set_of_frame[set.first])));
+            }
             return Ok(Some(frame));
         }
         if dirty_met > 0 {
@@ -1552,6 +1565,11 @@ impl BufferCache {
                 drop(partition);
                 let set = self.set_of(index);
                 set.policy.removed(set.local(index));
+                // Off its write list too: a freed frame is on no list but the free list.
+                if state.on_write_list.load(Ordering::Acquire) {
+                    set.write_list.lock().retain(|&(frame, _)| frame != index);
+                    state.on_write_list.store(false, Ordering::Release);
+                }
                 set.free.lock().push(index);
                 dropped += 1;
             }

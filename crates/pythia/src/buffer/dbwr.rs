@@ -115,7 +115,9 @@ impl Dbwr {
         let mut requests = self.requests.lock();
         if lsn > requests.completed {
             requests.checkpoint_target = Some(requests.checkpoint_target.unwrap_or(0).max(lsn));
-            self.posted.notify_one();
+            // Every writer waits on this condition variable and only DBW0 takes checkpoints:
+            // wake them all, or DBW0 could sleep on while another writer swallowed the wake.
+            self.posted.notify_all();
         }
     }
 
@@ -147,8 +149,9 @@ impl Dbwr {
 
     /// Writer `writer`'s main loop (DBW0 is writer 0, and alone takes checkpoints).
     pub fn run(&self, writer: usize) {
+        let mut last_incremental = std::time::Instant::now();
         while !self.shutdown.load(Ordering::Acquire) {
-            let (posted, target) = {
+            let target = {
                 let mut requests = self.requests.lock();
                 let waiting = |requests: &Requests| {
                     !requests.posted[writer]
@@ -159,20 +162,27 @@ impl Dbwr {
                     let _idle = instrumentation::wait(WaitEvent::RdbmsIpcMessage, 300, 0, 0);
                     self.posted.wait_for(&mut requests, DBWR_TIMEOUT);
                 }
-                let posted = std::mem::take(&mut requests.posted[writer]);
-                let target = if writer == 0 {
+                requests.posted[writer] = false;
+                if writer == 0 {
                     requests.checkpoint_target.take()
                 } else {
                     None
-                };
-                (posted, target)
+                }
             };
-            let result = match target {
+            // A checkpoint first; then, posted or not (a wake-up by timeout drains the write
+            // lists too, so that no buffer waits there for a post), the writer's own sets; and
+            // for DBW0 the incremental checkpoint every DBWR_TIMEOUT however often it is posted.
+            let mut result = match target {
                 Some(lsn) => self.do_checkpoint(lsn),
-                None if posted => self.clean_ahead(writer),
-                None if writer == 0 => self.incremental_checkpoint(),
                 None => Ok(()),
             };
+            if result.is_ok() {
+                result = self.clean_ahead(writer);
+            }
+            if result.is_ok() && writer == 0 && last_incremental.elapsed() >= DBWR_TIMEOUT {
+                last_incremental = std::time::Instant::now();
+                result = self.incremental_checkpoint();
+            }
             if let Err(error) = result {
                 let mut requests = self.requests.lock();
                 requests.failure = Some(error);

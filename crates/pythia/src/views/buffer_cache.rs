@@ -155,7 +155,7 @@ fn buffer_pool_statistics_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 number(block_size),
                 number(row.largest_set as u64),
                 number(row.on_lists as u64),
-                number(row.dirty as u64),
+                number(row.on_write_lists as u64),
                 number(row.buffers as u64),
                 number(row.buffers_got),
                 number(row.buffers_written),
