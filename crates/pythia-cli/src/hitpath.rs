@@ -51,10 +51,21 @@ fn median(rates: &[f64]) -> f64 {
     sorted[sorted.len() / 2]
 }
 
+/// Which blocks each thread reads.
+#[derive(Clone, Copy, PartialEq, Eq)]
+enum Blocks {
+    /// Each thread its own half of the table: sessions working on different rows.
+    Own,
+    /// Every thread all of them: sessions reading the same rows, whose buffers' pins, content
+    /// locks and hash chain latches they all write.
+    Shared,
+}
+
 /// Gets per second of `threads` threads reading `blocks` at random for `millis`.
 fn measure(
     instance: &Arc<Instance>,
     blocks: &[pythia::storage::block::BlockId],
+    mode: Blocks,
     threads: usize,
     millis: u64,
 ) -> pythia::Result<f64> {
@@ -79,7 +90,13 @@ fn measure(
                 let mut gets = 0u64;
                 while !stop.load(Ordering::Relaxed) {
                     for _ in 0..256 {
-                        let block = blocks[rng.below(blocks.len() as u64) as usize];
+                        let block = match mode {
+                            Blocks::Shared => blocks[rng.below(blocks.len() as u64) as usize],
+                            Blocks::Own => {
+                                let share = blocks.len() / threads;
+                                blocks[number * share + rng.below(share as u64) as usize]
+                            }
+                        };
                         match instance.cache().read(block, AccessKind::Lookup) {
                             Ok(read) => drop(read),
                             Err(_) => {
@@ -135,15 +152,20 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     );
     // With the cache advice as configured (ON by default: one get in four is simulated under
     // its working set's 'simulator lru latch'), then OFF.
-    for advice in ["ON", "OFF"] {
+    for (advice, mode) in [
+        ("ON", Blocks::Own),
+        ("ON", Blocks::Shared),
+        ("OFF", Blocks::Own),
+        ("OFF", Blocks::Shared),
+    ] {
         session.execute(&format!(
             "ALTER SYSTEM SET db_cache_advice = {advice} SCOPE = MEMORY"
         ))?;
         let mut one = Vec::new();
         let mut two = Vec::new();
         for _ in 0..rounds(quick) {
-            one.push(measure(&instance, &blocks, 1, round_millis(quick))?);
-            two.push(measure(&instance, &blocks, 2, round_millis(quick))?);
+            one.push(measure(&instance, &blocks, mode, 1, round_millis(quick))?);
+            two.push(measure(&instance, &blocks, mode, 2, round_millis(quick))?);
         }
         let mut table = Table::new();
         table.set_header(vec![
@@ -164,7 +186,11 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
                     .join(" "),
             ]);
         }
-        println!("db_cache_advice = {advice}\n{table}");
+        let reading = match mode {
+            Blocks::Own => "each thread its own half of the blocks",
+            Blocks::Shared => "every thread all the blocks",
+        };
+        println!("db_cache_advice = {advice}, {reading}\n{table}");
         println!(
             "2 threads / 1 thread: best {:.2}x, median {:.2}x (target: at least 1.7x)",
             best(&two) / best(&one),

@@ -520,9 +520,14 @@ impl BufferCache {
                 holder_image: parking_lot::Mutex::new(None),
             })
             .collect();
-        // One 'cache buffers chains' latch per 32 buffers, as a power of two (Oracle sizes
-        // _db_block_hash_latches from the cache size in the same spirit).
-        let partition_count = (frame_count / 32).max(4).next_power_of_two();
+        // One 'cache buffers chains' latch per 2 buffers, as a power of two, at most
+        // HASH_LATCHES_MAX (Oracle sizes _db_block_hash_latches from the cache size in the
+        // same spirit). Every get writes its latch's word and counters: with one latch per 32
+        // buffers two sessions reading different blocks kept sharing latches, and their
+        // cache lines moved between the CPUs at nearly every get (`lab hitpath`).
+        let partition_count = (frame_count / 2)
+            .clamp(4, Self::HASH_LATCHES_MAX)
+            .next_power_of_two();
         let partitions = (0..partition_count)
             .map(|_| RwLatch::new(LatchName::CacheBuffersChains, FxHashMap::default()))
             .collect();
@@ -564,6 +569,9 @@ impl BufferCache {
     pub fn stop_trace(&self) -> BlockTrace {
         self.trace.stop()
     }
+
+    /// Most 'cache buffers chains' latches a cache has (a power of two).
+    pub const HASH_LATCHES_MAX: usize = 1 << 16;
 
     /// `db_file_multiblock_read_count`'s default.
     pub const MULTIBLOCK_READ_COUNT_DEFAULT: usize = 128;
