@@ -31,7 +31,7 @@ use comfy_table::Table;
 use pythia::buffer::simulate::{self, Access, Outcome};
 use pythia::buffer::{
     AccessKind, AgingParameters, BlockTrace, BufferPool, ClassicLruPolicy, ClockPolicy,
-    TouchCountPolicy, VirtualClock,
+    TouchCountPolicy, TracedAccess, VirtualClock,
 };
 use pythia::{Instance, Value};
 
@@ -517,7 +517,7 @@ const TABLE_8: SeedObjects = SeedObjects {
 /// nested loop's six gets (LARGE_TBL_PK root and leaf, the LARGE_TBL row, LOOKUP_TBL_PK root
 /// and leaf, the LOOKUP_TBL row), each with the pool `pools` gives its object. Replaying it
 /// separates what our larger index entries change from what the policy does.
-fn seed_trace(objects: SeedObjects, pools: &[&str; 4]) -> Vec<(BufferPool, Access)> {
+fn seed_trace(objects: SeedObjects, pools: &[&str; 4]) -> BlockTrace {
     let pool = |object: usize| BufferPool::from_name(pools[object]).unwrap_or_default();
     // Block numbers: each object in its own range.
     const LARGE: u64 = 1 << 32;
@@ -542,17 +542,20 @@ fn seed_trace(objects: SeedObjects, pools: &[&str; 4]) -> Vec<(BufferPool, Acces
             ),
             (2, LOOKUP + lookup),
         ] {
-            trace.push((
-                pool(object),
-                Access {
+            trace.push(TracedAccess {
+                pool: pool(object),
+                access: Access {
                     block,
                     kind: AccessKind::Lookup,
                     second,
                 },
-            ));
+            });
         }
     }
-    trace
+    BlockTrace {
+        accesses: trace,
+        dropped: 0,
+    }
 }
 
 /// Physical reads of the seed's own objects replayed through pools of `buffers` (pool name,
@@ -570,11 +573,7 @@ fn seed_model(
         let Some(pool) = BufferPool::from_name(name) else {
             continue;
         };
-        let gets: Vec<Access> = trace
-            .iter()
-            .filter(|(of, _)| *of == pool)
-            .map(|(_, access)| *access)
-            .collect();
+        let gets = trace.of_pool(pool);
         if gets.is_empty() {
             continue;
         }

@@ -654,6 +654,11 @@ impl BufferCache {
         &self.sets[usize::from(self.set_of_frame[frame])]
     }
 
+    /// A working set's index in `sets` (its set id).
+    fn index_of(&self, set: &WorkingSet) -> usize {
+        usize::from(self.set_of_frame[set.first])
+    }
+
     /// The working sets (a range of `sets`) blocks of `pool` are read into: DEFAULT's when
     /// the layout does not configure `pool`.
     fn pool_range(&self, pool: BufferPool) -> std::ops::Range<usize> {
@@ -779,14 +784,10 @@ impl BufferCache {
         *registered = wakeup;
     }
 
-    /// Posts the DBWR of working set `set` (None: all of them); false when none runs.
-    fn wake_dbwr(&self, set: Option<usize>) -> bool {
-        match self.dbwr_wakeup.lock().as_ref() {
-            Some(wakeup) => {
-                wakeup(set);
-                true
-            }
-            None => false,
+    /// Posts the DBWR of working set `set` (None: all of them), if one runs.
+    fn wake_dbwr(&self, set: Option<usize>) {
+        if let Some(wakeup) = self.dbwr_wakeup.lock().as_ref() {
+            wakeup(set);
         }
     }
 
@@ -1228,7 +1229,7 @@ impl BufferCache {
                 // No DBWR to do it (or it is too slow): write what the scans put on the
                 // write lists, and the dirty buffers the scan meets, before waiting.
                 for set in self.sets_for(id, pool) {
-                    let index = usize::from(self.set_of_frame[set.first]);
+                    let index = self.index_of(set);
                     self.clean_sets(&|other| other == index, Self::LARGE_DIRTY_QUEUE, false)?;
                 }
                 for set in self.sets_for(id, pool) {
@@ -1241,7 +1242,7 @@ impl BufferCache {
             // latched by a change in progress: post the pool's writers and wait for them and
             // for the changes to finish, then look again.
             for set in self.sets_for(id, pool) {
-                self.wake_dbwr(Some(usize::from(self.set_of_frame[set.first])));
+                self.wake_dbwr(Some(self.index_of(set)));
             }
             if let Some(set) = self.sets_for(id, pool).next() {
                 set.statistics
@@ -1376,12 +1377,12 @@ impl BufferCache {
             drop(partition);
             set.policy.removed(local);
             if dirty_met > 0 {
-                self.wake_dbwr(Some(usize::from(self.set_of_frame[set.first])));
+                self.wake_dbwr(Some(self.index_of(set)));
             }
             return Ok(Some(frame));
         }
         if dirty_met > 0 {
-            self.wake_dbwr(Some(usize::from(self.set_of_frame[set.first])));
+            self.wake_dbwr(Some(self.index_of(set)));
         }
         Ok(None)
     }
