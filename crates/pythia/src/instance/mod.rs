@@ -211,6 +211,9 @@ fn cache_layout(
 
 /// The parameter file read at every open.
 pub const PARAMETER_FILE: &str = "init.ora";
+/// LGWR's trace file in the database directory (Oracle: `<sid>_lgwr_<pid>.trc`): switches of
+/// the log file sync method (`redo/adaptive.rs`).
+pub const LGWR_TRACE_FILE: &str = "pythia_lgwr.trc";
 
 impl Instance {
     /// Opens (creating when needed) the database in `dir`: reads `dir/init.ora` when present,
@@ -346,6 +349,9 @@ impl Instance {
             log_file_size,
             config.log_buffer_bytes as usize,
         )?);
+        log.adaptive().set_trace_file(dir.join(LGWR_TRACE_FILE));
+        log.adaptive()
+            .set_enabled(parameters.get_bool(names::USE_ADAPTIVE_LOG_FILE_SYNC));
         let layout = cache_layout(&parameters, config.cache_bytes, block_size)?;
         let cache = Arc::new(BufferCache::new(
             block_size,
@@ -637,6 +643,13 @@ impl Instance {
             self.cache.set_multiblock_read_count(
                 changed.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT) as usize,
             );
+        }
+        if scope != parameters::AlterSystemScope::Spfile
+            && name.eq_ignore_ascii_case(names::USE_ADAPTIVE_LOG_FILE_SYNC)
+        {
+            self.log
+                .adaptive()
+                .set_enabled(changed.get_bool(names::USE_ADAPTIVE_LOG_FILE_SYNC));
         }
         if scope != parameters::AlterSystemScope::Spfile && name == names::DB_CACHE_ADVICE {
             self.cache.set_advice(advice_mode(&changed));

@@ -6,6 +6,9 @@
 //! `Statistic::ALL` is sorted by it, and a statistic's position in `ALL` (its `index()`) is the
 //! slot of its counter in every accumulator.
 //!
+//! Statistics Oracle does not have (LGWR's switches of the log file sync method) are numbered
+//! from 2000, with the CRC-32 of their name as `STAT_ID`.
+//!
 //! Classes are additive bits, as in Oracle:
 //!
 //! ```text
@@ -251,6 +254,9 @@ statistics! {
     SortsMemory = (589, "sorts (memory)", 64, 2091983730),
     SortsDisk = (590, "sorts (disk)", 64, 2533123502),
     SortsRows = (591, "sorts (rows)", 64, 3757672740),
+    // Pythia's own, numbered from 2000 (past Oracle's), STAT_ID the CRC-32 of the name.
+    RedoSynchSwitchesToPolling = (2000, "redo synch switches to polling", 2, 4100201352),
+    RedoSynchSwitchesToPostWait = (2001, "redo synch switches to post/wait", 2, 1536032096),
 }
 
 impl Statistic {

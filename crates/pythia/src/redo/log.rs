@@ -1,9 +1,11 @@
 //! The log buffer, the online redo log files, and LGWR.
 //!
 //! ```text
-//!  sessions --append (latch 'redo allocation')--> log buffer chunks --LGWR--> redo01.log
-//!                                                   |                         redo02.log
+//!  sessions --append: a 'redo copy' latch, then the 'redo allocation' latch for the range only,
+//!              then the copy in parallel--> log buffer (a ring) --LGWR--> redo01.log
+//!                                                                          redo02.log
 //!  commit: append commit record, then 'log file sync' until written_lsn >= its end
+//!          (posted by LGWR or polling: `redo/adaptive.rs`)
 //! ```
 //!
 //! Positions. Redo is one stream of bytes; an LSN is a position in it. Log file sequence `s`
@@ -50,14 +52,17 @@
 //! redo that is still in the buffer.
 
 use std::path::PathBuf;
-use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
 use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
-use crate::instrumentation::{self, Enqueue, EnqueueGuard, Latch, LatchName, Statistic, WaitEvent};
+use crate::instrumentation::{
+    self, Enqueue, EnqueueGuard, Latch, LatchGuard, LatchName, Statistic, WaitEvent,
+};
+use crate::redo::adaptive::{AdaptiveSync, SyncMethod};
 use crate::redo::record::RECORD_HEADER_BYTES;
 use crate::storage::block::{read_u32, read_u64, write_u32, write_u64};
 use crate::storage::vfs::{Vfs, VfsFile};
@@ -67,6 +72,29 @@ pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
 pub const REDO_PAYLOAD_BYTES: usize = REDO_BLOCK_BYTES - REDO_BLOCK_HEADER_BYTES;
 /// Asks DBWR for a checkpoint up to an LSN (a log switch needs one).
 type CheckpointRequester = Box<dyn Fn(u64) + Send + Sync>;
+
+/// The log buffer's least size (`log_buffer` below it is raised to it).
+pub const LOG_BUFFER_BYTES_MIN: usize = 64 * 1024;
+/// At most this many 'redo copy' latches (Oracle's `_log_simultaneous_copies`, whose
+/// default, twice the CPUs, Pythia takes too).
+pub const LOG_SIMULTANEOUS_COPIES_MAX: usize = 64;
+
+/// 'redo copy' latches: twice the CPUs, at least 2, at most [`LOG_SIMULTANEOUS_COPIES_MAX`].
+fn log_simultaneous_copies() -> usize {
+    let cpus = std::thread::available_parallelism().map_or(1, usize::from);
+    (2 * cpus).clamp(2, LOG_SIMULTANEOUS_COPIES_MAX)
+}
+
+/// Adds to a centisecond `statistic` the whole centiseconds that `micros` completes on a
+/// running microsecond total: one short write or commit each rounding down to zero would
+/// leave the statistic at zero forever.
+fn add_centiseconds(total: &AtomicU64, micros: u64, statistic: Statistic) {
+    let before = total.fetch_add(micros, Ordering::Relaxed);
+    let centiseconds = (before + micros) / 10_000 - before / 10_000;
+    if centiseconds > 0 {
+        instrumentation::add(statistic, centiseconds);
+    }
+}
 
 /// A record opens with its length, a u32.
 const RECORD_LENGTH_BYTES: usize = 4;
@@ -104,19 +132,95 @@ pub struct LogStatus {
     pub first_lsn: u64,
 }
 
-struct Chunk {
+/// A run of the stream in the log buffer: the LSNs `[start_lsn, start_lsn + bytes)` of one
+/// sequence, stored at the buffer positions `[position, position + bytes)`. A new run starts
+/// wherever the stream jumps: at a log switch, and after each write's padding.
+struct Run {
     sequence: u64,
     sequence_start_lsn: u64,
     start_lsn: u64,
-    bytes: Vec<u8>,
+    position: u64,
+    bytes: u64,
+}
+
+impl Run {
+    fn end_lsn(&self) -> u64 {
+        self.start_lsn + self.bytes
+    }
 }
 
 struct BufferState {
-    chunks: Vec<Chunk>,
-    buffered_bytes: usize,
+    /// What is allocated and not yet taken by a write, oldest first.
+    runs: Vec<Run>,
     next_lsn: u64,
+    /// The buffer position of the next byte allocated: it only grows, and the byte at
+    /// position p lives at `p % size` of the ring.
+    next_position: u64,
     sequence: u64,
     sequence_start_lsn: u64,
+}
+
+/// The log buffer's bytes: a ring that sessions copy their records into in parallel, each into
+/// the range the 'redo allocation' latch gave it, and that a writer reads once every copy into
+/// the range it writes has finished.
+///
+/// Ownership of a range, which is what makes the unsynchronized accesses sound:
+/// 1. A range is allocated to one session under the allocation latch, while that session
+///    holds a 'redo copy' latch; only that session writes it, before releasing the copy latch.
+/// 2. A writer takes ranges under the allocation latch, then takes and releases every copy
+///    latch: each copy into its ranges has then finished (and happens before its reads).
+/// 3. A range is allocated again only after the write that took it has read it: the writer
+///    raises `released` (Release) after its reads, and the allocator reads it (Acquire).
+struct Ring {
+    bytes: Box<[std::cell::UnsafeCell<u8>]>,
+}
+
+// SAFETY: concurrent accesses are to disjoint ranges, ordered by the latches (see `Ring`).
+unsafe impl Sync for Ring {}
+
+impl Ring {
+    fn new(size: usize) -> Ring {
+        Ring {
+            bytes: (0..size).map(|_| std::cell::UnsafeCell::new(0)).collect(),
+        }
+    }
+
+    fn size(&self) -> u64 {
+        self.bytes.len() as u64
+    }
+
+    /// The two slices of ring offsets that `length` bytes from `position` occupy.
+    fn spans(&self, position: u64, length: usize) -> [(usize, usize); 2] {
+        let start = (position % self.size()) as usize;
+        let first = length.min(self.bytes.len() - start);
+        [(start, first), (0, length - first)]
+    }
+
+    /// Copies `data` to `position`.
+    ///
+    /// SAFETY: the caller owns `[position, position + data.len())` (see `Ring`), which is at
+    /// most the ring's size.
+    unsafe fn write(&self, position: u64, data: &[u8]) {
+        let base = std::cell::UnsafeCell::raw_get(self.bytes.as_ptr());
+        let mut done = 0;
+        for (offset, length) in self.spans(position, data.len()) {
+            std::ptr::copy_nonoverlapping(data[done..].as_ptr(), base.add(offset), length);
+            done += length;
+        }
+    }
+
+    /// Copies the bytes at `position` into `out`.
+    ///
+    /// SAFETY: every copy into `[position, position + out.len())` has finished and nothing
+    /// writes it until the caller releases it (see `Ring`).
+    unsafe fn read(&self, position: u64, out: &mut [u8]) {
+        let base = std::cell::UnsafeCell::raw_get(self.bytes.as_ptr()).cast_const();
+        let mut done = 0;
+        for (offset, length) in self.spans(position, out.len()) {
+            std::ptr::copy_nonoverlapping(base.add(offset), out[done..].as_mut_ptr(), length);
+            done += length;
+        }
+    }
 }
 
 pub struct RedoLog {
@@ -125,6 +229,11 @@ pub struct RedoLog {
     capacity: u64,
     buffer_bytes_max: usize,
     state: Latch<BufferState>,
+    ring: Ring,
+    /// Buffer positions below this are written and may be allocated again.
+    released_position: AtomicU64,
+    /// Held by a session from before it allocates until its copy into the buffer is done.
+    copy_latches: Vec<Latch<()>>,
     written_lsn: AtomicU64,
     epoch: std::sync::atomic::AtomicU32,
     /// Highest LSN some session asked to be durable.
@@ -144,6 +253,15 @@ pub struct RedoLog {
     shutdown: AtomicBool,
     failed: Mutex<Option<Error>>,
     checkpoint_request: Mutex<Option<CheckpointRequester>>,
+    /// Running totals behind `redo write time` and `redo synch time` (centiseconds).
+    write_micros_total: AtomicU64,
+    sync_micros_total: AtomicU64,
+    /// Post/wait or polling for committing sessions, and what LGWR measures to choose.
+    adaptive: AdaptiveSync,
+    /// Tests: every copy into the buffer sleeps first, widening the window a writer must
+    /// wait for.
+    #[cfg(test)]
+    slow_copies: AtomicBool,
     /// LGWR's view of which sequence each group holds (for v$log).
     group_sequences: Mutex<Vec<(u64, u64)>>,
 }
@@ -189,22 +307,28 @@ impl RedoLog {
             });
         }
         let capacity = (blocks - 1) * REDO_PAYLOAD_BYTES as u64;
+        let buffer_bytes_max = buffer_bytes_max.max(LOG_BUFFER_BYTES_MIN);
         Ok(RedoLog {
             group_sequences: Mutex::new(vec![(0, 0); groups.len()]),
             groups,
             file_size,
             capacity,
-            buffer_bytes_max: buffer_bytes_max.max(64 * 1024),
+            buffer_bytes_max,
             state: Latch::new(
                 LatchName::RedoAllocation,
                 BufferState {
-                    chunks: Vec::new(),
-                    buffered_bytes: 0,
+                    runs: Vec::new(),
                     next_lsn: 0,
+                    next_position: 0,
                     sequence: 0,
                     sequence_start_lsn: 0,
                 },
             ),
+            ring: Ring::new(buffer_bytes_max),
+            released_position: AtomicU64::new(0),
+            copy_latches: (0..log_simultaneous_copies())
+                .map(|_| Latch::new(LatchName::RedoCopy, ()))
+                .collect(),
             written_lsn: AtomicU64::new(0),
             epoch: std::sync::atomic::AtomicU32::new(1),
             requested_lsn: AtomicU64::new(0),
@@ -217,6 +341,11 @@ impl RedoLog {
             writing: Enqueue::with_event(WaitEvent::LgwrWaitForRedoCopy, (0, 0, 0), ()),
             failed: Mutex::new(None),
             checkpoint_request: Mutex::new(None),
+            write_micros_total: AtomicU64::new(0),
+            sync_micros_total: AtomicU64::new(0),
+            adaptive: AdaptiveSync::new(),
+            #[cfg(test)]
+            slow_copies: AtomicBool::new(false),
         })
     }
 
@@ -312,43 +441,41 @@ impl RedoLog {
         record: &[u8],
         before_switch_wait: &mut dyn FnMut(u64) -> Result<()>,
     ) -> Result<(u64, u64)> {
-        let length = record.len();
-        if length as u64 > self.capacity || length > self.buffer_bytes_max {
+        let length = record.len() as u64;
+        if length > self.capacity || length > self.buffer_bytes_max as u64 {
             return Err(Error::internal(format!(
                 "redo record of {length} bytes exceeds the log buffer or a log file"
             )));
         }
         loop {
             self.check_failed()?;
+            // The copy latch first: a writer that takes this record's range waits for it.
+            let copying = self.copy_latch();
             let mut state = self.state.lock();
-            if state.buffered_bytes + length > self.buffer_bytes_max {
+            // A record never starts in the last bytes of a redo block, where its length word
+            // would straddle the boundary: the reader could not tell it from padding.
+            let left_in_block = block_bytes_left(state.next_lsn - state.sequence_start_lsn);
+            let mut padding = if left_in_block < RECORD_LENGTH_BYTES as u64 {
+                left_in_block
+            } else {
+                0
+            };
+            let sequence_end = state.sequence_start_lsn + self.capacity;
+            let switching = state.next_lsn + padding + length > sequence_end;
+            if switching {
+                padding = 0; // the record starts the next sequence, on a block boundary
+            }
+            let released = self.released_position.load(Ordering::Acquire);
+            if state.next_position + padding + length - released > self.buffer_bytes_max as u64 {
                 drop(state);
+                drop(copying);
                 instrumentation::add(Statistic::RedoBufferAllocationRetries, 1);
                 let _wait = instrumentation::wait(WaitEvent::LogBufferSpace, 0, 0, 0);
                 let target = self.current_lsn();
                 self.wait_written(target)?;
                 continue;
             }
-            // A record never starts in the last bytes of a redo block, where its length word
-            // would straddle the boundary: the reader could not tell it from padding.
-            let left_in_block = block_bytes_left(state.next_lsn - state.sequence_start_lsn);
-            if left_in_block < RECORD_LENGTH_BYTES as u64 {
-                let start = state.next_lsn;
-                if let Some(chunk) = state
-                    .chunks
-                    .last_mut()
-                    .filter(|chunk| chunk.start_lsn + chunk.bytes.len() as u64 == start)
-                {
-                    chunk
-                        .bytes
-                        .resize(chunk.bytes.len() + left_in_block as usize, 0);
-                }
-                state.next_lsn += left_in_block;
-                state.buffered_bytes += left_in_block as usize;
-                instrumentation::add(Statistic::RedoWastage, left_in_block);
-            }
-            let sequence_end = state.sequence_start_lsn + self.capacity;
-            if state.next_lsn + length as u64 > sequence_end {
+            if switching {
                 // The record does not fit: the stream jumps to the next sequence, if its group
                 // may be reused.
                 let next_sequence = state.sequence + 1;
@@ -357,6 +484,7 @@ impl RedoLog {
                 if next_sequence > self.groups.len() as u64 && self.checkpoint_lsn() < reusable_from
                 {
                     drop(state);
+                    drop(copying);
                     instrumentation::add(Statistic::RedoLogSpaceRequests, 1);
                     let _wait = instrumentation::wait(
                         WaitEvent::LogFileSwitchCheckpointIncomplete,
@@ -377,36 +505,79 @@ impl RedoLog {
                 // The log switch checkpoint: everything before the new sequence may go to disk.
                 self.request_checkpoint(sequence_end);
             }
-            let start = state.next_lsn;
+            let run_start = state.next_lsn;
+            let position = state.next_position;
+            let bytes = padding + length;
             let sequence = state.sequence;
-            match state.chunks.last_mut() {
-                Some(chunk)
-                    if chunk.sequence == sequence
-                        && chunk.start_lsn + chunk.bytes.len() as u64 == start =>
-                {
-                    chunk.bytes.extend_from_slice(record);
+            match state.runs.last_mut() {
+                Some(run) if run.sequence == sequence && run.end_lsn() == run_start => {
+                    run.bytes += bytes;
                 }
                 _ => {
                     let sequence_start_lsn = state.sequence_start_lsn;
-                    state.chunks.push(Chunk {
+                    state.runs.push(Run {
                         sequence,
                         sequence_start_lsn,
-                        start_lsn: start,
-                        bytes: record.to_vec(),
+                        start_lsn: run_start,
+                        position,
+                        bytes,
                     })
                 }
             }
-            state.next_lsn += length as u64;
-            state.buffered_bytes += length;
-            let end = state.next_lsn;
-            let buffered = state.buffered_bytes;
+            state.next_lsn += bytes;
+            state.next_position += bytes;
+            let buffered = state.next_position - released;
             drop(state);
+            #[cfg(test)]
+            if self.slow_copies.load(Ordering::Relaxed) {
+                std::thread::sleep(Duration::from_micros(300));
+            }
+            // SAFETY: `[position, position + bytes)` was allocated to this session above, and
+            // it holds its copy latch until the copy is done (see `Ring`).
+            unsafe {
+                self.ring
+                    .write(position, &[0u8; RECORD_LENGTH_BYTES][..padding as usize]);
+                self.ring.write(position + padding, record);
+            }
+            drop(copying);
+            if padding > 0 {
+                instrumentation::add(Statistic::RedoWastage, padding);
+            }
             instrumentation::add(Statistic::RedoEntries, 1);
-            instrumentation::add(Statistic::RedoSize, length as u64);
-            if buffered >= (self.buffer_bytes_max / 3).min(LGWR_WRITE_THRESHOLD_BYTES) {
+            instrumentation::add(Statistic::RedoSize, length);
+            if buffered >= (self.buffer_bytes_max as u64 / 3).min(LGWR_WRITE_THRESHOLD_BYTES as u64)
+            {
                 self.wake_lgwr();
             }
-            return Ok((start, end));
+            let start = run_start + padding;
+            return Ok((start, start + length));
+        }
+    }
+
+    /// One of the 'redo copy' latches: the first free one from this thread's own, else (all
+    /// busy) a wait for its own.
+    fn copy_latch(&self) -> LatchGuard<'_, ()> {
+        thread_local! {
+            static HOME: usize = {
+                static NEXT: AtomicUsize = AtomicUsize::new(0);
+                NEXT.fetch_add(1, Ordering::Relaxed)
+            };
+        }
+        let count = self.copy_latches.len();
+        let home = HOME.with(|home| *home) % count;
+        (0..count)
+            .find_map(|offset| self.copy_latches[(home + offset) % count].try_lock())
+            .unwrap_or_else(|| self.copy_latches[home].lock())
+    }
+
+    /// Waits until every copy into the buffer that had allocated its range by now is done
+    /// (a writer, after taking its runs).
+    fn wait_for_copies(&self) {
+        for latch in &self.copy_latches {
+            if latch.try_lock().is_none() {
+                let _wait = instrumentation::wait(WaitEvent::LgwrWaitForRedoCopy, 0, 0, 0);
+                drop(latch.lock());
+            }
         }
     }
 
@@ -445,7 +616,13 @@ impl RedoLog {
         self.flush_to(end)
     }
 
+    /// Adaptive log file sync: the method committing sessions use, LGWR's trace file.
+    pub fn adaptive(&self) -> &AdaptiveSync {
+        &self.adaptive
+    }
+
     fn wake_lgwr(&self) {
+        self.adaptive.record_lgwr_posted();
         let mut work = self.work.lock();
         *work = true;
         self.work_ready.notify_one();
@@ -498,8 +675,9 @@ impl RedoLog {
             self.write_or_wait(end_lsn)
         };
         let micros = started.elapsed().as_micros() as u64;
+        self.adaptive.record_sync(micros);
         instrumentation::add(Statistic::RedoSynchTimeUsec, micros);
-        instrumentation::add(Statistic::RedoSynchTime, micros / 10_000);
+        add_centiseconds(&self.sync_micros_total, micros, Statistic::RedoSynchTime);
         result
     }
 
@@ -514,7 +692,33 @@ impl RedoLog {
             // this write takes it.
             self.write_buffered(&writing)?;
         }
-        self.flush_to(lsn)
+        self.wait_synced(lsn)
+    }
+
+    /// A commit's wait for LGWR's write up to `lsn`: posted by LGWR, or polling, whichever
+    /// the adaptive log file sync chose (`redo/adaptive.rs`).
+    fn wait_synced(&self, lsn: u64) -> Result<()> {
+        if self.written_lsn() >= lsn {
+            return Ok(());
+        }
+        if self.adaptive.method() == SyncMethod::PostWait {
+            let result = self.wait_written(lsn);
+            self.adaptive.record_woken();
+            return result;
+        }
+        self.requested_lsn.fetch_max(lsn, Ordering::AcqRel);
+        self.wake_lgwr();
+        instrumentation::add(Statistic::RedoSynchPollWrites, 1);
+        while self.written_lsn() < lsn {
+            self.check_failed()?;
+            if self.shutdown.load(Ordering::Acquire) {
+                // LGWR drains before it stops: the post/wait path knows how to wait for that.
+                return self.wait_written(lsn);
+            }
+            std::thread::sleep(self.adaptive.poll_sleep());
+            instrumentation::add(Statistic::RedoSynchPolls, 1);
+        }
+        Ok(())
     }
 
     /// LGWR's main loop. Returns when `shutdown` was called and everything is written.
@@ -528,11 +732,21 @@ impl RedoLog {
                 }
                 *work = false;
             }
+            self.adaptive.record_lgwr_woken();
             let stopping = self.shutdown.load(Ordering::Acquire);
             if self.write_once().is_err() {
                 return; // the failure is recorded: every later append and wait fails
             }
-            if stopping && self.state.lock().chunks.is_empty() {
+            match self.adaptive.evaluate(Instant::now()) {
+                Some(SyncMethod::Polling) => {
+                    instrumentation::add(Statistic::RedoSynchSwitchesToPolling, 1)
+                }
+                Some(SyncMethod::PostWait) => {
+                    instrumentation::add(Statistic::RedoSynchSwitchesToPostWait, 1)
+                }
+                None => {}
+            }
+            if stopping && self.state.lock().runs.is_empty() {
                 return;
             }
         }
@@ -561,44 +775,50 @@ impl RedoLog {
 
     /// Takes everything buffered, pads to a block boundary, writes and syncs it.
     fn write_and_sync(&self) -> Result<()> {
-        let (chunks, end_lsn) = {
+        let (runs, end_lsn, end_position) = {
             let mut state = self.state.lock();
-            if state.chunks.is_empty() {
+            if state.runs.is_empty() {
                 return Ok(());
             }
-            let chunks = std::mem::take(&mut state.chunks);
-            state.buffered_bytes = 0;
+            let runs = std::mem::take(&mut state.runs);
             // Pad the stream to the next block boundary of its sequence.
             let offset = state.next_lsn - state.sequence_start_lsn;
             let rest = (REDO_PAYLOAD_BYTES as u64 - offset % REDO_PAYLOAD_BYTES as u64)
                 % REDO_PAYLOAD_BYTES as u64;
             state.next_lsn += rest;
             instrumentation::add(Statistic::RedoWastage, rest);
-            (chunks, state.next_lsn)
+            (runs, state.next_lsn, state.next_position)
         };
+        self.wait_for_copies();
         let started = Instant::now();
         let mut blocks_written = 0u64;
         let mut touched: Vec<u32> = Vec::new();
         {
             let _wait = instrumentation::wait(WaitEvent::LogFileParallelWrite, 1, 0, 1);
             let mut previous_sequence = None;
-            for chunk in &chunks {
-                if previous_sequence.is_some_and(|previous| previous != chunk.sequence) {
+            for run in &runs {
+                if previous_sequence.is_some_and(|previous| previous != run.sequence) {
                     // A sequence is durable before anything of the next one is written: recovery
                     // relies on it to continue from one sequence into the next.
                     self.sync_groups(&mut touched)?;
                 }
-                previous_sequence = Some(chunk.sequence);
-                blocks_written += self.write_chunk(chunk, &mut touched)?;
+                previous_sequence = Some(run.sequence);
+                blocks_written += self.write_run(run, &mut touched)?;
             }
             self.sync_groups(&mut touched)?;
         }
+        let write_micros = started.elapsed().as_micros() as u64;
         instrumentation::add(Statistic::RedoWrites, 1);
         instrumentation::add(Statistic::RedoBlocksWritten, blocks_written);
-        instrumentation::add(
+        add_centiseconds(
+            &self.write_micros_total,
+            write_micros,
             Statistic::RedoWriteTime,
-            started.elapsed().as_micros() as u64 / 10_000,
         );
+        self.adaptive.record_write(write_micros);
+        // The space first: a session waiting for it waits for `written_lsn`.
+        self.released_position
+            .fetch_max(end_position, Ordering::AcqRel);
         self.written_lsn.fetch_max(end_lsn, Ordering::AcqRel);
         let _guard = self.written.lock();
         self.written_ready.notify_all();
@@ -615,35 +835,43 @@ impl RedoLog {
         Ok(())
     }
 
-    /// Writes one chunk (within one sequence) as whole redo blocks. Returns blocks written.
-    fn write_chunk(&self, chunk: &Chunk, touched: &mut Vec<u32>) -> Result<u64> {
-        let group = self.group_of(chunk.sequence);
-        let sequence_start = chunk.sequence_start_lsn;
+    /// Writes one run (within one sequence) as whole redo blocks. Returns blocks written.
+    fn write_run(&self, run: &Run, touched: &mut Vec<u32>) -> Result<u64> {
+        let group = self.group_of(run.sequence);
+        let sequence_start = run.sequence_start_lsn;
         {
             let mut sequences = self.group_sequences.lock();
             let slot = &mut sequences[group.group as usize - 1];
-            if slot.0 != chunk.sequence {
+            if slot.0 != run.sequence {
                 drop(sequences);
-                self.write_file_header(chunk.sequence, sequence_start)?;
+                self.write_file_header(run.sequence, sequence_start)?;
             }
         }
-        let offset = chunk.start_lsn - sequence_start;
+        let offset = run.start_lsn - sequence_start;
         let first_block = offset / REDO_PAYLOAD_BYTES as u64;
         debug_assert_eq!(
             offset % REDO_PAYLOAD_BYTES as u64,
             0,
-            "chunks start on block boundaries"
+            "runs start on block boundaries"
         );
-        let block_count = chunk.bytes.len().div_ceil(REDO_PAYLOAD_BYTES);
+        let block_count = (run.bytes as usize).div_ceil(REDO_PAYLOAD_BYTES);
         let mut image = vec![0u8; block_count * REDO_BLOCK_BYTES];
-        for (index, payload) in chunk.bytes.chunks(REDO_PAYLOAD_BYTES).enumerate() {
+        for index in 0..block_count {
             let block = &mut image[index * REDO_BLOCK_BYTES..(index + 1) * REDO_BLOCK_BYTES];
             let block_number = first_block + 1 + index as u64;
-            write_u32(block, 4, chunk.sequence as u32);
+            write_u32(block, 4, run.sequence as u32);
             write_u32(block, 8, block_number as u32);
             write_u32(block, 12, self.epoch.load(Ordering::Acquire));
-            block[REDO_BLOCK_HEADER_BYTES..REDO_BLOCK_HEADER_BYTES + payload.len()]
-                .copy_from_slice(payload);
+            let from = (index * REDO_PAYLOAD_BYTES) as u64;
+            let payload = (run.bytes - from).min(REDO_PAYLOAD_BYTES as u64) as usize;
+            // SAFETY: the run was taken from the buffer by this writer, every copy into it has
+            // finished (`wait_for_copies`), and it is released only after this write.
+            unsafe {
+                self.ring.read(
+                    run.position + from,
+                    &mut block[REDO_BLOCK_HEADER_BYTES..REDO_BLOCK_HEADER_BYTES + payload],
+                );
+            }
             let checksum = crc32c::crc32c(&block[4..]);
             write_u32(block, 0, checksum);
         }
@@ -932,19 +1160,7 @@ mod tests {
         for gap in 1..=3usize {
             for write_between in [true, false] {
                 let vfs = SimVfs::new(gap as u64);
-                let dir = std::path::Path::new("/db");
-                vfs.create_dir_all(dir).unwrap();
-                let log = RedoLog::open(&vfs, dir, 2, 64 << 10, 1 << 20).unwrap();
-                log.start_at(
-                    StreamPosition {
-                        sequence: 1,
-                        sequence_start_lsn: 0,
-                        next_lsn: 0,
-                    },
-                    0,
-                    1,
-                )
-                .unwrap();
+                let log = started_log(&vfs);
                 let (first, end) = log.append(&record_of(REDO_PAYLOAD_BYTES - gap)).unwrap();
                 if write_between {
                     log.write_once().unwrap();
@@ -964,9 +1180,14 @@ mod tests {
 
     /// A log on a simulated file system, started at the beginning of sequence 1, no LGWR.
     fn started_log(vfs: &SimVfs) -> RedoLog {
+        started_log_sized(vfs, 64 << 10, 1 << 20)
+    }
+
+    /// A log of two groups of `file_size` bytes and a buffer of `buffer_bytes`, at LSN 0.
+    fn started_log_sized(vfs: &SimVfs, file_size: u64, buffer_bytes: usize) -> RedoLog {
         let dir = std::path::Path::new("/db");
         vfs.create_dir_all(dir).unwrap();
-        let log = RedoLog::open(vfs, dir, 2, 64 << 10, 1 << 20).unwrap();
+        let log = RedoLog::open(vfs, dir, 2, file_size, buffer_bytes).unwrap();
         let start = StreamPosition {
             sequence: 1,
             sequence_start_lsn: 0,
@@ -974,6 +1195,62 @@ mod tests {
         };
         log.start_at(start, 0, 1).unwrap();
         log
+    }
+
+    /// Four sessions append records of many sizes at once through a 64 KiB buffer that wraps
+    /// around about twenty times, LGWR writing behind them: every record reaches the disk
+    /// whole, at the LSN its append returned, and nothing else does.
+    #[test]
+    fn parallel_copies_through_a_wrapping_buffer_land_whole_at_their_lsns() {
+        let vfs = SimVfs::new(11);
+        let log = started_log_sized(&vfs, 8 << 20, LOG_BUFFER_BYTES_MIN);
+        // Copies slower than LGWR's cycle: a writer that did not wait for them would write
+        // the ring's old bytes in their place.
+        log.slow_copies.store(true, Ordering::Relaxed);
+        let mut appended: Vec<(u64, u64)> = std::thread::scope(|scope| {
+            let lgwr = scope.spawn(|| log.run_lgwr());
+            let sessions: Vec<_> = (0..4u64)
+                .map(|session| {
+                    let log = &log;
+                    scope.spawn(move || {
+                        (0..300u64)
+                            .map(|number| {
+                                let length = 60 + ((session * 7919 + number * 104_729) % 1900);
+                                log.append(&record_of(length as usize)).unwrap()
+                            })
+                            .collect::<Vec<_>>()
+                    })
+                })
+                .collect();
+            let joined: Vec<_> = sessions.into_iter().map(|session| session.join()).collect();
+            log.shutdown(); // before any unwrap: a panicking session must not leave LGWR running
+            lgwr.join().unwrap();
+            joined
+                .into_iter()
+                .flat_map(|session| session.unwrap())
+                .collect::<Vec<(u64, u64)>>()
+        });
+        appended.sort_unstable();
+        let buffer_turns = appended.last().unwrap().1 / LOG_BUFFER_BYTES_MIN as u64;
+        assert!(
+            buffer_turns >= 15,
+            "the buffer wrapped {buffer_turns} times"
+        );
+        let mut epoch = 0;
+        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        let on_disk: Vec<(u64, u64)> = segments
+            .iter()
+            .flat_map(|(start, stream)| RedoLog::split_records(stream, *start, 0).0)
+            .map(|(lsn, bytes)| {
+                assert_eq!(
+                    bytes,
+                    record_of(bytes.len()).as_slice(),
+                    "the record at {lsn} is intact"
+                );
+                (lsn, lsn + bytes.len() as u64)
+            })
+            .collect();
+        assert_eq!(on_disk, appended);
     }
 
     /// A crash keeps the first block of a two-block record and loses the second; recovery

@@ -4,8 +4,10 @@
 //! - [`mtr`]: the mini-transaction, which turns block edits into one redo record;
 //! - [`record`]: the record format and the one function that applies a change vector;
 //! - [`log`]: the log buffer, the online log files and LGWR (group commit);
+//! - [`adaptive`]: how committing sessions learn their redo is written (post/wait or polling);
 //! - [`controlfile`]: where the checkpoint is, so that recovery knows where to start;
 //! - [`recovery`]: rolling forward from the checkpoint after a crash.
+pub mod adaptive;
 pub mod controlfile;
 pub mod log;
 pub mod mtr;
