@@ -3,6 +3,10 @@
 //! statement and a bind, range scans of 1,000 rows, single-row update + commit; and the
 //! disk's own fdatasync latency for scale.
 //!
+//! Concurrent commits: 1 and 32 sessions (threads, each with its own session or connection),
+//! each committing single-row inserts for a fixed time, on each engine: group commit against
+//! SQLite's one writer at a time.
+//!
 //! Commit latency: SQLite commits each UPDATE on its own (autocommit), so the comparison times
 //! the update and its commit together. That includes executing the update, which is not
 //! commit latency; Pythia's COMMIT statements are also timed alone, inside the same loop.
@@ -27,7 +31,14 @@ struct Scale {
     syncs: u64,
     /// Each timed loop stops at this even if its count is not reached.
     time_limit: Duration,
+    /// How long each point of the concurrent-commit comparison runs.
+    commit_seconds: Duration,
 }
+
+/// The session counts of the concurrent-commit comparison.
+const COMMIT_SESSIONS: [usize; 2] = [1, 32];
+/// A session commits at most this many rows in one point (a bound besides the time).
+const COMMITS_PER_SESSION_MAX: u64 = 1_000_000;
 
 /// Count and elapsed time of one timed loop.
 #[derive(Clone, Copy, Default)]
@@ -97,6 +108,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             commits: 200,
             syncs: 200,
             time_limit: Duration::from_secs(10),
+            commit_seconds: Duration::from_millis(1500),
         }
     } else {
         Scale {
@@ -106,6 +118,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             commits: 2_000,
             syncs: 2_000,
             time_limit: Duration::from_secs(60),
+            commit_seconds: Duration::from_secs(5),
         }
     };
     let _ = std::fs::remove_dir_all(dir);
@@ -167,7 +180,156 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         ]);
     }
     println!("{latency}");
+
+    let mut concurrent = Table::new();
+    concurrent.set_header(vec![
+        "sessions, single-row insert + commit",
+        "Pythia commits/s",
+        "SQLite commits/s",
+        "ratio (Pythia/SQLite)",
+    ]);
+    let pythia_commits = concurrent_commits_pythia(&dir.join("pythia-commits"), &scale)?;
+    let sqlite_commits = concurrent_commits_sqlite(&dir.join("sqlite-commits"), &scale)?;
+    for ((sessions, p), s) in COMMIT_SESSIONS
+        .iter()
+        .zip(pythia_commits)
+        .zip(sqlite_commits)
+    {
+        concurrent.add_row(vec![
+            sessions.to_string(),
+            format!("{:.0}", p.per_second()),
+            format!("{:.0}", s.per_second()),
+            format!("{:.2}x", p.per_second() / s.per_second()),
+        ]);
+    }
+    println!("{concurrent}");
     Ok(())
+}
+
+/// Runs `sessions` threads, each calling `commit_one(session, n)` for n = 0, 1, ... until
+/// `seconds` have passed (or [`COMMITS_PER_SESSION_MAX`]): the commits made and the time.
+fn concurrent_commits<S>(
+    sessions: usize,
+    seconds: Duration,
+    open: impl Fn() -> pythia::Result<S> + Sync,
+    commit_one: impl Fn(&mut S, u64, u64) -> pythia::Result<()> + Sync,
+) -> pythia::Result<Measure> {
+    let started = Instant::now();
+    let counts = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..sessions as u64)
+            .map(|session| {
+                let (open, commit_one) = (&open, &commit_one);
+                scope.spawn(move || -> pythia::Result<u64> {
+                    let mut handle = open()?;
+                    let mut done = 0;
+                    while done < COMMITS_PER_SESSION_MAX && started.elapsed() < seconds {
+                        commit_one(&mut handle, session, done)?;
+                        done += 1;
+                    }
+                    Ok(done)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("commit worker panicked"))
+            .collect::<pythia::Result<Vec<u64>>>()
+    })?;
+    Ok(Measure {
+        operations: counts.iter().sum(),
+        seconds: started.elapsed().as_secs_f64(),
+    })
+}
+
+/// The id of a session's n-th row: sessions' ranges never meet.
+fn commit_row_id(session: u64, n: u64) -> i64 {
+    (session * COMMITS_PER_SESSION_MAX + n) as i64
+}
+
+fn concurrent_commits_pythia(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Measure>> {
+    let instance = Instance::open(dir, &[("db_cache_size", "64M"), ("log_file_size", "128M")])?;
+    let mut session = instance.connect()?;
+    session.execute(
+        "create table commits (id number primary key, session_id number, payload varchar2(40))",
+    )?;
+    let mut measures = Vec::new();
+    for (point, sessions) in COMMIT_SESSIONS.into_iter().enumerate() {
+        let offset = point as u64 * COMMIT_SESSIONS.iter().sum::<usize>() as u64;
+        measures.push(concurrent_commits(
+            sessions,
+            scale.commit_seconds,
+            || {
+                let mut session = instance.connect()?;
+                let insert = session.prepare("insert into commits values (:1, :2, :3)")?;
+                let commit = session.prepare("commit")?;
+                Ok((session, insert, commit))
+            },
+            |(session, insert, commit), number, n| {
+                let id = commit_row_id(offset + number, n);
+                session.execute_prepared(
+                    insert,
+                    &[
+                        Value::integer(id),
+                        Value::integer(number as i64),
+                        Value::text(format!("row {id}")),
+                    ],
+                )?;
+                session.execute_prepared(commit, &[])?;
+                Ok(())
+            },
+        )?);
+    }
+    instance.shutdown()?;
+    Ok(measures)
+}
+
+fn concurrent_commits_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Measure>> {
+    std::fs::create_dir_all(dir)
+        .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
+    let path = dir.join("commits.db");
+    let open = || -> pythia::Result<rusqlite::Connection> {
+        let connection = rusqlite::Connection::open(&path).map_err(sqlite_error)?;
+        connection
+            .busy_timeout(Duration::from_secs(30))
+            .map_err(sqlite_error)?;
+        let mode: String = connection
+            .query_row("pragma journal_mode = wal", [], |row| row.get(0))
+            .map_err(sqlite_error)?;
+        if !mode.eq_ignore_ascii_case("wal") {
+            return Err(lab_error(format!(
+                "sqlite: journal_mode is {mode}, not wal"
+            )));
+        }
+        connection
+            .execute_batch("pragma synchronous = full;")
+            .map_err(sqlite_error)?;
+        Ok(connection)
+    };
+    open()?
+        .execute_batch(
+            "create table commits (id integer primary key, session_id integer, payload text);",
+        )
+        .map_err(sqlite_error)?;
+    let mut measures = Vec::new();
+    for (point, sessions) in COMMIT_SESSIONS.into_iter().enumerate() {
+        let offset = point as u64 * COMMIT_SESSIONS.iter().sum::<usize>() as u64;
+        measures.push(concurrent_commits(
+            sessions,
+            scale.commit_seconds,
+            open,
+            |connection, number, n| {
+                let id = commit_row_id(offset + number, n);
+                connection
+                    .prepare_cached("insert into commits values (?1, ?2, ?3)")
+                    .and_then(|mut insert| {
+                        insert.execute(rusqlite::params![id, number as i64, format!("row {id}")])
+                    })
+                    .map_err(sqlite_error)?;
+                Ok(())
+            },
+        )?);
+    }
+    Ok(measures)
 }
 
 /// Average latency of write + File::sync_data of 4 KiB at the start of a temp file.
