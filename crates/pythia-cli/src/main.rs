@@ -12,6 +12,7 @@ mod parse_cost;
 mod shell;
 
 mod advice;
+mod commit;
 mod common;
 mod hitpath;
 mod hotcursor;

@@ -513,8 +513,10 @@ impl<W: Write> Shell<W> {
         };
         let mut status = action.status.code(self.last_error_code);
         if self.session.in_transaction() {
+            // The exit's commit waits until it is durable whatever commit_wait and
+            // commit_logging say: the process may end right after it.
             let text = match action.transaction {
-                EndTransaction::Commit => "commit",
+                EndTransaction::Commit => "commit write wait immediate",
                 EndTransaction::Rollback => "rollback",
             };
             if let Err(error) = self.session.execute(text) {

@@ -1076,6 +1076,13 @@ impl Parameters {
         index_of(name).is_some_and(|index| self.settings[index].modification != Modification::No)
     }
 
+    /// Whether `ALTER SESSION` set it in this (a session's) copy: its value is then the
+    /// session's own, not the system's it inherits otherwise.
+    pub fn is_set_by_session(&self, name: &str) -> bool {
+        index_of(name)
+            .is_some_and(|index| self.settings[index].modification == Modification::Session)
+    }
+
     /// The number of library cache hash buckets that `_kgl_bucket_count` selects.
     pub fn kgl_bucket_count(&self) -> u64 {
         let index = usize::try_from(self.get_integer(names::KGL_BUCKET_COUNT)).unwrap_or(0);

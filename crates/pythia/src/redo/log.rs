@@ -681,6 +681,43 @@ impl RedoLog {
         result
     }
 
+    /// A commit under `COMMIT WRITE` options (`transaction::commit`), its record ending at
+    /// `end_lsn`. WAIT IMMEDIATE is `sync_commit`. NOWAIT returns at once, having posted LGWR
+    /// if IMMEDIATE. WAIT BATCH starts no write: it waits on 'log file sync' for LGWR to write
+    /// the record at one of its own triggers (another commit's write, a third of the buffer,
+    /// `LGWR_TIMEOUT`); should LGWR not have written it a timeout later, or should the log fail
+    /// or shut down, it waits as a WAIT IMMEDIATE commit would (`flush_to`, which posts LGWR).
+    pub fn commit_redo(&self, end_lsn: u64, wait: bool, immediate: bool) -> Result<()> {
+        match (wait, immediate) {
+            (true, true) => self.sync_commit(end_lsn),
+            (false, true) => {
+                self.wake_lgwr();
+                Ok(())
+            }
+            (false, false) => Ok(()),
+            (true, false) => {
+                let _wait = instrumentation::wait(WaitEvent::LogFileSync, 0, end_lsn, 0);
+                let deadline = Instant::now() + LGWR_TIMEOUT;
+                {
+                    let mut guard = self.written.lock();
+                    while self.written_lsn() < end_lsn
+                        && self.check_failed().is_ok()
+                        && !self.shutdown.load(Ordering::Acquire)
+                    {
+                        if self
+                            .written_ready
+                            .wait_until(&mut guard, deadline)
+                            .timed_out()
+                        {
+                            break;
+                        }
+                    }
+                }
+                self.flush_to(end_lsn)
+            }
+        }
+    }
+
     /// Makes redo up to `lsn` durable: writes it in this thread if no write is in progress,
     /// else waits for LGWR (see `sync_commit`).
     fn write_or_wait(&self, lsn: u64) -> Result<()> {

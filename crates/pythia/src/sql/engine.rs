@@ -45,6 +45,7 @@ use crate::sql::procedures::{self, StatisticsCall};
 use crate::sql::query::{self, BindValues, Reader, RowSet};
 use crate::sql::{dml, parser};
 use crate::storage::heap::RowId;
+use crate::transaction::commit::{CommitDecision, CommitOptions, CommitRequest, CommitSetting};
 use crate::transaction::Transaction;
 use crate::types::{DataType, Value};
 
@@ -149,6 +150,10 @@ struct StatementSettings {
     session_cached_cursors: usize,
     /// `db_file_multiblock_read_count`: blocks per I/O of a full scan.
     multiblock_read_count: usize,
+    /// `commit_wait` and `commit_logging` as the session set them itself (unset otherwise)...
+    commit_session: CommitSetting,
+    /// ... and as the system did: a COMMIT's options are decided from both.
+    commit_system: CommitSetting,
 }
 
 impl StatementSettings {
@@ -158,6 +163,19 @@ impl StatementSettings {
             parameters,
             instance.catalog().storage().cache.block_size(),
         );
+        let commit_setting = |parameters: &Parameters, own_only: bool| {
+            let value = |name| {
+                if own_only && !parameters.is_set_by_session(name) {
+                    String::new()
+                } else {
+                    parameters.get_string(name)
+                }
+            };
+            CommitSetting::from_parameters(
+                &value(names::COMMIT_WAIT),
+                &value(names::COMMIT_LOGGING),
+            )
+        };
         StatementSettings {
             pga_aggregate_limit: parameters.get_bytes(names::PGA_AGGREGATE_LIMIT),
             environment: optimizer.digest(),
@@ -166,6 +184,8 @@ impl StatementSettings {
             session_cached_cursors: parameters.get_integer(names::SESSION_CACHED_CURSORS) as usize,
             multiblock_read_count: parameters.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT)
                 as usize,
+            commit_session: commit_setting(parameters, true),
+            commit_system: commit_setting(&instance.parameters(), false),
         }
     }
 }
@@ -589,8 +609,16 @@ impl Session {
                 })
                 .map(|rows| changed(rows, "deleted")),
             Statement::Commit { write } => {
-                let wait = write.as_ref().and_then(|write| write.wait).unwrap_or(true);
-                self.commit(wait)?;
+                let statement = write.map_or_else(CommitRequest::default, |write| CommitRequest {
+                    wait: write.wait,
+                    immediate: write.immediate,
+                });
+                let decision = CommitDecision::decide(
+                    statement,
+                    self.settings.commit_session,
+                    self.settings.commit_system,
+                );
+                self.commit(Some(&decision))?;
                 Ok(StatementResult::done("Commit complete."))
             }
             Statement::Rollback { to_savepoint } => {
@@ -626,7 +654,8 @@ impl Session {
                 statement,
             } => self.explain(statement_id.as_deref(), statement, binds),
             other => {
-                self.commit(true)?; // DDL commits what is open, as in Oracle
+                // DDL commits what is open, as in Oracle, and always WAIT IMMEDIATE.
+                self.commit(None)?;
                 self.ddl(other, text, binds)
             }
         }
@@ -1084,16 +1113,25 @@ impl Session {
         result
     }
 
-    fn commit(&mut self, wait: bool) -> Result<()> {
+    /// Ends the open transaction with a commit. A COMMIT statement passes the options decided
+    /// for it, counted when there is something to commit (`transaction::commit`); an implicit
+    /// commit passes none and is WAIT IMMEDIATE.
+    fn commit(&mut self, decision: Option<&CommitDecision>) -> Result<()> {
         match self.transaction.take() {
             Some(transaction) if transaction.last_uba == 0 => {
                 self.instance.transactions().commit_unchanged(transaction)
             }
-            Some(transaction) => self
-                .instance
-                .transactions()
-                .commit(transaction, wait)
-                .map(|_| ()),
+            Some(transaction) => {
+                if let Some(decision) = decision {
+                    decision.count();
+                }
+                let options =
+                    decision.map_or(CommitOptions::WAIT_IMMEDIATE, |decision| decision.performed);
+                self.instance
+                    .transactions()
+                    .commit_with(transaction, options)
+                    .map(|_| ())
+            }
             // Oracle counts every COMMIT call, even with nothing to commit.
             None => {
                 instrumentation::add(Statistic::UserCommits, 1);

@@ -14,7 +14,8 @@
 //! - Commit takes the next SCN and publishes it under the 'mostly latch-free SCN' latch, in this order:
 //!   state first, then the SCN, so that a snapshot that sees SCN s also sees every
 //!   transaction committed at s. The commit record is logged in the same mini-transaction
-//!   that marks the transaction table slot COMMITTED; `COMMIT` returns once it is on disk.
+//!   that marks the transaction table slot COMMITTED; `COMMIT` returns once it is on disk
+//!   (unless `COMMIT WRITE NOWAIT` or the parameters say otherwise: [`commit`](self::commit)).
 //! - Rollback walks the transaction's undo chain backwards applying each record's inverse;
 //!   every inverse checks that the row still holds the version the record made, so applying
 //!   it twice (recovery after a crash during rollback) is harmless.
@@ -75,6 +76,7 @@
 //! migrated piece where they meet it; ours meet rows at their heads, where the versioning is,
 //! so scans count continued rows too.
 
+pub mod commit;
 pub mod undo;
 
 use std::collections::HashMap;
@@ -97,6 +99,7 @@ use crate::storage::datafile::SYSTEM_FILE;
 use crate::storage::heap::{self, RowId, RowPiece, ROW_DELETED};
 use crate::storage::segment;
 use crate::storage::space::SpaceManager;
+use commit::CommitOptions;
 use undo::{SlotState, UndoKind, UndoLayout, UndoRecord};
 
 /// How many shards the in-memory transaction table has (each its own latch).
@@ -507,8 +510,22 @@ impl TransactionManager {
     }
 
     /// Commits: logs the commit record, publishes the SCN, and (when `wait`) waits on 'log
-    /// file sync' until the commit is durable. Returns the commit SCN.
+    /// file sync' until the commit is durable (`COMMIT WRITE [NO]WAIT IMMEDIATE`). Returns
+    /// the commit SCN.
     pub fn commit(&self, transaction: Transaction, wait: bool) -> Result<u64> {
+        self.commit_with(
+            transaction,
+            CommitOptions {
+                wait,
+                immediate: true,
+            },
+        )
+    }
+
+    /// `commit` with the `COMMIT WRITE` options decided for it (the [`commit`](self::commit)
+    /// module). Whatever they are, the commit is visible to other sessions before its redo is
+    /// written.
+    pub fn commit_with(&self, transaction: Transaction, options: CommitOptions) -> Result<u64> {
         let address = self.layout.slot_address(transaction.slot);
         let mut mtr = Mtr::new(&self.cache);
         mtr.get(
@@ -536,9 +553,7 @@ impl TransactionManager {
         self.free_slots.lock().push(transaction.slot);
         instrumentation::add(Statistic::UserCommits, 1);
         self.count_ended();
-        if wait {
-            self.log.sync_commit(end)?;
-        }
+        self.log.commit_redo(end, options.wait, options.immediate)?;
         Ok(scn)
     }
 
