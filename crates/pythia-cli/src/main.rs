@@ -5,6 +5,7 @@
 //!   pythia shell [DIR] [-p name=value]... [--bail]    shell/: statements and SQL*Plus commands
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
+//!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
 //! ```
 
 mod lab;
@@ -13,6 +14,7 @@ mod shell;
 
 mod advice;
 mod common;
+mod dbv;
 mod hitpath;
 mod hotcursor;
 mod oltp;
@@ -80,6 +82,12 @@ enum Action {
         #[arg(long)]
         compare: bool,
     },
+    /// DBVERIFY: checks every block of a closed database's datafiles and online redo logs;
+    /// exits non-zero if a block fails that no open would repair.
+    Dbv {
+        /// The database directory.
+        dir: PathBuf,
+    },
 }
 
 /// `name=value`, as `-p` takes it.
@@ -132,6 +140,7 @@ fn main() {
             };
             std::process::exit(slt::run(&files, engine, compare));
         }
+        Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
     }
 }
 

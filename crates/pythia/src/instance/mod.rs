@@ -19,6 +19,7 @@
 //! The alert log, `alert.log` in the directory, records opens, recoveries and shutdowns in
 //! Oracle's style.
 
+pub mod dbverify;
 pub mod parameters;
 
 use std::io::Write;
