@@ -6,6 +6,7 @@
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
+//!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
 mod lab;
@@ -14,6 +15,7 @@ mod shell;
 
 mod advice;
 mod common;
+mod crash;
 mod dbv;
 mod hitpath;
 mod hotcursor;
@@ -55,7 +57,7 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint`, `scan`, `hitpath` or `advice`.
+        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice` or `crash`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -65,7 +67,7 @@ enum Action {
         dir: PathBuf,
         /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
         /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
-        /// shared_pool_size; the other experiments ignore them.
+        /// shared_pool_size; crash takes seed and kills; the other experiments ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
@@ -88,6 +90,9 @@ enum Action {
         /// The database directory.
         dir: PathBuf,
     },
+    /// The worker `pythia lab crash` starts and kills: commits in 4 sessions until killed.
+    #[command(hide = true)]
+    CrashWorker { dir: PathBuf },
 }
 
 /// `name=value`, as `-p` takes it.
@@ -141,6 +146,12 @@ fn main() {
             std::process::exit(slt::run(&files, engine, compare));
         }
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
+        Action::CrashWorker { dir } => {
+            if let Err(error) = crash::worker(&dir) {
+                eprintln!("crash worker: {error}");
+                std::process::exit(1);
+            }
+        }
     }
 }
 
@@ -193,5 +204,9 @@ mod tests {
             matches!(command.action, Action::Slt { files, sqlite: false, compare: true } if files.len() == 2)
         );
         assert!(Command::try_parse_from(["pythia", "slt"]).is_err());
+        let command = Command::try_parse_from(["pythia", "dbv", "/tmp/x"]).unwrap();
+        assert!(matches!(command.action, Action::Dbv { dir } if dir.as_os_str() == "/tmp/x"));
+        let command = Command::try_parse_from(["pythia", "crash-worker", "/tmp/x"]).unwrap();
+        assert!(matches!(command.action, Action::CrashWorker { .. }));
     }
 }
