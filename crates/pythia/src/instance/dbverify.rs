@@ -136,13 +136,7 @@ pub fn verify(vfs: &dyn Vfs, dir: &Path) -> Result<Report> {
             ),
         ));
     }
-    let _lock = vfs.lock_directory(dir).map_err(|error| {
-        if error.kind() == std::io::ErrorKind::WouldBlock {
-            Error::database_locked(&dir.display().to_string())
-        } else {
-            Error::io(dir, error)
-        }
-    })?;
+    let _lock = super::lock_directory(vfs, dir)?;
     let control = ControlFile::open(vfs, dir)?.read()?.ok_or_else(|| {
         Error::new(
             205,
@@ -218,34 +212,46 @@ mod tests {
     use crate::storage::vfs::SimVfs;
     use std::sync::Arc;
 
-    fn config() -> InstanceConfig {
-        InstanceConfig {
+    const DIR: &str = "/db";
+
+    /// A database in `DIR` on a simulated disk after `statements` and a clean shutdown; before
+    /// the shutdown, `while_open` runs with the instance open.
+    fn closed_database(
+        seed: u64,
+        statements: &[String],
+        while_open: impl FnOnce(&SimVfs),
+    ) -> SimVfs {
+        let vfs = SimVfs::new(seed);
+        let config = InstanceConfig {
             cache_bytes: 2 << 20,
             log_file_size: 1 << 20,
             undo_bytes: 2 << 20,
             ..Default::default()
+        };
+        let instance = Instance::open_with(Arc::new(vfs.clone()), Path::new(DIR), config).unwrap();
+        let mut session = instance.connect().unwrap();
+        for statement in statements {
+            session.execute(statement).unwrap();
         }
+        while_open(&vfs);
+        drop(session);
+        instance.shutdown().unwrap();
+        vfs
     }
 
     #[test]
     fn a_clean_database_verifies_and_an_open_one_is_refused() {
-        let vfs = SimVfs::new(1);
-        let dir = Path::new("/db");
-        let instance = Instance::open_with(Arc::new(vfs.clone()), dir, config()).unwrap();
-        let mut session = instance.connect().unwrap();
-        session
-            .execute("create table t (id number primary key, v varchar2(100))")
-            .unwrap();
-        for id in 0..200 {
-            session
-                .execute(&format!("insert into t values ({id}, rpad('x', 90, 'y'))"))
-                .unwrap();
-        }
-        session.execute("commit").unwrap();
-        assert_eq!(verify(&vfs, dir).unwrap_err().code(), 1102);
-        drop(session);
-        instance.shutdown().unwrap();
-        drop(instance);
+        let dir = Path::new(DIR);
+        let statements: Vec<String> =
+            std::iter::once("create table t (id number primary key, v varchar2(100))".into())
+                .chain(
+                    (0..200).map(|id| format!("insert into t values ({id}, rpad('x', 90, 'y'))")),
+                )
+                .chain(std::iter::once("commit".into()))
+                .collect();
+        let vfs = closed_database(1, &statements, |vfs| {
+            assert_eq!(verify(vfs, dir).unwrap_err().code(), 1102);
+        });
 
         let report = verify(&vfs, dir).unwrap();
         assert!(report.clean_shutdown);
@@ -266,16 +272,14 @@ mod tests {
     /// A flipped byte in a datafile block and in a written redo block: both are found.
     #[test]
     fn a_flipped_byte_is_found_in_a_datafile_and_in_the_redo() {
-        let vfs = SimVfs::new(2);
-        let dir = Path::new("/db");
-        let instance = Instance::open_with(Arc::new(vfs.clone()), dir, config()).unwrap();
-        let mut session = instance.connect().unwrap();
-        session.execute("create table t (id number)").unwrap();
-        session.execute("insert into t values (1)").unwrap();
-        session.execute("commit").unwrap();
-        drop(session);
-        instance.shutdown().unwrap();
-        drop(instance);
+        let dir = Path::new(DIR);
+        let statements = [
+            "create table t (id number)",
+            "insert into t values (1)",
+            "commit",
+        ];
+        let statements: Vec<String> = statements.map(String::from).to_vec();
+        let vfs = closed_database(2, &statements, |_| {});
         let before = verify(&vfs, dir).unwrap();
         let log = &before.log_files[0];
         let flip = |name: &str, offset: u64| {

@@ -316,13 +316,7 @@ impl Instance {
     ) -> Result<Arc<Instance>> {
         vfs.create_dir_all(dir)
             .map_err(|error| Error::io(dir, error))?;
-        let directory_lock = vfs.lock_directory(dir).map_err(|error| {
-            if error.kind() == std::io::ErrorKind::WouldBlock {
-                Error::database_locked(&dir.display().to_string())
-            } else {
-                Error::io(dir, error)
-            }
-        })?;
+        let directory_lock = lock_directory(vfs.as_ref(), dir)?;
         let control_file = ControlFile::open(vfs.as_ref(), dir)?;
         let existing = control_file.read()?;
         let block_size = existing
@@ -769,6 +763,21 @@ impl Drop for Instance {
     fn drop(&mut self) {
         let _ = self.shutdown();
     }
+}
+
+/// Takes the directory lock (`Vfs::lock_directory`): ORA-01102 when another instance, or
+/// DBVERIFY, holds it.
+pub(crate) fn lock_directory(
+    vfs: &dyn Vfs,
+    dir: &Path,
+) -> Result<Box<dyn std::any::Any + Send + Sync>> {
+    vfs.lock_directory(dir).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::WouldBlock {
+            Error::database_locked(&dir.display().to_string())
+        } else {
+            Error::io(dir, error)
+        }
+    })
 }
 
 fn record_checkpoint(
