@@ -34,6 +34,8 @@ use crate::storage::vfs::{Vfs, VfsFile};
 
 pub const SYSTEM_FILE: u32 = 1;
 pub const UNDO_FILE: u32 = 2;
+/// The double-write file of a database directory.
+pub const DOUBLE_WRITE_FILE: &str = "dblwr.dat";
 /// The datafiles of a database directory, by number.
 pub const DATAFILES: [(u32, &str); 2] =
     [(SYSTEM_FILE, "system01.dbf"), (UNDO_FILE, "undotbs01.dbf")];
@@ -60,7 +62,7 @@ impl FileSet {
                 .map_err(|error| Error::io(&path, error))?;
             files.push((number, path, file));
         }
-        let double_write_path = dir.join("dblwr.dat");
+        let double_write_path = dir.join(DOUBLE_WRITE_FILE);
         let double_write = vfs
             .open(&double_write_path, true)
             .map_err(|error| Error::io(&double_write_path, error))?;
