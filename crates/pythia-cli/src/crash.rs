@@ -5,7 +5,8 @@
 //!    pythia crash-worker DIR      4 sessions, each in a loop: insert a row of t, its child
 //!    (this binary, re-executed)   rows, update its counters row, COMMIT WRITE WAIT, print
 //!                                 "ACK <session> <seq>"
-//!    the lab reads the acks; at a seeded random moment after the first: SIGKILL
+//!    the lab reads the acks; at a seeded random moment after the first (one round in four:
+//!    0-100 ms after the worker started, mostly during its open): SIGKILL
 //!    DBVERIFY the files as the kill left them      (instance/dbverify.rs in the library)
 //!    open (crash recovery), check rows against acks and indexes against tables, shut down
 //!    DBVERIFY again
@@ -26,13 +27,17 @@
 //!    `m`; the child rows are exactly those of the present sequences, notes included.
 //! 4. Indexes agree with their tables: every B-tree passes `BTree::check`, and its live
 //!    entries name exactly the table's rows (the ROWIDs a walk of its heap blocks finds, one
-//!    to one); the same
-//!    keys come back by index and by full scan through SQL (RULE mode, each plan checked with
-//!    EXPLAIN PLAN).
+//!    to one); the same keys come back by index and by full scan through SQL (RULE mode,
+//!    each plan checked with EXPLAIN PLAN).
 //! 5. Every checksum good (DBVERIFY): after the kill, every datafile block passes its checks
 //!    or has a whole image in the double-write file (a torn write the open restores), and
 //!    no redo block is damaged or past a hole; after recovery and a clean shutdown, every
 //!    datafile block passes.
+//!
+//! A kill during the worker's very first open may leave no database, or one whose creation
+//! did not finish (the next open creates it anew), or the schema in part: with nothing
+//! acknowledged yet, that is all right, and the round checks the rest only once the setup is
+//! whole.
 //!
 //! Each round is a row of the table printed at the end: acks per session, the highest
 //! sequence present, in-flight commits found, datafile blocks failing at the kill (torn) and
@@ -89,6 +94,10 @@ const WORKER_TRANSACTIONS_MAX: i64 = 1_000_000;
 const WORKER_SECONDS_MAX: u64 = 600;
 /// The worker's first ack (open, recovery, DDL) must come within this.
 const FIRST_ACK_SECONDS_MAX: u64 = 120;
+/// One round in this many kills the worker at most this long after it started instead of
+/// after its first ack.
+const EARLY_KILL_ONE_IN: u64 = 4;
+const EARLY_KILL_MILLIS_MAX: u64 = 100;
 
 /// The payload of transaction `(session, seq)`: its length and bytes follow from both.
 fn payload(session: usize, seq: i64) -> String {
@@ -276,9 +285,29 @@ impl Drop for KillOnDrop {
     }
 }
 
-/// Starts the worker, reads its acks for `run_for` after the first, kills it with SIGKILL and
-/// returns every ack it wrote: (session, seq), in the order written.
-fn run_worker(dir: &Path, run_for: Duration) -> pythia::Result<Vec<(usize, i64)>> {
+/// When a round's SIGKILL comes.
+#[derive(Clone, Copy, Debug)]
+enum KillAt {
+    /// This long after the worker's first ack: the sessions are committing.
+    AfterFirstAck(Duration),
+    /// This long after the worker started, acked or not: mostly during its open (roll
+    /// forward, rollback, the checkpoint after them, DDL), a crash during recovery.
+    AfterStart(Duration),
+}
+
+impl std::fmt::Display for KillAt {
+    fn fmt(&self, f: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            KillAt::AfterFirstAck(after) => write!(f, "ack + {}", after.as_millis()),
+            KillAt::AfterStart(after) => write!(f, "start + {}", after.as_millis()),
+        }
+    }
+}
+
+/// Starts the worker, reads its acks until `kill_at`, kills it with SIGKILL and returns every
+/// ack it wrote: (session, seq), in the order written.
+fn run_worker(dir: &Path, kill_at: KillAt) -> pythia::Result<Vec<(usize, i64)>> {
+    let started = Instant::now();
     let executable = std::env::current_exe()
         .map_err(|error| lab_error(format!("crash: this program's path: {error}")))?;
     let child = Command::new(executable)
@@ -313,16 +342,21 @@ fn run_worker(dir: &Path, run_for: Duration) -> pythia::Result<Vec<(usize, i64)>
     });
     let mut acked = Vec::new();
     let early_exit = || lab_error("crash: the worker exited before it was killed");
-    match receiver.recv_timeout(Duration::from_secs(FIRST_ACK_SECONDS_MAX)) {
-        Ok(ack) => acked.push(ack),
-        Err(mpsc::RecvTimeoutError::Timeout) => {
-            return Err(lab_error(format!(
-                "crash: the worker acknowledged nothing within {FIRST_ACK_SECONDS_MAX} s"
-            )))
+    let deadline = match kill_at {
+        KillAt::AfterStart(after) => started + after,
+        KillAt::AfterFirstAck(after) => {
+            match receiver.recv_timeout(Duration::from_secs(FIRST_ACK_SECONDS_MAX)) {
+                Ok(ack) => acked.push(ack),
+                Err(mpsc::RecvTimeoutError::Timeout) => {
+                    return Err(lab_error(format!(
+                        "crash: the worker acknowledged nothing within {FIRST_ACK_SECONDS_MAX} s"
+                    )))
+                }
+                Err(mpsc::RecvTimeoutError::Disconnected) => return Err(early_exit()),
+            }
+            Instant::now() + after
         }
-        Err(mpsc::RecvTimeoutError::Disconnected) => return Err(early_exit()),
-    }
-    let deadline = Instant::now() + run_for;
+    };
     while let Some(left) = deadline.checked_duration_since(Instant::now()) {
         match receiver.recv_timeout(left) {
             Ok(ack) => acked.push(ack),
@@ -342,7 +376,7 @@ fn run_worker(dir: &Path, run_for: Duration) -> pythia::Result<Vec<(usize, i64)>
 
 /// One round's figures, for the table.
 struct Round {
-    run_millis: u64,
+    kill_at: KillAt,
     acked: [usize; SESSIONS],
     present: [i64; SESSIONS],
     in_flight_found: usize,
@@ -350,6 +384,8 @@ struct Round {
     restored_blocks: usize,
     roll_forward_micros: u64,
     open_millis: f64,
+    /// The open created the database (the kill came before the worker's first open finished).
+    created: bool,
     redo_records: u64,
     rolled_back: usize,
     blocks_verified: u64,
@@ -359,7 +395,8 @@ pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::
     let settings = Settings::new(quick, parameters)?;
     let _ = std::fs::remove_dir_all(dir);
     println!(
-        "crash: {} kills (SIGKILL {}-{} ms after the worker's first ack), {SESSIONS} sessions \
+        "crash: {} kills (SIGKILL {}-{} ms after the worker's first ack, or one time in \
+         {EARLY_KILL_ONE_IN} 0-{EARLY_KILL_MILLIS_MAX} ms after it started), {SESSIONS} sessions \
          committing WRITE WAIT; seed {} (repeat with -p seed={})",
         settings.kills, settings.run_millis.0, settings.run_millis.1, settings.seed, settings.seed
     );
@@ -371,8 +408,12 @@ pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::
     let mut outcome = Ok(());
     for number in 1..=settings.kills {
         let (low, high) = settings.run_millis;
-        let run_millis = low + rng.below(high - low + 1);
-        match round(dir, run_millis, &mut committed) {
+        let kill_at = if rng.below(EARLY_KILL_ONE_IN) == 0 {
+            KillAt::AfterStart(Duration::from_millis(rng.below(EARLY_KILL_MILLIS_MAX + 1)))
+        } else {
+            KillAt::AfterFirstAck(Duration::from_millis(low + rng.below(high - low + 1)))
+        };
+        match round(dir, kill_at, &mut committed) {
             Ok(round) => rounds.push(round),
             Err(error) => {
                 // The lab's own findings (ORA-00900) bare; an engine error with its number.
@@ -410,8 +451,8 @@ pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::
 }
 
 /// Runs, kills, verifies, recovers and checks once; `committed` moves to what was found.
-fn round(dir: &Path, run_millis: u64, committed: &mut [i64; SESSIONS]) -> pythia::Result<Round> {
-    let acks = run_worker(dir, Duration::from_millis(run_millis))?;
+fn round(dir: &Path, kill_at: KillAt, committed: &mut [i64; SESSIONS]) -> pythia::Result<Round> {
+    let acks = run_worker(dir, kill_at)?;
     let mut acked = [0usize; SESSIONS];
     let mut last_acked = *committed;
     for (session, seq) in acks {
@@ -425,11 +466,28 @@ fn round(dir: &Path, run_millis: u64, committed: &mut [i64; SESSIONS]) -> pythia
         acked[session] += 1;
     }
 
+    // A kill during the worker's very first open may leave no database yet (no valid control
+    // file) or a creation that did not finish: the next open creates the database anew, and
+    // nothing can have been acknowledged.
+    let nothing_acknowledged = last_acked == [0; SESSIONS];
     let vfs = pythia::storage::vfs::os();
-    let crashed = dbverify::verify(vfs.as_ref(), dir)?;
-    if let Some(problem) = crashed.problems(false).first() {
-        return Err(lab_error(format!("DBVERIFY after the kill: {problem}")));
-    }
+    let crashed = match dbverify::verify(vfs.as_ref(), dir) {
+        Err(error) if error.code() == 205 && nothing_acknowledged => None,
+        Ok(report) if report.creating && nothing_acknowledged => None,
+        Ok(report) if report.creating => {
+            return Err(lab_error(
+                "DBVERIFY after the kill: the control file says the database is being \
+                 created, after commits were acknowledged",
+            ))
+        }
+        Ok(report) => match report.problems(false).first() {
+            Some(problem) => {
+                return Err(lab_error(format!("DBVERIFY after the kill: {problem}")));
+            }
+            None => Some(report),
+        },
+        Err(error) => return Err(error),
+    };
 
     let opening = Instant::now();
     let instance = Instance::open(dir, PARAMETERS)?;
@@ -448,17 +506,23 @@ fn round(dir: &Path, run_millis: u64, committed: &mut [i64; SESSIONS]) -> pythia
         .count();
     *committed = present;
     Ok(Round {
-        run_millis,
+        kill_at,
         acked,
         present,
         in_flight_found,
-        torn_blocks: crashed.datafile_blocks_failing(),
+        torn_blocks: crashed
+            .as_ref()
+            .map_or(0, dbverify::Report::datafile_blocks_failing),
         restored_blocks: report.blocks_repaired,
         roll_forward_micros: report.recovery_micros,
         open_millis,
         redo_records: report.redo_records_applied,
         rolled_back: report.transactions_rolled_back,
-        blocks_verified: crashed.blocks_examined() + recovered.blocks_examined(),
+        blocks_verified: crashed
+            .as_ref()
+            .map_or(0, dbverify::Report::blocks_examined)
+            + recovered.blocks_examined(),
+        created: report.created,
     })
 }
 
@@ -466,7 +530,7 @@ fn print_rounds(rounds: &[Round]) {
     let mut table = Table::new();
     table.set_header(vec![
         "round",
-        "ran ms",
+        "killed at ms",
         "acked per session",
         "present (max seq)",
         "in flight found",
@@ -481,14 +545,18 @@ fn print_rounds(rounds: &[Round]) {
     for (index, round) in rounds.iter().enumerate() {
         table.add_row(vec![
             (index + 1).to_string(),
-            round.run_millis.to_string(),
+            round.kill_at.to_string(),
             joined(&mut round.acked.iter().map(usize::to_string)),
             joined(&mut round.present.iter().map(i64::to_string)),
             round.in_flight_found.to_string(),
             format!("{} / {}", round.torn_blocks, round.restored_blocks),
             round.redo_records.to_string(),
             round.rolled_back.to_string(),
-            format!("{:.1}", round.roll_forward_micros as f64 / 1e3),
+            if round.created {
+                "(created)".to_string()
+            } else {
+                format!("{:.1}", round.roll_forward_micros as f64 / 1e3)
+            },
             format!("{:.0}", round.open_millis),
             round.blocks_verified.to_string(),
         ]);
@@ -525,6 +593,9 @@ fn check(
     last_acked: &[i64; SESSIONS],
 ) -> Result<[i64; SESSIONS], String> {
     let mut session = instance.connect().map_err(|error| error.to_string())?;
+    if *last_acked == [0; SESSIONS] && !setup_done(instance, &mut session)? {
+        return Ok([0; SESSIONS]); // killed before the worker's sessions started
+    }
     let mut present = [0i64; SESSIONS];
     let mut seqs: [BTreeSet<i64>; SESSIONS] = Default::default();
     for row in query(&mut session, "select session_id, seq, tag, payload from t")? {
@@ -601,6 +672,21 @@ fn check(
         check_indexes(instance, table)?;
     }
     check_access_paths(&mut session).map(|()| present)
+}
+
+/// Whether the worker's setup (the schema, a counters row per session) was all committed:
+/// it is done before any session starts, so it is, once anything has been acknowledged.
+fn setup_done(instance: &Instance, session: &mut Session) -> Result<bool, String> {
+    let dictionary = instance.catalog().current();
+    let tables = ["T", "CHILD", "COUNTERS"].map(|name| dictionary.table(name).ok());
+    let [Some(t), Some(_), Some(_)] = tables else {
+        return Ok(false);
+    };
+    if t.indexes.len() < 2 {
+        return Ok(false);
+    }
+    let counters = query(session, "select count(*) from counters")?;
+    Ok(integer(&counters[0][0]) == SESSIONS as i128)
 }
 
 /// The ROWIDs of the rows of the heap segment `header` a new snapshot sees (a migrated row

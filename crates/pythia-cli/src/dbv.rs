@@ -20,7 +20,9 @@ pub fn run(dir: &Path) -> i32 {
     println!(
         "DBVERIFY: {} ({}, checkpoint at LSN {})",
         dir.display(),
-        if report.clean_shutdown {
+        if report.creating {
+            "its creation did not finish: the next open creates it anew"
+        } else if report.clean_shutdown {
             "closed cleanly"
         } else {
             "needs crash recovery"

@@ -78,6 +78,9 @@ pub struct Report {
     /// closed cleanly.
     pub checkpoint_lsn: u64,
     pub clean_shutdown: bool,
+    /// The database's creation did not finish: the next open removes these files and creates
+    /// it anew, whatever they hold.
+    pub creating: bool,
     pub datafiles: Vec<FileAudit>,
     pub log_files: Vec<LogFileVerification>,
 }
@@ -171,6 +174,7 @@ pub fn verify(vfs: &dyn Vfs, dir: &Path) -> Result<Report> {
     let mut report = Report {
         checkpoint_lsn: control.checkpoint_lsn,
         clean_shutdown: control.clean_shutdown,
+        creating: control.creating,
         ..Default::default()
     };
     let mut image = vec![0u8; block_size];
