@@ -330,7 +330,7 @@ fn second_instance_on_the_same_directory_gets_ora_01102() {
 /// written but before the redo of the new database's formatting (space bitmap, undo header)
 /// reached the log, left a database that no open could ever open again: recovery found no
 /// redo, and the undo file failed its check (ORA-01122 "not a Pythia undo file"). Found by
-/// `lab crash` killing its worker 16 ms after it started on an empty directory.
+/// killing `lab crash`'s worker 16 ms after it started on an empty directory.
 ///
 /// Every sync of the creation is, in turn, the moment of a crash, kept as `kill -9` keeps it
 /// (every completed write) and as a power loss keeps it (unsynced writes dropped, applied or
