@@ -1,10 +1,10 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
 //! `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer`, `midpoint`
-//! `scan`, `hitpath` and `advice` (a file each; `midpoint` shares `stuffer.rs`, `advice` builds
-//! on it); with
-//! no name, all of them at quick scale. Each builds its own instances; `-p name=value`
-//! settings reach only `slammer` (the SQLSlammer parameters), the others say they ignore them.
+//! `scan`, `hitpath`, `advice` and `crash` (a file each; `midpoint` shares `stuffer.rs`,
+//! `advice` builds on it); with no name, all of them at quick scale. Each builds its own
+//! instances; `-p name=value` settings reach only `slammer` (the SQLSlammer parameters) and
+//! `crash` (seed, kills), the others say they ignore them.
 
 pub fn run_lab(
     name: Option<&str>,
@@ -12,8 +12,10 @@ pub fn run_lab(
     dir: &std::path::Path,
     parameters: &[(String, String)],
 ) -> pythia::Result<()> {
-    if !parameters.is_empty() && name != Some("slammer") {
-        eprintln!("note: only the slammer experiment applies -p settings; they are ignored");
+    if !parameters.is_empty() && !matches!(name, Some("slammer" | "crash")) {
+        eprintln!(
+            "note: only the slammer and crash experiments apply -p settings; they are ignored"
+        );
     }
     match name {
         None => {
@@ -39,6 +41,8 @@ pub fn run_lab(
             crate::hitpath::run(true, &dir.join("lab-hitpath"))?;
             println!();
             crate::advice::run(true, &dir.join("lab-advice"))?;
+            println!();
+            crate::crash::run(true, &dir.join("lab-crash"), &[])?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
@@ -56,10 +60,11 @@ pub fn run_lab(
         Some("scan") => crate::scan::run(quick, &dir.join("lab-scan")),
         Some("hitpath") => crate::hitpath::run(quick, &dir.join("lab-hitpath")),
         Some("advice") => crate::advice::run(quick, &dir.join("lab-advice")),
+        Some("crash") => crate::crash::run(quick, &dir.join("lab-crash"), parameters),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(
-                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath, advice"
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath, advice, crash"
             ),
         )),
     }

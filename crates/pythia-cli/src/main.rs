@@ -5,6 +5,8 @@
 //!   pythia shell [DIR] [-p name=value]... [--bail]    shell/: statements and SQL*Plus commands
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
+//!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
+//!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
 mod lab;
@@ -14,6 +16,8 @@ mod shell;
 mod advice;
 mod commit;
 mod common;
+mod crash;
+mod dbv;
 mod hitpath;
 mod hotcursor;
 mod oltp;
@@ -54,7 +58,7 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint`, `scan`, `hitpath` or `advice`.
+        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice` or `crash`.
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -64,7 +68,7 @@ enum Action {
         dir: PathBuf,
         /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
         /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
-        /// shared_pool_size; the other experiments ignore them.
+        /// shared_pool_size; crash takes seed and kills; the other experiments ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
@@ -81,6 +85,15 @@ enum Action {
         #[arg(long)]
         compare: bool,
     },
+    /// DBVERIFY: checks every block of a closed database's datafiles and online redo logs;
+    /// exits non-zero if a block fails that no open would repair.
+    Dbv {
+        /// The database directory.
+        dir: PathBuf,
+    },
+    /// The worker `pythia lab crash` starts and kills: commits in 4 sessions until killed.
+    #[command(hide = true)]
+    CrashWorker { dir: PathBuf },
 }
 
 /// `name=value`, as `-p` takes it.
@@ -132,6 +145,13 @@ fn main() {
                 slt::Engine::Pythia
             };
             std::process::exit(slt::run(&files, engine, compare));
+        }
+        Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
+        Action::CrashWorker { dir } => {
+            if let Err(error) = crash::worker(&dir) {
+                eprintln!("crash worker: {error}");
+                std::process::exit(1);
+            }
         }
     }
 }
@@ -185,5 +205,9 @@ mod tests {
             matches!(command.action, Action::Slt { files, sqlite: false, compare: true } if files.len() == 2)
         );
         assert!(Command::try_parse_from(["pythia", "slt"]).is_err());
+        let command = Command::try_parse_from(["pythia", "dbv", "/tmp/x"]).unwrap();
+        assert!(matches!(command.action, Action::Dbv { dir } if dir.as_os_str() == "/tmp/x"));
+        let command = Command::try_parse_from(["pythia", "crash-worker", "/tmp/x"]).unwrap();
+        assert!(matches!(command.action, Action::CrashWorker { .. }));
     }
 }

@@ -3,7 +3,10 @@
 //! ```text
 //! Instance::open(dir)
 //!   lock the directory (a second instance gets ORA-01102)
-//!   read the control file ---- none: create the database (files, bitmap, undo, dictionary)
+//!   read the control file ---- none, or a creation that did not finish (the files it left
+//!        |                     are removed): create the database (control file marked
+//!        |                     creating, files, bitmap, undo, dictionary; checkpoint; the
+//!        |                     mark cleared)
 //!        |
 //!        +-- exists: repair torn blocks from the double-write file
 //!                    roll forward from the checkpoint        (redo/recovery.rs)
@@ -19,6 +22,7 @@
 //! The alert log, `alert.log` in the directory, records opens, recoveries and shutdowns in
 //! Oracle's style.
 
+pub mod dbverify;
 pub mod parameters;
 
 use std::io::Write;
@@ -318,15 +322,18 @@ impl Instance {
     ) -> Result<Arc<Instance>> {
         vfs.create_dir_all(dir)
             .map_err(|error| Error::io(dir, error))?;
-        let directory_lock = vfs.lock_directory(dir).map_err(|error| {
-            if error.kind() == std::io::ErrorKind::WouldBlock {
-                Error::database_locked(&dir.display().to_string())
-            } else {
-                Error::io(dir, error)
-            }
-        })?;
+        let directory_lock = lock_directory(vfs.as_ref(), dir)?;
         let control_file = ControlFile::open(vfs.as_ref(), dir)?;
-        let existing = control_file.read()?;
+        let mut existing = control_file.read()?;
+        // A creation that did not finish (the process died during the first open) left files
+        // that no session ever used: remove them and create the database anew. The control
+        // file's versions go on from the unfinished one's, so that its slot is not read again.
+        let mut control_version = 0;
+        let unfinished_creation = existing.take_if(|data| data.creating);
+        if let Some(unfinished) = &unfinished_creation {
+            control_version = unfinished.version;
+            remove_database_files(vfs.as_ref(), dir, unfinished.log_groups)?;
+        }
         let block_size = existing
             .as_ref()
             .map_or(config.block_size, |data| data.block_size as usize);
@@ -379,7 +386,7 @@ impl Instance {
         let (mut control_data, highest_scn) = match existing {
             None => {
                 report.created = true;
-                let data = ControlData {
+                let mut data = ControlData {
                     database_id: database_id(),
                     block_size: block_size as u32,
                     log_groups,
@@ -392,9 +399,13 @@ impl Instance {
                     created: now_seconds(),
                     undo_blocks,
                     clean_shutdown: false,
+                    creating: true,
                     epoch: 1,
-                    version: 0,
+                    version: control_version,
                 };
+                // Written before anything else is: a crash from here until the end of this
+                // open leaves a control file that says the creation did not finish.
+                control_file.write(&mut data)?;
                 log.start_at(
                     StreamPosition {
                         sequence: 1,
@@ -537,6 +548,20 @@ impl Instance {
             _directory_lock: directory_lock,
         });
         instance.checkpoint()?;
+        if instance.report.created {
+            // Everything the creation made is durable (the checkpoint): from now on an open
+            // recovers this database instead of creating it.
+            let mut guard = instance.control.lock();
+            let (file, data) = &mut *guard;
+            data.creating = false;
+            file.write(data)?;
+        }
+        if unfinished_creation.is_some() {
+            instance.alert(
+                "An earlier creation of this database did not finish (its first open was \
+                 interrupted): its files were removed",
+            );
+        }
         instance.alert(&format!(
             "Database {} ({} byte blocks): {}",
             if instance.report.created { "created" } else { "opened" },
@@ -781,6 +806,37 @@ impl Drop for Instance {
     fn drop(&mut self) {
         let _ = self.shutdown();
     }
+}
+
+/// Removes the datafiles, the double-write file and the online logs of an unfinished
+/// creation (the control file stays: the new creation's first write supersedes it).
+fn remove_database_files(vfs: &dyn Vfs, dir: &Path, log_groups: u32) -> Result<()> {
+    let names = crate::storage::datafile::DATAFILES
+        .iter()
+        .map(|(_, name)| name.to_string())
+        .chain([crate::storage::datafile::DOUBLE_WRITE_FILE.to_string()])
+        .chain(RedoLog::file_names(log_groups));
+    for path in names.map(|name| dir.join(name)) {
+        if vfs.exists(&path) {
+            vfs.remove(&path).map_err(|error| Error::io(&path, error))?;
+        }
+    }
+    Ok(())
+}
+
+/// Takes the directory lock (`Vfs::lock_directory`): ORA-01102 when another instance, or
+/// DBVERIFY, holds it.
+pub(crate) fn lock_directory(
+    vfs: &dyn Vfs,
+    dir: &Path,
+) -> Result<Box<dyn std::any::Any + Send + Sync>> {
+    vfs.lock_directory(dir).map_err(|error| {
+        if error.kind() == std::io::ErrorKind::WouldBlock {
+            Error::database_locked(&dir.display().to_string())
+        } else {
+            Error::io(dir, error)
+        }
+    })
 }
 
 fn record_checkpoint(

@@ -21,6 +21,8 @@
 //!  84  8 creation time         seconds since 1970
 //!  92  4 undo blocks           size of the undo file in blocks
 //!  96  1 clean shutdown        1 when the instance closed cleanly
+//!  97  1 creating              1 from the first write of a new database until its first open
+//!                              has made it whole (see `Instance::open`); 0 afterwards
 //! 100  4 epoch                 incremented at every open; stamped in redo blocks
 //! ```
 
@@ -50,6 +52,8 @@ pub struct ControlData {
     pub created: u64,
     pub undo_blocks: u32,
     pub clean_shutdown: bool,
+    /// The database's creation has not finished: an open finding this creates it anew.
+    pub creating: bool,
     pub epoch: u32,
 }
 
@@ -117,6 +121,7 @@ fn encode(data: &ControlData) -> Vec<u8> {
     write_u64(&mut slot, 84, data.created);
     write_u32(&mut slot, 92, data.undo_blocks);
     slot[96] = data.clean_shutdown as u8;
+    slot[97] = data.creating as u8;
     write_u32(&mut slot, 100, data.epoch);
     let checksum = crc32c::crc32c(&slot[12..]);
     write_u32(&mut slot, 8, checksum);
@@ -141,6 +146,7 @@ fn decode(slot: &[u8]) -> Option<ControlData> {
         created: read_u64(slot, 84),
         undo_blocks: read_u32(slot, 92),
         clean_shutdown: slot[96] != 0,
+        creating: slot[97] != 0,
         epoch: read_u32(slot, 100),
     })
 }

@@ -37,6 +37,11 @@
 //! as `redo wastage`), and the next record starts in a fresh block, so a write never rewrites
 //! a block that an earlier write made durable. A record length of 0 in the stream is padding.
 //!
+//! DBVERIFY (`RedoLog::verify_file`) reads every block of a log file: the run that recovery
+//! would read from block 1 of the sequence its header names, the records in it, then each
+//! later block as unwritten (zeros), stale (whole, of an older sequence or epoch), unreachable
+//! (whole redo of this sequence past a hole: a bug) or damaged (torn or corrupt).
+//!
 //! Group commit: a write takes everything in the buffer at once; every commit whose record is
 //! in that write is durable when it completes. Sessions wait on 'log file sync'; the write's
 //! I/O is 'log file parallel write'. A committing session that finds no write in progress
@@ -264,6 +269,43 @@ pub struct RedoLog {
     slow_copies: AtomicBool,
     /// LGWR's view of which sequence each group holds (for v$log).
     group_sequences: Mutex<Vec<(u64, u64)>>,
+}
+
+/// What DBVERIFY (`instance/dbverify.rs`) found in one online log file. The file's blocks
+/// are read in order from block 1: first the run that recovery would read of the sequence its
+/// header names (`valid`), then every block after it, each in exactly one class.
+#[derive(Clone, Debug, Default)]
+pub struct LogFileVerification {
+    pub group: u32,
+    pub path: PathBuf,
+    /// The sequence the file header names; None when the header is not valid (a group never
+    /// used, or invalidated by recovery because it held a sequence past the end of the stream).
+    pub sequence: Option<u64>,
+    /// Redo blocks in the file (the header block not counted).
+    pub blocks: u64,
+    /// Blocks from block 1 on as recovery reads them: each passes its CRC-32C, names the
+    /// header's sequence and its own block number, and has an epoch no lower than the block
+    /// before it.
+    pub valid: u64,
+    /// Whole records in the valid blocks (each passed its own length and checksum checks).
+    pub records: u64,
+    /// Bytes at the end of one incarnation's run of valid blocks that hold no whole record:
+    /// the head of a record whose tail a crash kept from disk. Recovery skips them.
+    pub cut_bytes: u64,
+    /// After the valid blocks: all zeros (never written, or formatted ahead of the redo).
+    pub unwritten: u64,
+    /// After the valid blocks: a good checksum and its own block number, of an older
+    /// sequence (an earlier use of the file) or of this sequence with an older epoch (an
+    /// incarnation that crashed, whose tail the next one did not overwrite), or any such block
+    /// when the header is not valid. Recovery never reads them.
+    pub stale: u64,
+    /// After the valid blocks: a good checksum and its own block number, of this sequence
+    /// (or a later one) with an epoch no lower than the last valid block's: redo past a hole,
+    /// which recovery would not reach. Block numbers.
+    pub unreachable: Vec<u64>,
+    /// After the valid blocks: neither zeros nor a good checksum naming its own block number
+    /// (torn or corrupt). Block numbers.
+    pub damaged: Vec<u64>,
 }
 
 /// Where recovery left the stream: the next record goes here.
@@ -1113,6 +1155,61 @@ impl RedoLog {
             *epoch_seen = epoch;
         }
         Ok(segments)
+    }
+
+    /// Reads a whole log file for DBVERIFY: see [`LogFileVerification`] for what each count
+    /// means. Only reads.
+    pub fn verify_file(&self, group: &LogGroup) -> Result<LogFileVerification> {
+        // A header naming a sequence that another group holds is not this file's to read.
+        let header = self
+            .read_file_header(group)?
+            .filter(|(sequence, _)| self.group_of(*sequence).group == group.group);
+        let blocks = self.file_size / REDO_BLOCK_BYTES as u64 - 1;
+        let mut report = LogFileVerification {
+            group: group.group,
+            path: group.path.clone(),
+            sequence: header.map(|(sequence, _)| sequence),
+            blocks,
+            ..Default::default()
+        };
+        let mut last_epoch = 0u32;
+        if let Some((sequence, start)) = header {
+            for (segment_start, stream) in
+                self.read_sequence(sequence, start, start, &mut last_epoch)?
+            {
+                let (records, end) = RedoLog::split_records(&stream, segment_start, start);
+                report.records += records.len() as u64;
+                report.cut_bytes += segment_start + stream.len() as u64 - end;
+                report.valid += (stream.len() / REDO_PAYLOAD_BYTES) as u64;
+            }
+        }
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        for number in report.valid + 1..=blocks {
+            group
+                .file
+                .read_at(&mut block, number * REDO_BLOCK_BYTES as u64)
+                .map_err(|error| Error::io(&group.path, error))?;
+            if block.iter().all(|&byte| byte == 0) {
+                report.unwritten += 1;
+            } else if read_u32(&block, 0) != crc32c::crc32c(&block[4..])
+                || read_u32(&block, 8) as u64 != number
+            {
+                report.damaged.push(number);
+            } else {
+                let block_sequence = read_u32(&block, 4) as u64;
+                let epoch = read_u32(&block, 12);
+                match header {
+                    Some((sequence, _))
+                        if block_sequence > sequence
+                            || (block_sequence == sequence && epoch >= last_epoch) =>
+                    {
+                        report.unreachable.push(number)
+                    }
+                    _ => report.stale += 1,
+                }
+            }
+        }
+        Ok(report)
     }
 
     /// Splits a stream read by `read_sequence` into records. Returns (lsn, record bytes) and

@@ -17,6 +17,10 @@
 //!     12    4 magic 0x44424C57 ("DBLW")
 //!     16    n the block image (n = db_block_size)
 //! ```
+//!
+//! DBVERIFY (`instance/dbverify.rs`, `pythia dbv DIR`) reads every block of both datafiles
+//! with the checks of a read, on a closed database, and says for each failing block whether
+//! `dblwr.dat` holds a whole image of it (the next open would restore it).
 
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
@@ -30,6 +34,11 @@ use crate::storage::vfs::{Vfs, VfsFile};
 
 pub const SYSTEM_FILE: u32 = 1;
 pub const UNDO_FILE: u32 = 2;
+/// The double-write file of a database directory.
+pub const DOUBLE_WRITE_FILE: &str = "dblwr.dat";
+/// The datafiles of a database directory, by number.
+pub const DATAFILES: [(u32, &str); 2] =
+    [(SYSTEM_FILE, "system01.dbf"), (UNDO_FILE, "undotbs01.dbf")];
 pub const DOUBLE_WRITE_MAGIC: u32 = 0x44424C57;
 const DOUBLE_WRITE_SLOT_HEADER: usize = 16;
 /// Most blocks one double-write batch holds.
@@ -46,14 +55,14 @@ impl FileSet {
     /// Opens (creating when absent) the datafiles and the double-write file in `dir`.
     pub fn open(vfs: &dyn Vfs, dir: &Path, block_size: usize) -> Result<FileSet> {
         let mut files = Vec::new();
-        for (number, name) in [(SYSTEM_FILE, "system01.dbf"), (UNDO_FILE, "undotbs01.dbf")] {
+        for (number, name) in DATAFILES {
             let path = dir.join(name);
             let file = vfs
                 .open(&path, true)
                 .map_err(|error| Error::io(&path, error))?;
             files.push((number, path, file));
         }
-        let double_write_path = dir.join("dblwr.dat");
+        let double_write_path = dir.join(DOUBLE_WRITE_FILE);
         let double_write = vfs
             .open(&double_write_path, true)
             .map_err(|error| Error::io(&double_write_path, error))?;
@@ -221,27 +230,50 @@ impl FileSet {
         Ok(())
     }
 
+    /// The whole double-write file.
+    fn read_double_write(&self, double_write: &dyn VfsFile) -> Result<Vec<u8>> {
+        let io = |error| Error::io(&self.double_write_path, error);
+        let mut image = vec![0u8; double_write.len().map_err(io)? as usize];
+        double_write.read_at(&mut image, 0).map_err(io)?;
+        Ok(image)
+    }
+
+    /// The slots of a double-write file's `image` that hold a whole block image (magic, CRC
+    /// and the block's own checks good, a file of this set), in order. A torn slot is skipped:
+    /// its block's datafile copy was not touched yet.
+    fn double_write_slots<'a>(
+        &'a self,
+        image: &'a [u8],
+    ) -> impl Iterator<Item = (BlockId, &'a [u8])> + 'a {
+        image
+            .chunks_exact(self.block_size + DOUBLE_WRITE_SLOT_HEADER)
+            .filter_map(|slot| {
+                let id = BlockId::new(block::read_u32(slot, 0), block::read_u32(slot, 4));
+                let data = &slot[DOUBLE_WRITE_SLOT_HEADER..];
+                let whole = block::read_u32(slot, 12) == DOUBLE_WRITE_MAGIC
+                    && block::read_u32(slot, 8) == crc32c::crc32c(data)
+                    && block::verify(data, id).is_ok()
+                    && self.file(id.file).is_ok();
+                whole.then_some((id, data))
+            })
+    }
+
+    /// The blocks the double-write file holds a whole image of: the ones
+    /// [`FileSet::repair_from_double_write`] can restore (DBVERIFY asks).
+    pub fn double_write_blocks(&self) -> Result<Vec<BlockId>> {
+        let double_write = self.double_write.lock();
+        let image = self.read_double_write(&**double_write)?;
+        Ok(self.double_write_slots(&image).map(|(id, _)| id).collect())
+    }
+
     /// Restores from the double-write file every block whose datafile copy is torn or older.
     /// Returns the number of blocks restored. Run at startup before redo is applied.
     pub fn repair_from_double_write(&self) -> Result<usize> {
         let double_write = self.double_write.lock();
-        let io = |error| Error::io(&self.double_write_path, error);
-        let length = double_write.len().map_err(io)? as usize;
-        let slot_bytes = self.block_size + DOUBLE_WRITE_SLOT_HEADER;
-        let mut image = vec![0u8; length];
-        double_write.read_at(&mut image, 0).map_err(io)?;
+        let image = self.read_double_write(&**double_write)?;
         let mut restored = 0;
         let mut current = vec![0u8; self.block_size];
-        for slot in image.chunks_exact(slot_bytes) {
-            let id = BlockId::new(block::read_u32(slot, 0), block::read_u32(slot, 4));
-            let data = &slot[DOUBLE_WRITE_SLOT_HEADER..];
-            if block::read_u32(slot, 12) != DOUBLE_WRITE_MAGIC
-                || block::read_u32(slot, 8) != crc32c::crc32c(data)
-                || block::verify(data, id).is_err()
-                || self.file(id.file).is_err()
-            {
-                continue; // a torn double-write slot: the datafile copy was not touched yet
-            }
+        for (id, data) in self.double_write_slots(&image) {
             self.read_block_unchecked(id, &mut current)?;
             let damaged = block::verify(&current, id).is_err();
             if damaged || block::lsn(&current) < block::lsn(data) {
