@@ -158,6 +158,8 @@ struct BufferState {
     next_position: u64,
     sequence: u64,
     sequence_start_lsn: u64,
+    /// `ALTER SYSTEM SWITCH LOGFILE`: the next record starts the next sequence.
+    switch_requested: bool,
 }
 
 /// The log buffer's bytes: a ring that sessions copy their records into in parallel, each into
@@ -322,6 +324,7 @@ impl RedoLog {
                     next_position: 0,
                     sequence: 0,
                     sequence_start_lsn: 0,
+                    switch_requested: false,
                 },
             ),
             ring: Ring::new(buffer_bytes_max),
@@ -461,7 +464,8 @@ impl RedoLog {
                 0
             };
             let sequence_end = state.sequence_start_lsn + self.capacity;
-            let switching = state.next_lsn + padding + length > sequence_end;
+            let switching =
+                state.switch_requested || state.next_lsn + padding + length > sequence_end;
             if switching {
                 padding = 0; // the record starts the next sequence, on a block boundary
             }
@@ -501,6 +505,7 @@ impl RedoLog {
                 }
                 state.sequence = next_sequence;
                 state.sequence_start_lsn = sequence_end;
+                state.switch_requested = false;
                 state.next_lsn = sequence_end;
                 // The log switch checkpoint: everything before the new sequence may go to disk.
                 self.request_checkpoint(sequence_end);
@@ -600,19 +605,26 @@ impl RedoLog {
         Ok(())
     }
 
-    /// Pads the stream to the end of its sequence and makes the next record start a new one
-    /// (ALTER SYSTEM SWITCH LOGFILE).
+    /// Ends the current sequence: the next record starts a new one, and the rest of this
+    /// one stays unused (ALTER SYSTEM SWITCH LOGFILE).
+    ///
+    /// It once moved the stream's next LSN to the end of the sequence instead, an LSN no
+    /// write reaches when everything before it is already written (LGWR has nothing to
+    /// write): an appender that then had to wait for a checkpoint or for log buffer space
+    /// waited for the redo up to it to be written, forever.
     pub fn switch_logfile(&self) -> Result<()> {
         {
             let mut state = self.state.lock();
             if state.next_lsn == state.sequence_start_lsn {
                 return Ok(()); // the current sequence is empty: nothing to switch from
             }
-            // The rest of the current sequence stays unused; the next append switches.
-            state.next_lsn = state.sequence_start_lsn + self.capacity;
+            state.switch_requested = true;
         }
         let marker = crate::redo::record::RecordBuilder::new(0, 0).finish();
         let (_, end) = self.append(&marker)?;
+        // The switch is complete when the old sequence's tail and the new one's header are
+        // on disk: the one wait on 'log file switch completion' (see the module doc).
+        let _wait = instrumentation::wait(WaitEvent::LogFileSwitchCompletion, 0, 0, 0);
         self.flush_to(end)
     }
 
@@ -1432,5 +1444,88 @@ mod tests {
         reopened.write_once().unwrap();
         assert_eq!(length(&reopened), step);
         assert_eq!(records_on_disk(&reopened), expected);
+    }
+
+    /// A user session of its own, and a thread that runs `work` in it.
+    fn spawn_in_session(
+        work: impl FnOnce() + Send + 'static,
+    ) -> (
+        Arc<instrumentation::SessionInstrumentation>,
+        std::thread::JoinHandle<()>,
+    ) {
+        let session = instrumentation::SessionInstrumentation::new(
+            instrumentation::SessionType::User,
+            "SCOTT",
+            "test",
+        )
+        .unwrap();
+        let entered = session.clone();
+        let thread = std::thread::spawn(move || {
+            let _entered = instrumentation::enter(&entered);
+            work()
+        });
+        (session, thread)
+    }
+
+    /// Waits (bounded) until `session` has counted a redo log space request.
+    fn wait_for_space_request(session: &instrumentation::SessionInstrumentation) {
+        for _ in 0..3000 {
+            if session.statistic(Statistic::RedoLogSpaceRequests) > 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the appender never asked for log space");
+    }
+
+    /// ALTER SYSTEM SWITCH LOGFILE used to move the stream's next LSN to the end of the
+    /// sequence. When the switch then had to wait for a checkpoint, the session first waited
+    /// for the redo up to that LSN to be written, which no write ever reaches: it hung (two
+    /// groups, switches in a row). A switch now waits for the checkpoint only.
+    #[test]
+    fn a_switch_that_waits_for_a_checkpoint_does_not_hang() {
+        let vfs = SimVfs::new(37);
+        let log = Arc::new(started_log_sized(&vfs, 8 << 10, LOG_BUFFER_BYTES_MIN));
+        let lgwr = {
+            let log = log.clone();
+            std::thread::spawn(move || log.run_lgwr())
+        };
+        let switching = log.clone();
+        let (session, switcher) = spawn_in_session(move || {
+            for _ in 0..3 {
+                // As after a commit: everything written when the switch comes.
+                let (_, end) = switching.append(&record_of(100)).unwrap();
+                switching.flush_to(end).unwrap();
+                switching.switch_logfile().unwrap();
+            }
+        });
+        // The switch into sequence 3 needs group 1, whose sequence the checkpoint has not
+        // passed: the switcher waits; then the checkpoint (DBWR's part here) completes.
+        wait_for_space_request(&session);
+        log.checkpoint_completed(u64::MAX);
+        for _ in 0..3000 {
+            if switcher.is_finished() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let finished = switcher.is_finished();
+        log.shutdown();
+        assert!(finished, "ALTER SYSTEM SWITCH LOGFILE hung");
+        switcher.join().unwrap();
+        lgwr.join().unwrap();
+        assert_eq!(log.current_sequence(), 4);
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::LogFileSwitchCheckpointIncomplete)
+                .total_waits,
+            1
+        );
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::LogFileSwitchCompletion)
+                .total_waits,
+            3
+        );
     }
 }
