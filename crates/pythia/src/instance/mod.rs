@@ -16,8 +16,8 @@
 //! background threads. An instance whose files failed (a simulated crash in tests) stops its
 //! threads without flushing anything.
 //!
-//! The alert log, `alert.log` in the directory, records opens, recoveries and shutdowns in
-//! Oracle's style.
+//! The alert log, `alert.log` in the directory, records opens, recoveries (what was applied,
+//! from where to where, and why it ended) and shutdowns, in Oracle's style.
 
 pub mod parameters;
 
@@ -87,6 +87,9 @@ pub struct OpenReport {
     pub transactions_rolled_back: usize,
     pub undo_records_applied: usize,
     pub recovery_micros: u64,
+    /// The roll forward's report (not for a new database): what was applied, from where to
+    /// where, and why it ended.
+    pub roll_forward: Option<recovery::RollForward>,
 }
 
 pub struct Instance {
@@ -208,6 +211,9 @@ fn cache_layout(
     layout.check(cpus)?;
     Ok(layout)
 }
+
+/// The alert log's file in the database directory.
+pub const ALERT_FILE: &str = "alert.log";
 
 /// The parameter file read at every open.
 pub const PARAMETER_FILE: &str = "init.ora";
@@ -424,6 +430,7 @@ impl Instance {
                 undo::verify_header(&cache)?;
                 space.bootstrap(&cache)?;
                 let highest = roll.highest_scn.max(data.checkpoint_scn);
+                report.roll_forward = Some(roll);
                 (data, highest)
             }
         };
@@ -537,6 +544,9 @@ impl Instance {
             _directory_lock: directory_lock,
         });
         instance.checkpoint()?;
+        if let Some(roll) = &instance.report.roll_forward {
+            instance.alert(&roll.alert_text(&instance.log));
+        }
         instance.alert(&format!(
             "Database {} ({} byte blocks): {}",
             if instance.report.created { "created" } else { "opened" },
@@ -693,7 +703,7 @@ impl Instance {
 
     /// Appends a line to the alert log (best effort: the alert log is diagnostics).
     pub fn alert(&self, message: &str) {
-        let path = self.dir.join("alert.log");
+        let path = self.dir.join(ALERT_FILE);
         if let Ok(mut file) = std::fs::OpenOptions::new()
             .create(true)
             .append(true)

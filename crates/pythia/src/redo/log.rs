@@ -122,6 +122,97 @@ pub struct LogGroup {
     formatted_bytes: Mutex<u64>,
 }
 
+/// Why reading a sequence's redo blocks stopped at a block (`RedoLog::check_block`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockFault {
+    /// All zeros: never written. The end of the redo written.
+    Unwritten,
+    /// A valid block of an earlier sequence this group held: the group's current use
+    /// ends before it. The end of the redo written.
+    EarlierSequence(u64),
+    /// A valid block of this sequence, from an earlier incarnation (a lower epoch than the
+    /// blocks before it): left past the point where redo restarted after a crash. The end
+    /// of the redo written.
+    EarlierEpoch { found: u32, before: u32 },
+    /// The checksum does not match: a torn write, or a corrupt block.
+    ChecksumMismatch,
+    /// A valid checksum on a block that says it is another block of the file: corrupt.
+    WrongBlockNumber(u64),
+    /// A valid checksum on a block of a later sequence than the file's header: corrupt.
+    LaterSequence(u64),
+}
+
+impl BlockFault {
+    /// A torn or corrupt block, as opposed to the ordinary end of what was written.
+    pub fn is_damage(self) -> bool {
+        matches!(
+            self,
+            BlockFault::ChecksumMismatch
+                | BlockFault::WrongBlockNumber(_)
+                | BlockFault::LaterSequence(_)
+        )
+    }
+}
+
+/// Where and why reading a sequence stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SequenceEnd {
+    pub sequence: u64,
+    /// The first block not read (1 is the first redo block of the file).
+    pub block: u64,
+    /// None: every block up to the end of the file was read.
+    pub fault: Option<BlockFault>,
+}
+
+impl std::fmt::Display for SequenceEnd {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (sequence, block) = (self.sequence, self.block);
+        match self.fault {
+            None => write!(
+                formatter,
+                "end of redo: sequence {sequence} is full (block {} is its last)",
+                block - 1
+            ),
+            Some(BlockFault::Unwritten) => write!(
+                formatter,
+                "end of redo: block {block} of sequence {sequence} was never written"
+            ),
+            Some(BlockFault::EarlierSequence(found)) => write!(
+                formatter,
+                "end of redo: block {block} of sequence {sequence} still holds sequence {found}, \
+                 the group's earlier use"
+            ),
+            Some(BlockFault::EarlierEpoch { found, before }) => write!(
+                formatter,
+                "end of redo: block {block} of sequence {sequence} is from an earlier \
+                 incarnation (epoch {found} after epoch {before})"
+            ),
+            Some(BlockFault::ChecksumMismatch) => write!(
+                formatter,
+                "torn or corrupt redo block: sequence {sequence} block {block} fails its checksum"
+            ),
+            Some(BlockFault::WrongBlockNumber(found)) => write!(
+                formatter,
+                "corrupt redo block: sequence {sequence} block {block} says it is block {found}"
+            ),
+            Some(BlockFault::LaterSequence(found)) => write!(
+                formatter,
+                "corrupt redo block: sequence {sequence} block {block} says it is of sequence \
+                 {found}"
+            ),
+        }
+    }
+}
+
+/// A sequence's redo read back for recovery (`RedoLog::read_sequence`).
+#[derive(Clone, Debug)]
+pub struct SequenceRead {
+    /// The LSN where each segment starts, and its payload bytes: a new segment starts
+    /// wherever a block's epoch is higher than the one before it.
+    pub segments: Vec<(u64, Vec<u8>)>,
+    pub end: SequenceEnd,
+}
+
 /// Where the stream stands, as v$log shows it.
 #[derive(Clone, Debug)]
 pub struct LogStatus {
@@ -422,6 +513,12 @@ impl RedoLog {
 
     pub fn current_sequence(&self) -> u64 {
         self.state.lock().sequence
+    }
+
+    /// The current sequence and the LSN where it starts.
+    pub fn current_position(&self) -> (u64, u64) {
+        let state = self.state.lock();
+        (state.sequence, state.sequence_start_lsn)
     }
 
     fn check_failed(&self) -> Result<()> {
@@ -1041,19 +1138,55 @@ impl RedoLog {
         Ok(Some((sequence, start)))
     }
 
+    /// Checks redo block `block_number` of `sequence` (its bytes in `block`): its epoch if it
+    /// is valid and no older than `epoch_before`, else why not.
+    pub fn check_block(
+        block: &[u8],
+        sequence: u64,
+        block_number: u64,
+        epoch_before: u32,
+    ) -> std::result::Result<u32, BlockFault> {
+        if read_u32(block, 0) != crc32c::crc32c(&block[4..REDO_BLOCK_BYTES]) {
+            if block.iter().all(|&byte| byte == 0) {
+                return Err(BlockFault::Unwritten);
+            }
+            return Err(BlockFault::ChecksumMismatch);
+        }
+        let found_sequence = read_u32(block, 4) as u64;
+        if found_sequence < sequence {
+            return Err(BlockFault::EarlierSequence(found_sequence));
+        }
+        if found_sequence > sequence {
+            return Err(BlockFault::LaterSequence(found_sequence));
+        }
+        let found_block = read_u32(block, 8) as u64;
+        if found_block != block_number {
+            return Err(BlockFault::WrongBlockNumber(found_block));
+        }
+        let epoch = read_u32(block, 12);
+        if epoch < epoch_before {
+            return Err(BlockFault::EarlierEpoch {
+                found: epoch,
+                before: epoch_before,
+            });
+        }
+        Ok(epoch)
+    }
+
     /// Reads the stream of `sequence` from `from_lsn` for recovery, stopping at the first block
-    /// that is torn, damaged or from an older use of the file. Returns it as segments (the
-    /// LSN where each starts, and its payload bytes): a new segment starts wherever a block's
-    /// epoch is higher than the one before it. That block is where a later incarnation began
-    /// writing after recovery, at a record boundary, while the block before it may end with
-    /// the head of a record whose tail the crash lost; the two must not be read as one.
+    /// that is torn, damaged or from an older use of the file (`check_block`), and says which
+    /// and why. Returns the stream as segments (the LSN where each starts, and its payload
+    /// bytes): a new segment starts wherever a block's epoch is higher than the one before
+    /// it. That block is where a later incarnation began writing after recovery, at a record
+    /// boundary, while the block before it may end with the head of a record whose tail the
+    /// crash lost; the two must not be read as one.
     pub fn read_sequence(
         &self,
         sequence: u64,
         sequence_start: u64,
         from_lsn: u64,
         epoch_seen: &mut u32,
-    ) -> Result<Vec<(u64, Vec<u8>)>> {
+    ) -> Result<SequenceRead> {
         let group = self.group_of(sequence);
         let offset = from_lsn - sequence_start;
         let first_block = offset / REDO_PAYLOAD_BYTES as u64;
@@ -1062,20 +1195,25 @@ impl RedoLog {
         let mut segments: Vec<(u64, Vec<u8>)> = Vec::new();
         let mut block = vec![0u8; REDO_BLOCK_BYTES];
         let _wait = instrumentation::wait(WaitEvent::LogFileSequentialRead, 0, 0, 0);
+        let mut end = SequenceEnd {
+            sequence,
+            block: total_blocks + 1,
+            fault: None,
+        };
         for index in first_block..total_blocks {
             let position = (index + 1) * REDO_BLOCK_BYTES as u64;
             group
                 .file
                 .read_at(&mut block, position)
                 .map_err(|error| Error::io(&group.path, error))?;
-            let epoch = read_u32(&block, 12);
-            let valid = read_u32(&block, 0) == crc32c::crc32c(&block[4..])
-                && read_u32(&block, 4) as u64 == sequence
-                && read_u32(&block, 8) as u64 == index + 1
-                && epoch >= *epoch_seen;
-            if !valid {
-                break;
-            }
+            let epoch = match Self::check_block(&block, sequence, index + 1, *epoch_seen) {
+                Ok(epoch) => epoch,
+                Err(fault) => {
+                    end.block = index + 1;
+                    end.fault = Some(fault);
+                    break;
+                }
+            };
             let payload = &block[REDO_BLOCK_HEADER_BYTES..];
             if index == first_block {
                 segments.push((from_lsn, payload[skip..].to_vec()));
@@ -1087,7 +1225,7 @@ impl RedoLog {
             }
             *epoch_seen = epoch;
         }
-        Ok(segments)
+        Ok(SequenceRead { segments, end })
     }
 
     /// Splits a stream read by `read_sequence` into records. Returns (lsn, record bytes) and
@@ -1156,7 +1294,7 @@ mod tests {
     /// The stream of sequence 1 read back, split into records.
     fn records_on_disk(log: &RedoLog) -> Vec<u64> {
         let mut epoch = 0;
-        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap().segments;
         segments
             .iter()
             .flat_map(|(start, stream)| RedoLog::split_records(stream, *start, 0).0)
@@ -1249,7 +1387,7 @@ mod tests {
             "the buffer wrapped {buffer_turns} times"
         );
         let mut epoch = 0;
-        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap().segments;
         let on_disk: Vec<(u64, u64)> = segments
             .iter()
             .flat_map(|(start, stream)| RedoLog::split_records(stream, *start, 0).0)
@@ -1527,5 +1665,125 @@ mod tests {
                 .total_waits,
             3
         );
+    }
+
+    /// Recovery stopped silently at a damaged redo block: nothing said where, or whether it
+    /// was the ordinary end of the redo or damage. Reading now names the block and the fault,
+    /// and still returns nothing from the damaged block on.
+    #[test]
+    fn reading_stops_at_a_damaged_block_and_says_which_and_why() {
+        let vfs = SimVfs::new(21);
+        let log = started_log(&vfs);
+        let mut lsns = Vec::new();
+        for _ in 0..3 {
+            lsns.push(log.append(&record_of(400)).unwrap().0);
+            log.write_once().unwrap(); // one record a write: blocks 1, 2 and 3
+        }
+        assert_eq!(records_on_disk(&log), lsns);
+        let end_of = |log: &RedoLog| log.read_sequence(1, 0, 0, &mut 0).unwrap().end;
+        let unwritten = SequenceEnd {
+            sequence: 1,
+            block: 4,
+            fault: Some(BlockFault::Unwritten),
+        };
+        assert_eq!(end_of(&log), unwritten);
+        assert_eq!(
+            unwritten.to_string(),
+            "end of redo: block 4 of sequence 1 was never written"
+        );
+
+        let group = &log.groups()[0];
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        group
+            .file
+            .read_at(&mut block, 2 * REDO_BLOCK_BYTES as u64)
+            .unwrap();
+        block[100] ^= 0xFF;
+        group
+            .file
+            .write_at(&block, 2 * REDO_BLOCK_BYTES as u64)
+            .unwrap();
+        let damaged = end_of(&log);
+        assert_eq!(
+            damaged,
+            SequenceEnd {
+                sequence: 1,
+                block: 2,
+                fault: Some(BlockFault::ChecksumMismatch),
+            }
+        );
+        assert!(damaged.fault.unwrap().is_damage());
+        assert_eq!(
+            damaged.to_string(),
+            "torn or corrupt redo block: sequence 1 block 2 fails its checksum"
+        );
+        assert_eq!(
+            records_on_disk(&log),
+            vec![lsns[0]],
+            "nothing from block 2 on"
+        );
+    }
+
+    /// The blocks that end the redo written (never written, left by the group's earlier use
+    /// or by an earlier incarnation) are told apart from torn or corrupt ones.
+    #[test]
+    fn check_block_tells_the_end_of_the_redo_from_damage() {
+        // A valid block 3 of sequence 5, written in epoch 2.
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        write_u32(&mut block, 4, 5);
+        write_u32(&mut block, 8, 3);
+        write_u32(&mut block, 12, 2);
+        block[100] = 7;
+        let checksum = crc32c::crc32c(&block[4..]);
+        write_u32(&mut block, 0, checksum);
+        assert_eq!(RedoLog::check_block(&block, 5, 3, 1), Ok(2));
+        let faults = [
+            (
+                RedoLog::check_block(&[0u8; REDO_BLOCK_BYTES], 5, 3, 1),
+                BlockFault::Unwritten,
+            ),
+            (
+                RedoLog::check_block(&block, 8, 3, 1),
+                BlockFault::EarlierSequence(5),
+            ),
+            (
+                RedoLog::check_block(&block, 5, 3, 3),
+                BlockFault::EarlierEpoch {
+                    found: 2,
+                    before: 3,
+                },
+            ),
+            (
+                RedoLog::check_block(&block, 2, 3, 1),
+                BlockFault::LaterSequence(5),
+            ),
+            (
+                RedoLog::check_block(&block, 5, 4, 1),
+                BlockFault::WrongBlockNumber(3),
+            ),
+        ];
+        for (found, expected) in faults {
+            assert_eq!(found, Err(expected));
+        }
+        block[200] ^= 1;
+        assert_eq!(
+            RedoLog::check_block(&block, 5, 3, 1),
+            Err(BlockFault::ChecksumMismatch)
+        );
+        let damage: Vec<bool> = [
+            BlockFault::Unwritten,
+            BlockFault::EarlierSequence(5),
+            BlockFault::EarlierEpoch {
+                found: 2,
+                before: 3,
+            },
+            BlockFault::ChecksumMismatch,
+            BlockFault::WrongBlockNumber(3),
+            BlockFault::LaterSequence(5),
+        ]
+        .into_iter()
+        .map(BlockFault::is_damage)
+        .collect();
+        assert_eq!(damage, [false, false, false, true, true, true]);
     }
 }
