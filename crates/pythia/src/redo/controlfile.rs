@@ -22,6 +22,8 @@
 //!  92  4 undo blocks           size of the undo file in blocks
 //!  96  1 clean shutdown        1 when the instance closed cleanly
 //! 100  4 epoch                 incremented at every open; stamped in redo blocks
+//! 104  8 archived sequence     every log sequence up to it is archived, or needs no archiving
+//!                              (see `redo/archive.rs`); 0 in control files from before it
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -51,6 +53,7 @@ pub struct ControlData {
     pub undo_blocks: u32,
     pub clean_shutdown: bool,
     pub epoch: u32,
+    pub archived_sequence: u64,
 }
 
 pub struct ControlFile {
@@ -118,6 +121,7 @@ fn encode(data: &ControlData) -> Vec<u8> {
     write_u32(&mut slot, 92, data.undo_blocks);
     slot[96] = data.clean_shutdown as u8;
     write_u32(&mut slot, 100, data.epoch);
+    write_u64(&mut slot, 104, data.archived_sequence);
     let checksum = crc32c::crc32c(&slot[12..]);
     write_u32(&mut slot, 8, checksum);
     slot
@@ -142,6 +146,7 @@ fn decode(slot: &[u8]) -> Option<ControlData> {
         undo_blocks: read_u32(slot, 92),
         clean_shutdown: slot[96] != 0,
         epoch: read_u32(slot, 100),
+        archived_sequence: read_u64(slot, 104),
     })
 }
 

@@ -180,8 +180,9 @@ pub fn roll_forward(
     let mut sequence_start = control.checkpoint_sequence_start;
     let mut position = control.checkpoint_lsn;
     let mut epoch_seen = 0u32;
-    let holds =
-        |header: Option<(u64, u64)>, sequence: u64, start: u64| header == Some((sequence, start));
+    let holds = |header: Option<crate::redo::log::FileHeader>, sequence: u64, start: u64| {
+        header.is_some_and(|header| (header.sequence, header.start_lsn) == (sequence, start))
+    };
     loop {
         let held = log.group_of(sequence);
         let header = headers[held.group as usize - 1];
@@ -254,7 +255,7 @@ pub fn roll_forward(
     }
     // Sequences beyond the end of the stream hold nothing that may ever be read again.
     for (index, header) in headers.iter().enumerate() {
-        if header.is_some_and(|(held_sequence, _)| held_sequence > sequence) {
+        if header.is_some_and(|header| header.sequence > sequence) {
             log.invalidate_group(&log.groups()[index])?;
         }
     }

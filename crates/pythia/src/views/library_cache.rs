@@ -809,6 +809,8 @@ mod tests {
             parameters: Parameters::defaults().visible_rows(),
             library_cache: Some(library_cache.clone()),
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 
@@ -856,6 +858,8 @@ mod tests {
             parameters: Vec::new(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         };
         for name in VIEWS.iter().map(|view| view.name) {
             assert!(
