@@ -13,6 +13,7 @@ sources = [
     ("Undo file and transaction table", "crates/pythia/src/transaction/undo.rs"),
     ("Redo records", "crates/pythia/src/redo/record.rs"),
     ("Online redo log files", "crates/pythia/src/redo/log.rs"),
+    ("Archived redo logs", "crates/pythia/src/redo/archive.rs"),
     ("Control file", "crates/pythia/src/redo/controlfile.rs"),
     ("Row format", "crates/pythia/src/types/codec.rs"),
     ("Index key format", "crates/pythia/src/types/key.rs"),

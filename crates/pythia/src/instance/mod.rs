@@ -10,7 +10,7 @@
 //!        |
 //!        +-- exists: repair torn blocks from the double-write file
 //!                    roll forward from the checkpoint        (redo/recovery.rs)
-//!   start LGWR and DBWR
+//!   start LGWR, DBWR and (log_archive_dest set) ARC0
 //!   roll back transactions that were active at the crash     (transaction::recover)
 //!   checkpoint, and the database is open
 //! ```
@@ -19,8 +19,9 @@
 //! background threads. An instance whose files failed (a simulated crash in tests) stops its
 //! threads without flushing anything.
 //!
-//! The alert log, `alert.log` in the directory, records opens, recoveries and shutdowns in
-//! Oracle's style.
+//! The alert log, `alert.log` in the directory, records opens, recoveries (what was applied,
+//! from where to where, and why it ended), log switches, waits for a log group and ARC0's
+//! archiving, and shutdowns, in Oracle's style.
 
 pub mod dbverify;
 pub mod parameters;
@@ -40,8 +41,9 @@ use crate::buffer::{
 };
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
+use crate::redo::archive::Archiver;
 use crate::redo::controlfile::{ControlData, ControlFile};
-use crate::redo::log::{RedoLog, StreamPosition};
+use crate::redo::log::{now_seconds, AlertLog, RedoLog, StreamPosition};
 use crate::redo::mtr::Mtr;
 use crate::redo::recovery;
 use crate::storage::datafile::FileSet;
@@ -91,6 +93,9 @@ pub struct OpenReport {
     pub transactions_rolled_back: usize,
     pub undo_records_applied: usize,
     pub recovery_micros: u64,
+    /// The roll forward's report (not for a new database): what was applied, from where to
+    /// where, and why it ended.
+    pub roll_forward: Option<recovery::RollForward>,
 }
 
 pub struct Instance {
@@ -101,6 +106,7 @@ pub struct Instance {
     space: Arc<SpaceManager>,
     transactions: Arc<TransactionManager>,
     dbwr: Arc<Dbwr>,
+    archiver: Arc<Archiver>,
     control: Arc<Enqueue<(ControlFile, ControlData)>>,
     threads: Mutex<Vec<JoinHandle<()>>>,
     closed: AtomicBool,
@@ -356,6 +362,7 @@ impl Instance {
             log_file_size,
             config.log_buffer_bytes as usize,
         )?);
+        log.set_alert(alert_writer(dir));
         log.adaptive().set_trace_file(dir.join(LGWR_TRACE_FILE));
         log.adaptive()
             .set_enabled(parameters.get_bool(names::USE_ADAPTIVE_LOG_FILE_SYNC));
@@ -379,6 +386,7 @@ impl Instance {
         let mut startup = Startup {
             log: log.clone(),
             dbwr: None,
+            archiver: None,
             threads: Vec::new(),
         };
         let mut report = OpenReport::default();
@@ -402,6 +410,7 @@ impl Instance {
                     creating: true,
                     epoch: 1,
                     version: control_version,
+                    archived_sequence: 0,
                 };
                 // Written before anything else is: a crash from here until the end of this
                 // open leaves a control file that says the creation did not finish.
@@ -430,11 +439,17 @@ impl Instance {
                 report.redo_records_applied = roll.records;
                 report.redo_bytes_applied = roll.redo_bytes;
                 report.recovery_micros = roll.elapsed_micros;
+                // The current sequence is not archived, even if a sequence of that number was
+                // before recovery ended the stream in an earlier one (`redo/archive.rs`).
+                data.archived_sequence = data
+                    .archived_sequence
+                    .min(roll.position.sequence.saturating_sub(1));
                 log.start_at(roll.position, data.checkpoint_lsn, data.epoch)?;
                 startup.threads.push(spawn_lgwr(&log));
                 undo::verify_header(&cache)?;
                 space.bootstrap(&cache)?;
                 let highest = roll.highest_scn.max(data.checkpoint_scn);
+                report.roll_forward = Some(roll);
                 (data, highest)
             }
         };
@@ -444,12 +459,26 @@ impl Instance {
         control_data.clean_shutdown = false;
         control_file.write(&mut control_data)?;
         let xid_limit = control_data.xid_limit;
+        log.set_archived_sequence(control_data.archived_sequence);
         let control = Arc::new(Enqueue::new(
             *b"CF",
             WaitEvent::EnqueueCfContention,
             0,
             (control_file, control_data),
         ));
+        // ARC0 before anything that may switch logs: with archiving on, a switch can wait
+        // for it.
+        let archive_control = control.clone();
+        let archiver = Archiver::new(
+            log.clone(),
+            vfs.clone(),
+            &parameters.get_string(names::LOG_ARCHIVE_DEST),
+            Box::new(move |sequence| record_archived(&archive_control, sequence)),
+        );
+        startup.archiver = Some(archiver.clone());
+        if archiver.claim_thread() {
+            startup.threads.push(spawn_arc0(&archiver));
+        }
 
         let reserve_control = control.clone();
         let transactions = Arc::new(TransactionManager::new(
@@ -536,6 +565,7 @@ impl Instance {
             space,
             transactions,
             dbwr,
+            archiver,
             control,
             threads: Mutex::new(startup.finish()),
             closed: AtomicBool::new(false),
@@ -561,6 +591,9 @@ impl Instance {
                 "An earlier creation of this database did not finish (its first open was \
                  interrupted): its files were removed",
             );
+        }
+        if let Some(roll) = &instance.report.roll_forward {
+            instance.alert(&roll.alert_text(&instance.log));
         }
         instance.alert(&format!(
             "Database {} ({} byte blocks): {}",
@@ -593,6 +626,11 @@ impl Instance {
 
     pub fn log(&self) -> &Arc<RedoLog> {
         &self.log
+    }
+
+    /// ARC0's state: the archive destination and the archived logs (v$archived_log).
+    pub fn archiver(&self) -> &Arc<Archiver> {
+        &self.archiver
     }
 
     pub fn space(&self) -> &Arc<SpaceManager> {
@@ -679,6 +717,15 @@ impl Instance {
         if scope != parameters::AlterSystemScope::Spfile && name == names::DB_CACHE_ADVICE {
             self.cache.set_advice(advice_mode(&changed));
         }
+        if scope != parameters::AlterSystemScope::Spfile
+            && name.eq_ignore_ascii_case(names::LOG_ARCHIVE_DEST)
+        {
+            self.archiver
+                .set_destination(&changed.get_string(names::LOG_ARCHIVE_DEST));
+            if self.archiver.claim_thread() {
+                self.threads.lock().push(spawn_arc0(&self.archiver));
+            }
+        }
         *parameters = changed;
         if scope != parameters::AlterSystemScope::Spfile {
             self.parameters_generation.fetch_add(1, Ordering::AcqRel);
@@ -716,21 +763,9 @@ impl Instance {
         self.log.switch_logfile()
     }
 
-    /// Appends a line to the alert log (best effort: the alert log is diagnostics).
+    /// Appends an entry to the alert log (best effort: the alert log is diagnostics).
     pub fn alert(&self, message: &str) {
-        let path = self.dir.join("alert.log");
-        if let Ok(mut file) = std::fs::OpenOptions::new()
-            .create(true)
-            .append(true)
-            .open(path)
-        {
-            let _ = writeln!(
-                file,
-                "{}\n{}",
-                chrono::Local::now().format("%a %b %d %H:%M:%S %Y"),
-                message
-            );
-        }
+        write_alert(&self.dir, message);
     }
 
     /// Clean shutdown: checkpoint, mark the control file clean, stop the background threads.
@@ -758,7 +793,12 @@ impl Instance {
     }
 
     fn stop_threads(&self) {
-        stop_background(&self.log, Some(&self.dbwr), self.threads.lock().drain(..));
+        stop_background(
+            &self.log,
+            Some(&self.dbwr),
+            Some(&self.archiver),
+            self.threads.lock().drain(..),
+        );
     }
 }
 
@@ -768,6 +808,7 @@ impl Instance {
 struct Startup {
     log: Arc<RedoLog>,
     dbwr: Option<Arc<Dbwr>>,
+    archiver: Option<Arc<Archiver>>,
     threads: Vec<JoinHandle<()>>,
 }
 
@@ -775,6 +816,7 @@ impl Startup {
     /// The open succeeded: the instance owns the threads now.
     fn finish(mut self) -> Vec<JoinHandle<()>> {
         self.dbwr = None;
+        self.archiver = None;
         std::mem::take(&mut self.threads)
     }
 }
@@ -782,17 +824,26 @@ impl Startup {
 impl Drop for Startup {
     fn drop(&mut self) {
         if !self.threads.is_empty() {
-            stop_background(&self.log, self.dbwr.as_ref(), self.threads.drain(..));
+            stop_background(
+                &self.log,
+                self.dbwr.as_ref(),
+                self.archiver.as_ref(),
+                self.threads.drain(..),
+            );
         }
     }
 }
 
-/// Stops DBWR (if started) and LGWR and joins their threads.
+/// Stops ARC0 and DBWR (if started) and LGWR and joins their threads.
 fn stop_background(
     log: &RedoLog,
     dbwr: Option<&Arc<Dbwr>>,
+    archiver: Option<&Arc<Archiver>>,
     threads: impl Iterator<Item = JoinHandle<()>>,
 ) {
+    if let Some(archiver) = archiver {
+        archiver.shutdown();
+    }
     if let Some(dbwr) = dbwr {
         dbwr.shutdown();
     }
@@ -868,37 +919,71 @@ fn record_checkpoint(
     Ok(())
 }
 
+/// Records in the control file that every log sequence up to `sequence` is archived.
+fn record_archived(control: &Enqueue<(ControlFile, ControlData)>, sequence: u64) -> Result<()> {
+    let mut guard = control.lock();
+    let (file, data) = &mut *guard;
+    if sequence <= data.archived_sequence {
+        return Ok(());
+    }
+    data.archived_sequence = sequence;
+    file.write(data)
+}
+
+/// The alert log's file in the database directory.
+pub const ALERT_FILE: &str = "alert.log";
+
+/// Appends an entry (a time line, then `message`) to `dir`'s alert log, best effort.
+fn write_alert(dir: &Path, message: &str) {
+    if let Ok(mut file) = std::fs::OpenOptions::new()
+        .create(true)
+        .append(true)
+        .open(dir.join(ALERT_FILE))
+    {
+        let _ = writeln!(
+            file,
+            "{}\n{}",
+            chrono::Local::now().format("%a %b %d %H:%M:%S %Y"),
+            message
+        );
+    }
+}
+
+/// The alert log as the redo log and ARC0 write it.
+fn alert_writer(dir: &Path) -> AlertLog {
+    let dir = dir.to_path_buf();
+    Arc::new(move |message| write_alert(&dir, message))
+}
+
+/// Starts a background thread named `name` (Oracle's process name) that runs `work` in its
+/// own background session (v$session PROGRAM `name`).
+fn spawn_background(name: String, work: impl FnOnce() + Send + 'static) -> JoinHandle<()> {
+    let session_name = name.clone();
+    std::thread::Builder::new()
+        .name(name.clone())
+        .spawn(move || {
+            let session = instrumentation::background_session(&session_name);
+            let _entered = instrumentation::enter(&session);
+            work()
+        })
+        .unwrap_or_else(|error| panic!("spawn {name}: {error}"))
+}
+
+fn spawn_arc0(archiver: &Arc<Archiver>) -> JoinHandle<()> {
+    let archiver = archiver.clone();
+    spawn_background("ARC0".into(), move || archiver.run())
+}
+
 fn spawn_lgwr(log: &Arc<RedoLog>) -> JoinHandle<()> {
     let log = log.clone();
-    std::thread::Builder::new()
-        .name("LGWR".into())
-        .spawn(move || {
-            let session = instrumentation::background_session("LGWR");
-            let _entered = instrumentation::enter(&session);
-            log.run_lgwr()
-        })
-        .expect("spawn LGWR")
+    spawn_background("LGWR".into(), move || log.run_lgwr())
 }
 
 /// Starts writer `writer` (DBW0, DBW1, ...: Oracle names them 0-9 then a-z; Pythia counts
 /// on in decimal past 9).
 fn spawn_dbwr(dbwr: &Arc<Dbwr>, writer: usize) -> JoinHandle<()> {
     let dbwr = dbwr.clone();
-    let name = format!("DBW{writer}");
-    std::thread::Builder::new()
-        .name(name.clone())
-        .spawn(move || {
-            let session = instrumentation::background_session(&name);
-            let _entered = instrumentation::enter(&session);
-            dbwr.run(writer)
-        })
-        .expect("spawn DBWR")
-}
-
-fn now_seconds() -> u64 {
-    std::time::SystemTime::now()
-        .duration_since(std::time::UNIX_EPOCH)
-        .map_or(0, |elapsed| elapsed.as_secs())
+    spawn_background(format!("DBW{writer}"), move || dbwr.run(writer))
 }
 
 fn database_id() -> u64 {

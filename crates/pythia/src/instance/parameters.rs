@@ -155,6 +155,7 @@ pub mod names {
     pub const LOG_BUFFER: &str = "log_buffer";
     pub const LOG_FILE_SIZE: &str = "log_file_size";
     pub const LOG_GROUPS: &str = "log_groups";
+    pub const LOG_ARCHIVE_DEST: &str = "log_archive_dest";
     pub const UNDO_TABLESPACE_SIZE: &str = "undo_tablespace_size";
     pub const PROCESSES: &str = "processes";
     pub const SESSIONS: &str = "sessions";
@@ -428,6 +429,16 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::False,
         isses_modifiable: false,
         description: "number of online redo log groups (Pythia)",
+    },
+    // Empty: no archiving (NOARCHIVELOG). A directory: ARC0 archives each full log sequence
+    // there (redo/archive.rs); changed by ALTER SYSTEM, it applies to the next log archived.
+    Definition {
+        name: names::LOG_ARCHIVE_DEST,
+        kind: Kind::String,
+        default: DefaultValue::Unset,
+        issys_modifiable: SystemModifiable::Immediate,
+        isses_modifiable: false,
+        description: "archival destination text string",
     },
     Definition {
         name: names::UNDO_TABLESPACE_SIZE,

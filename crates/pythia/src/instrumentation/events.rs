@@ -199,6 +199,7 @@ wait_events! {
     LogFileParallelWrite = ("log file parallel write", SystemIo, "files", "blocks", "requests"),
     LogFileSequentialRead = ("log file sequential read", SystemIo, "log#", "block#", "blocks"),
     LogFileSingleWrite = ("log file single write", SystemIo, "log#", "block#", "blocks"),
+    LogArchiveIo = ("Log archive I/O", SystemIo, "count", "intr", "timeout"),
     // Commit
     LogFileSync = ("log file sync", Commit, "buffer#", "sync scn", ""),
     // Configuration

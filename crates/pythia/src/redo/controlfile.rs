@@ -24,6 +24,8 @@
 //!  97  1 creating              1 from the first write of a new database until its first open
 //!                              has made it whole (see `Instance::open`); 0 afterwards
 //! 100  4 epoch                 incremented at every open; stamped in redo blocks
+//! 104  8 archived sequence     every log sequence up to it is archived, or needs no archiving
+//!                              (see `redo/archive.rs`); 0 in control files from before it
 //! ```
 
 use std::path::{Path, PathBuf};
@@ -55,6 +57,7 @@ pub struct ControlData {
     /// The database's creation has not finished: an open finding this creates it anew.
     pub creating: bool,
     pub epoch: u32,
+    pub archived_sequence: u64,
 }
 
 pub struct ControlFile {
@@ -123,6 +126,7 @@ fn encode(data: &ControlData) -> Vec<u8> {
     slot[96] = data.clean_shutdown as u8;
     slot[97] = data.creating as u8;
     write_u32(&mut slot, 100, data.epoch);
+    write_u64(&mut slot, 104, data.archived_sequence);
     let checksum = crc32c::crc32c(&slot[12..]);
     write_u32(&mut slot, 8, checksum);
     slot
@@ -148,6 +152,7 @@ fn decode(slot: &[u8]) -> Option<ControlData> {
         clean_shutdown: slot[96] != 0,
         creating: slot[97] != 0,
         epoch: read_u32(slot, 100),
+        archived_sequence: read_u64(slot, 104),
     })
 }
 

@@ -22,8 +22,13 @@
 //!  12  4 group number                      8  4 block number in the file
 //!  16  4 sequence number                  12  4 epoch: opens of the database
 //!  20  8 start LSN of the sequence
-//!  28  8 file size in bytes
+//!  28  8 log file size in bytes (it fixes the sequence's capacity)
+//!  36  8 first time: when the sequence began, seconds since 1970 (0: not recorded)
+//!  44 .. archive files only, zero here (see `redo/archive.rs`)
 //! ```
+//!
+//! An archived log (`redo/archive.rs`) is a copy of a log file in this same format: the same
+//! header, with a few more fields filled, and the same redo blocks.
 //!
 //! The epoch guards against stale blocks: after a crash, new redo overwrites the log from
 //! the first torn block on, and blocks further along may still hold valid-looking redo of
@@ -52,9 +57,23 @@
 //!
 //! Log switches: when a record does not fit in the current sequence, the stream jumps to the
 //! next sequence. A group may be reused only when the checkpoint has passed everything its
-//! old sequence held; the appender waits for that on 'log file switch (checkpoint incomplete)'
-//! after making everything before the jump durable, so the checkpoint it waits for never needs
-//! redo that is still in the buffer.
+//! old sequence held, and (archiving on) when ARC0 has archived that sequence:
+//!
+//! ```text
+//!   sequence s+1 needs group g, which holds s+1-groups ("old"):
+//!     checkpoint_lsn < end of old  -> 'log file switch (checkpoint incomplete)': ask DBWR for
+//!                                     the checkpoint, make everything before the jump durable,
+//!                                     wait for the checkpoint
+//!     archiving on and old not     -> 'log file switch (archiving needed)': post ARC0, wait
+//!       archived                      until it has archived old (or archiving is turned off)
+//!     else                         -> the stream jumps to the start of s+1; DBWR is asked for
+//!                                     the log switch checkpoint; ARC0 is posted
+//! ```
+//!
+//! The appender that crosses into a new sequence does not wait for the switch itself: the new
+//! sequence's header is written by the next write (LGWR's, or a committing session's) before
+//! its first redo block. Only `ALTER SYSTEM SWITCH LOGFILE` waits for a switch to complete, on
+//! 'log file switch completion'.
 
 use std::path::PathBuf;
 use std::sync::atomic::{AtomicBool, AtomicU64, AtomicUsize, Ordering};
@@ -77,6 +96,10 @@ pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
 pub const REDO_PAYLOAD_BYTES: usize = REDO_BLOCK_BYTES - REDO_BLOCK_HEADER_BYTES;
 /// Asks DBWR for a checkpoint up to an LSN (a log switch needs one).
 type CheckpointRequester = Box<dyn Fn(u64) + Send + Sync>;
+/// Appends a message to the alert log (the instance's `alert.log`).
+pub type AlertLog = Arc<dyn Fn(&str) + Send + Sync>;
+/// Posts ARC0: a sequence may have become archivable, or an appender waits for one.
+type ArchiverPost = Arc<dyn Fn() + Send + Sync>;
 
 /// The log buffer's least size (`log_buffer` below it is raised to it).
 pub const LOG_BUFFER_BYTES_MIN: usize = 64 * 1024;
@@ -121,10 +144,170 @@ pub const LOG_FILE_FORMAT_STEP_BYTES: u64 = 1 << 20;
 pub struct LogGroup {
     pub group: u32,
     pub path: PathBuf,
-    file: Arc<dyn VfsFile>,
+    pub(super) file: Arc<dyn VfsFile>,
     /// How far the file holds written bytes (redo, or the zeros that format it ahead of its
     /// redo): its length when opened, then it only grows. See [`RedoLog::write_in_place`].
     formatted_bytes: Mutex<u64>,
+}
+
+/// A log file's header (block 0), or an archived log's (which fills the archive fields).
+#[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
+pub struct FileHeader {
+    pub group: u32,
+    /// 0: the group never held a sequence (or recovery invalidated it).
+    pub sequence: u64,
+    pub start_lsn: u64,
+    /// The online log file's size, which fixes the sequence's capacity.
+    pub file_size: u64,
+    /// When the sequence began, seconds since 1970 (0: not recorded).
+    pub first_time: u64,
+    /// Archives only: the start of the next sequence.
+    pub next_lsn: u64,
+    /// Archives only: when the next sequence began (0: not recorded).
+    pub next_time: u64,
+    /// Archives only: when the archive was completed, seconds since 1970.
+    pub completion_time: u64,
+    /// Archives only: the redo blocks that follow the header.
+    pub blocks: u32,
+}
+
+impl FileHeader {
+    /// The header block: magic, checksum, fields (see the module documentation).
+    pub fn encode(&self) -> Vec<u8> {
+        let mut header = vec![0u8; REDO_BLOCK_BYTES];
+        header[0..8].copy_from_slice(LOG_FILE_MAGIC);
+        write_u32(&mut header, 12, self.group);
+        write_u32(&mut header, 16, self.sequence as u32);
+        write_u64(&mut header, 20, self.start_lsn);
+        write_u64(&mut header, 28, self.file_size);
+        write_u64(&mut header, 36, self.first_time);
+        write_u64(&mut header, 44, self.next_lsn);
+        write_u64(&mut header, 52, self.next_time);
+        write_u64(&mut header, 60, self.completion_time);
+        write_u32(&mut header, 68, self.blocks);
+        let checksum = crc32c::crc32c(&header[12..]);
+        write_u32(&mut header, 8, checksum);
+        header
+    }
+
+    /// The header in `block`, or None if it is not a valid header (never written, damaged).
+    pub fn decode(block: &[u8]) -> Option<FileHeader> {
+        if block.len() < REDO_BLOCK_BYTES
+            || &block[0..8] != LOG_FILE_MAGIC
+            || read_u32(block, 8) != crc32c::crc32c(&block[12..REDO_BLOCK_BYTES])
+        {
+            return None;
+        }
+        Some(FileHeader {
+            group: read_u32(block, 12),
+            sequence: read_u32(block, 16) as u64,
+            start_lsn: read_u64(block, 20),
+            file_size: read_u64(block, 28),
+            first_time: read_u64(block, 36),
+            next_lsn: read_u64(block, 44),
+            next_time: read_u64(block, 52),
+            completion_time: read_u64(block, 60),
+            blocks: read_u32(block, 68),
+        })
+    }
+}
+
+/// Seconds since 1970, for the times headers record.
+pub fn now_seconds() -> u64 {
+    std::time::SystemTime::now()
+        .duration_since(std::time::UNIX_EPOCH)
+        .map_or(0, |elapsed| elapsed.as_secs())
+}
+
+/// Why reading a sequence's redo blocks stopped at a block (`RedoLog::check_block`).
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub enum BlockFault {
+    /// All zeros: never written. The end of the redo written.
+    Unwritten,
+    /// A valid block of an earlier sequence this group held: the group's current use
+    /// ends before it. The end of the redo written.
+    EarlierSequence(u64),
+    /// A valid block of this sequence, from an earlier incarnation (a lower epoch than the
+    /// blocks before it): left past the point where redo restarted after a crash. The end
+    /// of the redo written.
+    EarlierEpoch { found: u32, before: u32 },
+    /// The checksum does not match: a torn write, or a corrupt block.
+    ChecksumMismatch,
+    /// A valid checksum on a block that says it is another block of the file: corrupt.
+    WrongBlockNumber(u64),
+    /// A valid checksum on a block of a later sequence than the file's header: corrupt.
+    LaterSequence(u64),
+}
+
+impl BlockFault {
+    /// A torn or corrupt block, as opposed to the ordinary end of what was written.
+    pub fn is_damage(self) -> bool {
+        matches!(
+            self,
+            BlockFault::ChecksumMismatch
+                | BlockFault::WrongBlockNumber(_)
+                | BlockFault::LaterSequence(_)
+        )
+    }
+}
+
+/// Where and why reading a sequence stopped.
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub struct SequenceEnd {
+    pub sequence: u64,
+    /// The first block not read (1 is the first redo block of the file).
+    pub block: u64,
+    /// None: every block up to the end of the file was read.
+    pub fault: Option<BlockFault>,
+}
+
+impl std::fmt::Display for SequenceEnd {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        let (sequence, block) = (self.sequence, self.block);
+        match self.fault {
+            None => write!(
+                formatter,
+                "end of redo: sequence {sequence} is full (block {} is its last)",
+                block - 1
+            ),
+            Some(BlockFault::Unwritten) => write!(
+                formatter,
+                "end of redo: block {block} of sequence {sequence} was never written"
+            ),
+            Some(BlockFault::EarlierSequence(found)) => write!(
+                formatter,
+                "end of redo: block {block} of sequence {sequence} still holds sequence {found}, \
+                 the group's earlier use"
+            ),
+            Some(BlockFault::EarlierEpoch { found, before }) => write!(
+                formatter,
+                "end of redo: block {block} of sequence {sequence} is from an earlier \
+                 incarnation (epoch {found} after epoch {before})"
+            ),
+            Some(BlockFault::ChecksumMismatch) => write!(
+                formatter,
+                "torn or corrupt redo block: sequence {sequence} block {block} fails its checksum"
+            ),
+            Some(BlockFault::WrongBlockNumber(found)) => write!(
+                formatter,
+                "corrupt redo block: sequence {sequence} block {block} says it is block {found}"
+            ),
+            Some(BlockFault::LaterSequence(found)) => write!(
+                formatter,
+                "corrupt redo block: sequence {sequence} block {block} says it is of sequence \
+                 {found}"
+            ),
+        }
+    }
+}
+
+/// A sequence's redo read back for recovery (`RedoLog::read_sequence`).
+#[derive(Clone, Debug)]
+pub struct SequenceRead {
+    /// The LSN where each segment starts, and its payload bytes: a new segment starts
+    /// wherever a block's epoch is higher than the one before it.
+    pub segments: Vec<(u64, Vec<u8>)>,
+    pub end: SequenceEnd,
 }
 
 /// Where the stream stands, as v$log shows it.
@@ -134,7 +317,15 @@ pub struct LogStatus {
     pub sequence: u64,
     pub bytes: u64,
     pub status: &'static str,
+    /// Archived (only ever true with archiving on).
+    pub archived: bool,
     pub first_lsn: u64,
+    /// Seconds since 1970 (0: not recorded).
+    pub first_time: u64,
+    /// The start of the next sequence; None for the current one.
+    pub next_lsn: Option<u64>,
+    /// When the next sequence began (0: not known).
+    pub next_time: u64,
 }
 
 /// A run of the stream in the log buffer: the LSNs `[start_lsn, start_lsn + bytes)` of one
@@ -163,6 +354,8 @@ struct BufferState {
     next_position: u64,
     sequence: u64,
     sequence_start_lsn: u64,
+    /// `ALTER SYSTEM SWITCH LOGFILE`: the next record starts the next sequence.
+    switch_requested: bool,
 }
 
 /// The log buffer's bytes: a ring that sessions copy their records into in parallel, each into
@@ -267,8 +460,30 @@ pub struct RedoLog {
     /// wait for.
     #[cfg(test)]
     slow_copies: AtomicBool,
-    /// LGWR's view of which sequence each group holds (for v$log).
-    group_sequences: Mutex<Vec<(u64, u64)>>,
+    /// LGWR's view of which sequence each group holds: the headers written or read.
+    group_sequences: Mutex<Vec<FileHeader>>,
+    /// Archiving is on (`log_archive_dest` set): a group is reused only once ARC0 has
+    /// archived the sequence it holds.
+    archive_required: AtomicBool,
+    /// Every sequence up to this one is archived, or was skipped while archiving was off
+    /// (see `redo/archive.rs`).
+    archived_sequence: AtomicU64,
+    archiver_post: Mutex<Option<ArchiverPost>>,
+    alert: Mutex<Option<AlertLog>>,
+    /// Running total behind `redo log space wait time` (centiseconds).
+    space_wait_micros_total: AtomicU64,
+    /// The log switch wait last told to the alert log (`next sequence << 1 | archiving`), so
+    /// that the sessions waiting for one switch report it once.
+    space_wait_alerted: AtomicU64,
+}
+
+/// What keeps a log group from being reused at a switch.
+#[derive(Clone, Copy, Debug)]
+enum ReuseBlocker {
+    /// The checkpoint must reach `target`, the end of the sequence the group holds.
+    CheckpointIncomplete { target: u64 },
+    /// ARC0 must archive `sequence`, the sequence the group holds.
+    ArchivingNeeded { sequence: u64 },
 }
 
 /// What DBVERIFY (`instance/dbverify.rs`) found in one online log file. The file's blocks
@@ -351,7 +566,13 @@ impl RedoLog {
         let capacity = (blocks - 1) * REDO_PAYLOAD_BYTES as u64;
         let buffer_bytes_max = buffer_bytes_max.max(LOG_BUFFER_BYTES_MIN);
         Ok(RedoLog {
-            group_sequences: Mutex::new(vec![(0, 0); groups.len()]),
+            group_sequences: Mutex::new(vec![FileHeader::default(); groups.len()]),
+            archive_required: AtomicBool::new(false),
+            archived_sequence: AtomicU64::new(0),
+            archiver_post: Mutex::new(None),
+            alert: Mutex::new(None),
+            space_wait_micros_total: AtomicU64::new(0),
+            space_wait_alerted: AtomicU64::new(0),
             groups,
             file_size,
             capacity,
@@ -364,6 +585,7 @@ impl RedoLog {
                     next_position: 0,
                     sequence: 0,
                     sequence_start_lsn: 0,
+                    switch_requested: false,
                 },
             ),
             ring: Ring::new(buffer_bytes_max),
@@ -425,7 +647,16 @@ impl RedoLog {
         self.requested_lsn
             .store(position.next_lsn, Ordering::Release);
         self.checkpoint_lsn.store(checkpoint_lsn, Ordering::Release);
-        self.write_file_header(position.sequence, position.sequence_start_lsn)
+        // A sequence recovery continues keeps the time it began.
+        let held = self.group_sequences.lock()[self.group_of(position.sequence).group as usize - 1];
+        let first_time = if (held.sequence, held.start_lsn)
+            == (position.sequence, position.sequence_start_lsn)
+        {
+            held.first_time
+        } else {
+            now_seconds()
+        };
+        self.write_file_header(position.sequence, position.sequence_start_lsn, first_time)
     }
 
     /// Roll forward is starting: the redo it applies is read from disk, so it is durable by
@@ -461,6 +692,12 @@ impl RedoLog {
 
     pub fn current_sequence(&self) -> u64 {
         self.state.lock().sequence
+    }
+
+    /// The current sequence and the LSN where it starts.
+    pub fn current_position(&self) -> (u64, u64) {
+        let state = self.state.lock();
+        (state.sequence, state.sequence_start_lsn)
     }
 
     fn check_failed(&self) -> Result<()> {
@@ -503,7 +740,8 @@ impl RedoLog {
                 0
             };
             let sequence_end = state.sequence_start_lsn + self.capacity;
-            let switching = state.next_lsn + padding + length > sequence_end;
+            let switching =
+                state.switch_requested || state.next_lsn + padding + length > sequence_end;
             if switching {
                 padding = 0; // the record starts the next sequence, on a block boundary
             }
@@ -521,28 +759,15 @@ impl RedoLog {
                 // The record does not fit: the stream jumps to the next sequence, if its group
                 // may be reused.
                 let next_sequence = state.sequence + 1;
-                let reusable_from =
-                    sequence_end.saturating_sub((self.groups.len() as u64 - 1) * self.capacity);
-                if next_sequence > self.groups.len() as u64 && self.checkpoint_lsn() < reusable_from
-                {
+                if let Some(blocker) = self.reuse_blocker(next_sequence, sequence_end) {
                     drop(state);
                     drop(copying);
-                    instrumentation::add(Statistic::RedoLogSpaceRequests, 1);
-                    let _wait = instrumentation::wait(
-                        WaitEvent::LogFileSwitchCheckpointIncomplete,
-                        0,
-                        0,
-                        0,
-                    );
-                    self.request_checkpoint(reusable_from);
-                    before_switch_wait(reusable_from)?;
-                    let everything = self.current_lsn();
-                    self.wait_written(everything)?;
-                    self.wait_checkpoint(reusable_from)?;
+                    self.wait_for_reuse(blocker, next_sequence, before_switch_wait)?;
                     continue;
                 }
                 state.sequence = next_sequence;
                 state.sequence_start_lsn = sequence_end;
+                state.switch_requested = false;
                 state.next_lsn = sequence_end;
                 // The log switch checkpoint: everything before the new sequence may go to disk.
                 self.request_checkpoint(sequence_end);
@@ -582,6 +807,9 @@ impl RedoLog {
                 self.ring.write(position + padding, record);
             }
             drop(copying);
+            if switching {
+                self.post_archiver();
+            }
             if padding > 0 {
                 instrumentation::add(Statistic::RedoWastage, padding);
             }
@@ -623,6 +851,148 @@ impl RedoLog {
         }
     }
 
+    /// What keeps the group of `next_sequence` (starting at `next_start`) from being reused,
+    /// if anything: the checkpoint has not passed the end of the sequence it holds, or
+    /// (archiving on) ARC0 has not archived that sequence.
+    fn reuse_blocker(&self, next_sequence: u64, next_start: u64) -> Option<ReuseBlocker> {
+        let groups = self.groups.len() as u64;
+        if next_sequence <= groups {
+            return None; // the group was never used
+        }
+        let old_sequence = next_sequence - groups;
+        let old_end = next_start - (groups - 1) * self.capacity;
+        if self.checkpoint_lsn() < old_end {
+            return Some(ReuseBlocker::CheckpointIncomplete { target: old_end });
+        }
+        if self.archive_required() && self.archived_sequence() < old_sequence {
+            return Some(ReuseBlocker::ArchivingNeeded {
+                sequence: old_sequence,
+            });
+        }
+        None
+    }
+
+    /// An appender's wait before a log switch, until `blocker` may be gone (the caller then
+    /// looks again). Counts `redo log space requests` and `redo log space wait time`, and
+    /// tells the alert log once per switch and reason, as Oracle's "cannot allocate new log".
+    fn wait_for_reuse(
+        &self,
+        blocker: ReuseBlocker,
+        next_sequence: u64,
+        before_switch_wait: &mut dyn FnMut(u64) -> Result<()>,
+    ) -> Result<()> {
+        instrumentation::add(Statistic::RedoLogSpaceRequests, 1);
+        let archiving = matches!(blocker, ReuseBlocker::ArchivingNeeded { .. });
+        let alerted = next_sequence << 1 | u64::from(archiving);
+        if self.space_wait_alerted.swap(alerted, Ordering::AcqRel) != alerted {
+            self.alert(&format!(
+                "Thread 1 cannot allocate new log, sequence {next_sequence}\n{}",
+                if archiving {
+                    "All online logs needed archiving"
+                } else {
+                    "Checkpoint not complete"
+                }
+            ));
+        }
+        let started = Instant::now();
+        let result = match blocker {
+            ReuseBlocker::CheckpointIncomplete { target } => {
+                let _wait =
+                    instrumentation::wait(WaitEvent::LogFileSwitchCheckpointIncomplete, 0, 0, 0);
+                self.request_checkpoint(target);
+                before_switch_wait(target).and_then(|()| {
+                    let everything = self.current_lsn();
+                    self.wait_written(everything)?;
+                    self.wait_checkpoint(target)
+                })
+            }
+            ReuseBlocker::ArchivingNeeded { sequence } => {
+                let _wait = instrumentation::wait(WaitEvent::LogFileSwitchArchivingNeeded, 0, 0, 0);
+                self.post_archiver();
+                self.wait_archived(sequence)
+            }
+        };
+        add_centiseconds(
+            &self.space_wait_micros_total,
+            started.elapsed().as_micros() as u64,
+            Statistic::RedoLogSpaceWaitTime,
+        );
+        result
+    }
+
+    /// Whether a group must be archived before it is reused (`log_archive_dest` is set).
+    pub fn archive_required(&self) -> bool {
+        self.archive_required.load(Ordering::Acquire)
+    }
+
+    /// Turns archiving on or off. Off releases the sessions waiting for ARC0.
+    pub fn set_archive_required(&self, required: bool) {
+        self.archive_required.store(required, Ordering::Release);
+        let _guard = self.written.lock();
+        self.written_ready.notify_all();
+    }
+
+    /// Every sequence up to this one is archived (or needs no archiving).
+    pub fn archived_sequence(&self) -> u64 {
+        self.archived_sequence.load(Ordering::Acquire)
+    }
+
+    /// ARC0 archived every sequence up to `sequence`: their groups may be reused.
+    pub fn archived_through(&self, sequence: u64) {
+        self.archived_sequence.fetch_max(sequence, Ordering::AcqRel);
+        let _guard = self.written.lock();
+        self.written_ready.notify_all();
+    }
+
+    /// At open: what the control file says is archived, before any redo is written.
+    pub fn set_archived_sequence(&self, sequence: u64) {
+        self.archived_sequence.store(sequence, Ordering::Release);
+    }
+
+    pub fn set_archiver_post(&self, post: Arc<dyn Fn() + Send + Sync>) {
+        *self.archiver_post.lock() = Some(post);
+    }
+
+    fn post_archiver(&self) {
+        if !self.archive_required() {
+            return;
+        }
+        let post = self.archiver_post.lock().clone();
+        if let Some(post) = post {
+            post();
+        }
+    }
+
+    pub fn set_alert(&self, alert: AlertLog) {
+        *self.alert.lock() = Some(alert);
+    }
+
+    /// Writes `message` to the alert log, if the instance gave one.
+    pub fn alert(&self, message: &str) {
+        let alert = self.alert.lock().clone();
+        if let Some(alert) = alert {
+            alert(message);
+        }
+    }
+
+    /// Waits until `sequence` is archived, or archiving is turned off.
+    fn wait_archived(&self, sequence: u64) -> Result<()> {
+        let mut guard = self.written.lock();
+        while self.archive_required() && self.archived_sequence() < sequence {
+            self.check_failed()?;
+            if self.shutdown.load(Ordering::Acquire) {
+                return Err(Error::new(1089, "immediate shutdown or close in progress"));
+            }
+            self.written_ready
+                .wait_for(&mut guard, Duration::from_millis(100));
+        }
+        Ok(())
+    }
+
+    pub fn file_size(&self) -> u64 {
+        self.file_size
+    }
+
     fn request_checkpoint(&self, lsn: u64) {
         if let Some(request) = self.checkpoint_request.lock().as_ref() {
             request(lsn);
@@ -642,19 +1012,26 @@ impl RedoLog {
         Ok(())
     }
 
-    /// Pads the stream to the end of its sequence and makes the next record start a new one
-    /// (ALTER SYSTEM SWITCH LOGFILE).
+    /// Ends the current sequence: the next record starts a new one, and the rest of this
+    /// one stays unused (ALTER SYSTEM SWITCH LOGFILE).
+    ///
+    /// It once moved the stream's next LSN to the end of the sequence instead, an LSN no
+    /// write reaches when everything before it is already written (LGWR has nothing to
+    /// write): an appender that then had to wait for a checkpoint or for log buffer space
+    /// waited for the redo up to it to be written, forever.
     pub fn switch_logfile(&self) -> Result<()> {
         {
             let mut state = self.state.lock();
             if state.next_lsn == state.sequence_start_lsn {
                 return Ok(()); // the current sequence is empty: nothing to switch from
             }
-            // The rest of the current sequence stays unused; the next append switches.
-            state.next_lsn = state.sequence_start_lsn + self.capacity;
+            state.switch_requested = true;
         }
         let marker = crate::redo::record::RecordBuilder::new(0, 0).finish();
         let (_, end) = self.append(&marker)?;
+        // The switch is complete when the old sequence's tail and the new one's header are
+        // on disk: the one wait on 'log file switch completion' (see the module doc).
+        let _wait = instrumentation::wait(WaitEvent::LogFileSwitchCompletion, 0, 0, 0);
         self.flush_to(end)
     }
 
@@ -918,13 +1295,16 @@ impl RedoLog {
     fn write_run(&self, run: &Run, touched: &mut Vec<u32>) -> Result<u64> {
         let group = self.group_of(run.sequence);
         let sequence_start = run.sequence_start_lsn;
-        {
-            let mut sequences = self.group_sequences.lock();
-            let slot = &mut sequences[group.group as usize - 1];
-            if slot.0 != run.sequence {
-                drop(sequences);
-                self.write_file_header(run.sequence, sequence_start)?;
-            }
+        let held = self.group_sequences.lock()[group.group as usize - 1].sequence;
+        if held != run.sequence {
+            self.write_file_header(run.sequence, sequence_start, now_seconds())?;
+            self.alert(&format!(
+                "Thread 1 advanced to log sequence {} (LGWR switch)\n  Current log# {} seq# {} mem# 0: {}",
+                run.sequence,
+                group.group,
+                run.sequence,
+                group.path.display()
+            ));
         }
         let offset = run.start_lsn - sequence_start;
         let first_block = offset / REDO_PAYLOAD_BYTES as u64;
@@ -963,22 +1343,22 @@ impl RedoLog {
     }
 
     /// Writes (and syncs) the header that makes a group hold `sequence`.
-    fn write_file_header(&self, sequence: u64, start_lsn: u64) -> Result<()> {
+    fn write_file_header(&self, sequence: u64, start_lsn: u64, first_time: u64) -> Result<()> {
         let group = self.group_of(sequence);
-        let mut header = vec![0u8; REDO_BLOCK_BYTES];
-        header[0..8].copy_from_slice(LOG_FILE_MAGIC);
-        write_u32(&mut header, 12, group.group);
-        write_u32(&mut header, 16, sequence as u32);
-        write_u64(&mut header, 20, start_lsn);
-        write_u64(&mut header, 28, self.file_size);
-        let checksum = crc32c::crc32c(&header[12..]);
-        write_u32(&mut header, 8, checksum);
-        self.write_in_place(group, &header, 0)?;
+        let header = FileHeader {
+            group: group.group,
+            sequence,
+            start_lsn,
+            file_size: self.file_size,
+            first_time,
+            ..FileHeader::default()
+        };
+        self.write_in_place(group, &header.encode(), 0)?;
         group
             .file
             .sync_data()
             .map_err(|error| Error::io(&group.path, error))?;
-        self.group_sequences.lock()[group.group as usize - 1] = (sequence, start_lsn);
+        self.group_sequences.lock()[group.group as usize - 1] = header;
         Ok(())
     }
 
@@ -1029,21 +1409,18 @@ impl RedoLog {
 
     /// The sequence holding `lsn` and its start, among the sequences the groups hold now.
     pub fn sequence_of(&self, lsn: u64) -> Option<(u64, u64)> {
-        let current = {
-            let state = self.state.lock();
-            (state.sequence, state.sequence_start_lsn)
-        };
+        let current = self.current_position();
         if lsn >= current.1 {
             return Some(current);
         }
         self.group_sequences
             .lock()
             .iter()
-            .filter(|(sequence, start)| {
-                *sequence > 0 && *start <= lsn && lsn <= start + self.capacity
+            .filter(|held| {
+                held.sequence > 0 && held.start_lsn <= lsn && lsn <= held.start_lsn + self.capacity
             })
-            .max_by_key(|(sequence, _)| *sequence)
-            .copied()
+            .max_by_key(|held| held.sequence)
+            .map(|held| (held.sequence, held.start_lsn))
     }
 
     /// Forgets a group's contents (its header is zeroed): used by recovery for sequences past
@@ -1054,7 +1431,7 @@ impl RedoLog {
             .file
             .sync_data()
             .map_err(|error| Error::io(&group.path, error))?;
-        self.group_sequences.lock()[group.group as usize - 1] = (0, 0);
+        self.group_sequences.lock()[group.group as usize - 1] = FileHeader::default();
         Ok(())
     }
 
@@ -1064,63 +1441,131 @@ impl RedoLog {
         self.wake_lgwr();
     }
 
-    /// v$log rows.
+    /// v$log rows: each group's sequence as its header says, except that the current
+    /// sequence shows in its group from the switch on (its header is written with its first
+    /// redo block).
     pub fn status(&self) -> Vec<LogStatus> {
-        let current = self.current_sequence();
+        let (current, current_start) = self.current_position();
         let checkpoint = self.checkpoint_lsn();
-        self.group_sequences
-            .lock()
-            .iter()
+        let archiving = self.archive_required();
+        let archived = self.archived_sequence();
+        let mut held = self.group_sequences.lock().clone();
+        if current > 0 {
+            let slot = &mut held[self.group_of(current).group as usize - 1];
+            if slot.sequence != current {
+                *slot = FileHeader {
+                    sequence: current,
+                    start_lsn: current_start,
+                    ..FileHeader::default()
+                };
+            }
+        }
+        let first_time_of = |sequence: u64| {
+            held.iter()
+                .find(|header| header.sequence == sequence && sequence > 0)
+                .map_or(0, |header| header.first_time)
+        };
+        held.iter()
             .enumerate()
-            .map(|(index, &(sequence, first_lsn))| LogStatus {
-                group: index as u32 + 1,
-                sequence,
-                bytes: self.file_size,
-                first_lsn,
-                status: if sequence == 0 {
+            .map(|(index, header)| {
+                let sequence = header.sequence;
+                let status = if sequence == 0 {
                     "UNUSED"
                 } else if sequence == current {
                     "CURRENT"
-                } else if first_lsn + self.capacity > checkpoint {
+                } else if header.start_lsn + self.capacity > checkpoint {
                     "ACTIVE"
                 } else {
                     "INACTIVE"
-                },
+                };
+                let switched_out = sequence > 0 && sequence != current;
+                LogStatus {
+                    group: index as u32 + 1,
+                    sequence,
+                    bytes: self.file_size,
+                    status,
+                    archived: archiving && switched_out && sequence <= archived,
+                    first_lsn: header.start_lsn,
+                    first_time: header.first_time,
+                    next_lsn: switched_out.then_some(header.start_lsn + self.capacity),
+                    next_time: if switched_out {
+                        first_time_of(sequence + 1)
+                    } else {
+                        0
+                    },
+                }
             })
             .collect()
     }
 
-    /// Reads a group's header: (sequence, start LSN), or None if it never held redo or is
-    /// damaged.
-    pub fn read_file_header(&self, group: &LogGroup) -> Result<Option<(u64, u64)>> {
-        let mut header = vec![0u8; REDO_BLOCK_BYTES];
+    /// Reads a group's header, or None if it never held redo or is damaged.
+    pub fn read_file_header(&self, group: &LogGroup) -> Result<Option<FileHeader>> {
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
         group
             .file
-            .read_at(&mut header, 0)
+            .read_at(&mut block, 0)
             .map_err(|error| Error::io(&group.path, error))?;
-        if &header[0..8] != LOG_FILE_MAGIC || read_u32(&header, 8) != crc32c::crc32c(&header[12..])
-        {
-            return Ok(None);
+        let header = FileHeader::decode(&block);
+        if let Some(header) = header {
+            self.group_sequences.lock()[group.group as usize - 1] = header;
         }
-        let sequence = read_u32(&header, 16) as u64;
-        let start = read_u64(&header, 20);
-        self.group_sequences.lock()[group.group as usize - 1] = (sequence, start);
-        Ok(Some((sequence, start)))
+        Ok(header)
+    }
+
+    /// The header of the sequence a group holds, as last written or read.
+    pub fn held_sequence(&self, group: &LogGroup) -> FileHeader {
+        self.group_sequences.lock()[group.group as usize - 1]
+    }
+
+    /// Checks redo block `block_number` of `sequence` (its bytes in `block`): its epoch if it
+    /// is valid and no older than `epoch_before`, else why not.
+    pub fn check_block(
+        block: &[u8],
+        sequence: u64,
+        block_number: u64,
+        epoch_before: u32,
+    ) -> std::result::Result<u32, BlockFault> {
+        if read_u32(block, 0) != crc32c::crc32c(&block[4..REDO_BLOCK_BYTES]) {
+            if block.iter().all(|&byte| byte == 0) {
+                return Err(BlockFault::Unwritten);
+            }
+            return Err(BlockFault::ChecksumMismatch);
+        }
+        let found_sequence = read_u32(block, 4) as u64;
+        if found_sequence < sequence {
+            return Err(BlockFault::EarlierSequence(found_sequence));
+        }
+        if found_sequence > sequence {
+            return Err(BlockFault::LaterSequence(found_sequence));
+        }
+        let found_block = read_u32(block, 8) as u64;
+        if found_block != block_number {
+            return Err(BlockFault::WrongBlockNumber(found_block));
+        }
+        let epoch = read_u32(block, 12);
+        if epoch < epoch_before {
+            return Err(BlockFault::EarlierEpoch {
+                found: epoch,
+                before: epoch_before,
+            });
+        }
+        Ok(epoch)
     }
 
     /// Reads the stream of `sequence` from `from_lsn` for recovery, stopping at the first block
-    /// that is torn, damaged or from an older use of the file. Returns it as segments (the
-    /// LSN where each starts, and its payload bytes): a new segment starts wherever a block's
-    /// epoch is higher than the one before it. That block is where a later incarnation began
-    /// writing after recovery, at a record boundary, while the block before it may end with
-    /// the head of a record whose tail the crash lost; the two must not be read as one.
+    /// that is torn, damaged or from an older use of the file (`check_block`), and says which
+    /// and why. Returns the stream as segments (the LSN where each starts, and its payload
+    /// bytes): a new segment starts wherever a block's epoch is higher than the one before
+    /// it. That block is where a later incarnation began writing after recovery, at a record
+    /// boundary, while the block before it may end with the head of a record whose tail the
+    /// crash lost; the two must not be read as one.
     pub fn read_sequence(
         &self,
         sequence: u64,
         sequence_start: u64,
         from_lsn: u64,
         epoch_seen: &mut u32,
-    ) -> Result<Vec<(u64, Vec<u8>)>> {
+    ) -> Result<SequenceRead> {
         let group = self.group_of(sequence);
         let offset = from_lsn - sequence_start;
         let first_block = offset / REDO_PAYLOAD_BYTES as u64;
@@ -1129,20 +1574,25 @@ impl RedoLog {
         let mut segments: Vec<(u64, Vec<u8>)> = Vec::new();
         let mut block = vec![0u8; REDO_BLOCK_BYTES];
         let _wait = instrumentation::wait(WaitEvent::LogFileSequentialRead, 0, 0, 0);
+        let mut end = SequenceEnd {
+            sequence,
+            block: total_blocks + 1,
+            fault: None,
+        };
         for index in first_block..total_blocks {
             let position = (index + 1) * REDO_BLOCK_BYTES as u64;
             group
                 .file
                 .read_at(&mut block, position)
                 .map_err(|error| Error::io(&group.path, error))?;
-            let epoch = read_u32(&block, 12);
-            let valid = read_u32(&block, 0) == crc32c::crc32c(&block[4..])
-                && read_u32(&block, 4) as u64 == sequence
-                && read_u32(&block, 8) as u64 == index + 1
-                && epoch >= *epoch_seen;
-            if !valid {
-                break;
-            }
+            let epoch = match Self::check_block(&block, sequence, index + 1, *epoch_seen) {
+                Ok(epoch) => epoch,
+                Err(fault) => {
+                    end.block = index + 1;
+                    end.fault = Some(fault);
+                    break;
+                }
+            };
             let payload = &block[REDO_BLOCK_HEADER_BYTES..];
             if index == first_block {
                 segments.push((from_lsn, payload[skip..].to_vec()));
@@ -1154,7 +1604,7 @@ impl RedoLog {
             }
             *epoch_seen = epoch;
         }
-        Ok(segments)
+        Ok(SequenceRead { segments, end })
     }
 
     /// Reads a whole log file for DBVERIFY: see [`LogFileVerification`] for what each count
@@ -1163,7 +1613,8 @@ impl RedoLog {
         // A header naming a sequence that another group holds is not this file's to read.
         let header = self
             .read_file_header(group)?
-            .filter(|(sequence, _)| self.group_of(*sequence).group == group.group);
+            .map(|header| (header.sequence, header.start_lsn))
+            .filter(|(sequence, _)| *sequence > 0 && self.group_of(*sequence).group == group.group);
         let blocks = self.file_size / REDO_BLOCK_BYTES as u64 - 1;
         let mut report = LogFileVerification {
             group: group.group,
@@ -1174,8 +1625,9 @@ impl RedoLog {
         };
         let mut last_epoch = 0u32;
         if let Some((sequence, start)) = header {
-            for (segment_start, stream) in
-                self.read_sequence(sequence, start, start, &mut last_epoch)?
+            for (segment_start, stream) in self
+                .read_sequence(sequence, start, start, &mut last_epoch)?
+                .segments
             {
                 let (records, end) = RedoLog::split_records(&stream, segment_start, start);
                 report.records += records.len() as u64;
@@ -1278,7 +1730,7 @@ mod tests {
     /// The stream of sequence 1 read back, split into records.
     fn records_on_disk(log: &RedoLog) -> Vec<u64> {
         let mut epoch = 0;
-        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap().segments;
         segments
             .iter()
             .flat_map(|(start, stream)| RedoLog::split_records(stream, *start, 0).0)
@@ -1371,7 +1823,7 @@ mod tests {
             "the buffer wrapped {buffer_turns} times"
         );
         let mut epoch = 0;
-        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap();
+        let segments = log.read_sequence(1, 0, 0, &mut epoch).unwrap().segments;
         let on_disk: Vec<(u64, u64)> = segments
             .iter()
             .flat_map(|(start, stream)| RedoLog::split_records(stream, *start, 0).0)
@@ -1566,5 +2018,277 @@ mod tests {
         reopened.write_once().unwrap();
         assert_eq!(length(&reopened), step);
         assert_eq!(records_on_disk(&reopened), expected);
+    }
+
+    /// Recovery stopped silently at a damaged redo block: nothing said where, or whether it
+    /// was the ordinary end of the redo or damage. Reading now names the block and the fault,
+    /// and still returns nothing from the damaged block on.
+    #[test]
+    fn reading_stops_at_a_damaged_block_and_says_which_and_why() {
+        let vfs = SimVfs::new(21);
+        let log = started_log(&vfs);
+        let mut lsns = Vec::new();
+        for _ in 0..3 {
+            lsns.push(log.append(&record_of(400)).unwrap().0);
+            log.write_once().unwrap(); // one record a write: blocks 1, 2 and 3
+        }
+        assert_eq!(records_on_disk(&log), lsns);
+        let end_of = |log: &RedoLog| log.read_sequence(1, 0, 0, &mut 0).unwrap().end;
+        let unwritten = SequenceEnd {
+            sequence: 1,
+            block: 4,
+            fault: Some(BlockFault::Unwritten),
+        };
+        assert_eq!(end_of(&log), unwritten);
+        assert_eq!(
+            unwritten.to_string(),
+            "end of redo: block 4 of sequence 1 was never written"
+        );
+
+        let group = &log.groups()[0];
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        group
+            .file
+            .read_at(&mut block, 2 * REDO_BLOCK_BYTES as u64)
+            .unwrap();
+        block[100] ^= 0xFF;
+        group
+            .file
+            .write_at(&block, 2 * REDO_BLOCK_BYTES as u64)
+            .unwrap();
+        let damaged = end_of(&log);
+        assert_eq!(
+            damaged,
+            SequenceEnd {
+                sequence: 1,
+                block: 2,
+                fault: Some(BlockFault::ChecksumMismatch),
+            }
+        );
+        assert!(damaged.fault.unwrap().is_damage());
+        assert_eq!(
+            damaged.to_string(),
+            "torn or corrupt redo block: sequence 1 block 2 fails its checksum"
+        );
+        assert_eq!(
+            records_on_disk(&log),
+            vec![lsns[0]],
+            "nothing from block 2 on"
+        );
+    }
+
+    /// The blocks that end the redo written (never written, left by the group's earlier use
+    /// or by an earlier incarnation) are told apart from torn or corrupt ones.
+    #[test]
+    fn check_block_tells_the_end_of_the_redo_from_damage() {
+        // A valid block 3 of sequence 5, written in epoch 2.
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        write_u32(&mut block, 4, 5);
+        write_u32(&mut block, 8, 3);
+        write_u32(&mut block, 12, 2);
+        block[100] = 7;
+        let checksum = crc32c::crc32c(&block[4..]);
+        write_u32(&mut block, 0, checksum);
+        assert_eq!(RedoLog::check_block(&block, 5, 3, 1), Ok(2));
+        let faults = [
+            (
+                RedoLog::check_block(&[0u8; REDO_BLOCK_BYTES], 5, 3, 1),
+                BlockFault::Unwritten,
+            ),
+            (
+                RedoLog::check_block(&block, 8, 3, 1),
+                BlockFault::EarlierSequence(5),
+            ),
+            (
+                RedoLog::check_block(&block, 5, 3, 3),
+                BlockFault::EarlierEpoch {
+                    found: 2,
+                    before: 3,
+                },
+            ),
+            (
+                RedoLog::check_block(&block, 2, 3, 1),
+                BlockFault::LaterSequence(5),
+            ),
+            (
+                RedoLog::check_block(&block, 5, 4, 1),
+                BlockFault::WrongBlockNumber(3),
+            ),
+        ];
+        for (found, expected) in faults {
+            assert_eq!(found, Err(expected));
+        }
+        block[200] ^= 1;
+        assert_eq!(
+            RedoLog::check_block(&block, 5, 3, 1),
+            Err(BlockFault::ChecksumMismatch)
+        );
+        let damage: Vec<bool> = [
+            BlockFault::Unwritten,
+            BlockFault::EarlierSequence(5),
+            BlockFault::EarlierEpoch {
+                found: 2,
+                before: 3,
+            },
+            BlockFault::ChecksumMismatch,
+            BlockFault::WrongBlockNumber(3),
+            BlockFault::LaterSequence(5),
+        ]
+        .into_iter()
+        .map(BlockFault::is_damage)
+        .collect();
+        assert_eq!(damage, [false, false, false, true, true, true]);
+    }
+
+    /// Appends records of 1000 bytes until the log is in `sequence` (no LGWR: each append's
+    /// redo is written at once). Bounded by the records two sequences hold.
+    fn append_until_sequence(log: &RedoLog, sequence: u64) {
+        for _ in 0..2 * log.capacity() / 1000 + 2 {
+            if log.current_sequence() >= sequence {
+                return;
+            }
+            log.append(&record_of(1000)).unwrap();
+            log.write_once().unwrap();
+        }
+        assert!(log.current_sequence() >= sequence);
+    }
+
+    /// A user session of its own, and a thread that runs `work` in it.
+    fn spawn_in_session(
+        work: impl FnOnce() + Send + 'static,
+    ) -> (
+        Arc<instrumentation::SessionInstrumentation>,
+        std::thread::JoinHandle<()>,
+    ) {
+        let session = instrumentation::SessionInstrumentation::new(
+            instrumentation::SessionType::User,
+            "SCOTT",
+            "test",
+        )
+        .unwrap();
+        let entered = session.clone();
+        let thread = std::thread::spawn(move || {
+            let _entered = instrumentation::enter(&entered);
+            work()
+        });
+        (session, thread)
+    }
+
+    /// Waits (bounded) until `session` has counted a redo log space request.
+    fn wait_for_space_request(session: &instrumentation::SessionInstrumentation) {
+        for _ in 0..3000 {
+            if session.statistic(Statistic::RedoLogSpaceRequests) > 0 {
+                return;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        panic!("the appender never asked for log space");
+    }
+
+    /// With archiving on, a log group must not be reused before its sequence is archived:
+    /// redo not yet archived would be lost. The appender that needs the group waits on 'log
+    /// file switch (archiving needed)' (and the alert log says so once) until ARC0 archives
+    /// the sequence, or until archiving is turned off.
+    #[test]
+    fn a_group_is_not_reused_before_its_sequence_is_archived() {
+        let vfs = SimVfs::new(31);
+        let log = Arc::new(started_log_sized(&vfs, 8 << 10, LOG_BUFFER_BYTES_MIN));
+        let alerts = Arc::new(Mutex::new(Vec::<String>::new()));
+        let kept = alerts.clone();
+        log.set_alert(Arc::new(move |message| {
+            kept.lock().push(message.to_string())
+        }));
+        log.checkpoint_completed(u64::MAX); // checkpoints never hold a switch back here
+        log.set_archive_required(true);
+        append_until_sequence(&log, 2);
+        assert!(!log.status()[0].archived);
+
+        for (needed, old, release) in [(3u64, 1u64, "archived"), (4, 2, "archiving off")] {
+            let appending = log.clone();
+            let (session, appender) =
+                spawn_in_session(move || append_until_sequence(&appending, needed));
+            wait_for_space_request(&session);
+            assert_eq!(log.current_sequence(), needed - 1, "{release}");
+            if release == "archived" {
+                log.archived_through(old);
+            } else {
+                log.set_archive_required(false);
+            }
+            appender.join().unwrap();
+            assert_eq!(log.current_sequence(), needed);
+            assert_eq!(
+                session
+                    .event_totals(WaitEvent::LogFileSwitchArchivingNeeded)
+                    .total_waits,
+                1,
+                "{release}"
+            );
+        }
+        let alerts = alerts.lock();
+        let cannot_allocate: Vec<&String> = alerts
+            .iter()
+            .filter(|message| message.contains("cannot allocate new log"))
+            .collect();
+        assert_eq!(
+            cannot_allocate,
+            [
+                "Thread 1 cannot allocate new log, sequence 3\nAll online logs needed archiving",
+                "Thread 1 cannot allocate new log, sequence 4\nAll online logs needed archiving",
+            ]
+        );
+        assert!(alerts.iter().any(
+            |message| message.starts_with("Thread 1 advanced to log sequence 4 (LGWR switch)")
+        ));
+    }
+
+    /// ALTER SYSTEM SWITCH LOGFILE used to move the stream's next LSN to the end of the
+    /// sequence. When the switch then had to wait for a checkpoint, the session first waited
+    /// for the redo up to that LSN to be written, which no write ever reaches: it hung (two
+    /// groups, switches in a row). A switch now waits for the checkpoint only.
+    #[test]
+    fn a_switch_that_waits_for_a_checkpoint_does_not_hang() {
+        let vfs = SimVfs::new(37);
+        let log = Arc::new(started_log_sized(&vfs, 8 << 10, LOG_BUFFER_BYTES_MIN));
+        let lgwr = {
+            let log = log.clone();
+            std::thread::spawn(move || log.run_lgwr())
+        };
+        let switching = log.clone();
+        let (session, switcher) = spawn_in_session(move || {
+            for _ in 0..3 {
+                // As after a commit: everything written when the switch comes.
+                let (_, end) = switching.append(&record_of(100)).unwrap();
+                switching.flush_to(end).unwrap();
+                switching.switch_logfile().unwrap();
+            }
+        });
+        // The switch into sequence 3 needs group 1, whose sequence the checkpoint has not
+        // passed: the switcher waits; then the checkpoint (DBWR's part here) completes.
+        wait_for_space_request(&session);
+        log.checkpoint_completed(u64::MAX);
+        for _ in 0..3000 {
+            if switcher.is_finished() {
+                break;
+            }
+            std::thread::sleep(Duration::from_millis(10));
+        }
+        let finished = switcher.is_finished();
+        log.shutdown();
+        assert!(finished, "ALTER SYSTEM SWITCH LOGFILE hung");
+        switcher.join().unwrap();
+        lgwr.join().unwrap();
+        assert_eq!(log.current_sequence(), 4);
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::LogFileSwitchCheckpointIncomplete)
+                .total_waits,
+            1
+        );
+        assert_eq!(
+            session
+                .event_totals(WaitEvent::LogFileSwitchCompletion)
+                .total_waits,
+            3
+        );
     }
 }

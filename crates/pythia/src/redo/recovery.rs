@@ -10,20 +10,64 @@
 //! The second half, rolling back the transactions that were active at the crash, needs the
 //! undo that roll forward has just restored: `TransactionManager::recover` does it.
 //! Blocks torn by the crash are first restored from the double-write file.
+//!
+//! The report ([`RollForward`], written to the alert log by the instance) says what was
+//! applied, from which sequence and LSN to which, and why it ended ([`RecoveryStop`]): the end
+//! of the redo written (a block never written, or left by an earlier use of the group or an
+//! earlier incarnation), or a torn or corrupt block, named by sequence and block number. In
+//! every case nothing after the last whole, valid record is applied.
 
 use std::time::Instant;
 
 use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::Result;
 use crate::redo::controlfile::ControlData;
-use crate::redo::log::{RedoLog, StreamPosition, REDO_PAYLOAD_BYTES};
+use crate::redo::log::{RedoLog, SequenceEnd, StreamPosition, REDO_PAYLOAD_BYTES};
 use crate::redo::record;
 use crate::storage::block;
+
+/// Why roll forward ended.
+#[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]
+pub enum RecoveryStop {
+    /// Not read yet (a report's default).
+    #[default]
+    NotRead,
+    /// The group that should hold the checkpoint's sequence does not (its header names
+    /// another sequence, or none): there was no redo to read.
+    SequenceMissing { sequence: u64, group: u32 },
+    /// Reading the last sequence stopped at a block: see [`SequenceEnd`].
+    Block(SequenceEnd),
+}
+
+impl RecoveryStop {
+    /// A torn or corrupt redo block ended recovery.
+    pub fn is_damage(&self) -> bool {
+        matches!(self, RecoveryStop::Block(end) if end.fault.is_some_and(|fault| fault.is_damage()))
+    }
+}
+
+impl std::fmt::Display for RecoveryStop {
+    fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        match self {
+            RecoveryStop::NotRead => write!(formatter, "redo not read"),
+            RecoveryStop::SequenceMissing { sequence, group } => write!(
+                formatter,
+                "end of redo: group {group} does not hold sequence {sequence}"
+            ),
+            RecoveryStop::Block(end) => write!(formatter, "{end}"),
+        }
+    }
+}
 
 /// What roll forward did, for the alert log.
 #[derive(Clone, Debug, Default)]
 pub struct RollForward {
+    pub start_sequence: u64,
+    pub start_sequence_start: u64,
     pub start_lsn: u64,
+    /// The sequence holding `end_lsn`.
+    pub end_sequence: u64,
+    /// Just past the last record applied (or `start_lsn`).
     pub end_lsn: u64,
     pub records: u64,
     pub vectors_applied: u64,
@@ -31,9 +75,86 @@ pub struct RollForward {
     pub redo_bytes: u64,
     pub highest_scn: u64,
     pub sequences_read: u64,
+    /// The groups read, in order: (group, sequence).
+    pub groups_read: Vec<(u32, u64)>,
     pub elapsed_micros: u64,
+    /// The control file said the instance had closed cleanly.
+    pub clean_shutdown: bool,
+    pub stop: RecoveryStop,
+    /// The LSN of a record whose head was read but whose tail was not (cut short by the
+    /// block that ended recovery): not applied.
+    pub incomplete_record_lsn: Option<u64>,
     /// Where new redo must go.
     pub position: StreamPosition,
+}
+
+/// An LSN as Oracle writes a redo byte address: the sequence, the redo block (1 is the first
+/// after the file header) and the byte offset in it.
+fn redo_address(sequence: u64, sequence_start: u64, lsn: u64) -> String {
+    let offset = lsn - sequence_start;
+    let payload = REDO_PAYLOAD_BYTES as u64;
+    format!(
+        "logseq {sequence}, block {}, offset {} (LSN {lsn})",
+        offset / payload + 1,
+        offset % payload + crate::redo::log::REDO_BLOCK_HEADER_BYTES as u64
+    )
+}
+
+impl RollForward {
+    /// The alert log's account of the roll forward, Oracle style.
+    pub fn alert_text(&self, log: &RedoLog) -> String {
+        let start = redo_address(
+            self.start_sequence,
+            self.start_sequence_start,
+            self.start_lsn,
+        );
+        if self.clean_shutdown && self.records == 0 {
+            return format!(
+                "No crash recovery needed: the database was closed cleanly\n Thread 1: {start}; {}",
+                self.stop
+            );
+        }
+        let mut lines = vec![
+            "Beginning crash recovery of 1 threads".to_string(),
+            "Started redo application at".to_string(),
+            format!(" Thread 1: {start}"),
+        ];
+        for (group, sequence) in &self.groups_read {
+            let path = log.groups()[*group as usize - 1].path.display();
+            lines.push(format!(
+                "Recovery of Online Redo Log: Thread 1 Group {group} Seq {sequence} Reading mem 0\n  Mem# 0: {path}"
+            ));
+        }
+        if self.stop.is_damage() {
+            lines.push(format!(
+                "{}; recovery stops at the last good record",
+                self.stop
+            ));
+        } else {
+            lines.push(self.stop.to_string());
+        }
+        if let Some(lsn) = self.incomplete_record_lsn {
+            lines.push(format!(
+                "The record at LSN {lsn} is incomplete (its tail is past that point): not applied"
+            ));
+        }
+        lines.push(format!(
+            "Completed redo application of {} records ({} bytes, {} change vectors applied, {} already in their blocks)",
+            self.records, self.redo_bytes, self.vectors_applied, self.vectors_skipped
+        ));
+        lines.push("Completed crash recovery at".to_string());
+        lines.push(format!(
+            " Thread 1: {}, scn {}, in {} us",
+            redo_address(
+                self.end_sequence,
+                self.position.sequence_start_lsn,
+                self.end_lsn
+            ),
+            self.highest_scn,
+            self.elapsed_micros
+        ));
+        lines.join("\n")
+    }
 }
 
 /// Applies the redo from the control file's checkpoint to the end of what is on disk.
@@ -48,29 +169,45 @@ pub fn roll_forward(
         headers.push(log.read_file_header(group)?);
     }
     let mut report = RollForward {
+        start_sequence: control.checkpoint_sequence,
+        start_sequence_start: control.checkpoint_sequence_start,
         start_lsn: control.checkpoint_lsn,
         highest_scn: control.checkpoint_scn,
+        clean_shutdown: control.clean_shutdown,
         ..Default::default()
     };
     let mut sequence = control.checkpoint_sequence;
     let mut sequence_start = control.checkpoint_sequence_start;
     let mut position = control.checkpoint_lsn;
     let mut epoch_seen = 0u32;
+    let holds = |header: Option<crate::redo::log::FileHeader>, sequence: u64, start: u64| {
+        header.is_some_and(|header| (header.sequence, header.start_lsn) == (sequence, start))
+    };
     loop {
         let held = log.group_of(sequence);
         let header = headers[held.group as usize - 1];
-        if header != Some((sequence, sequence_start)) {
-            break; // this sequence was never started: the stream ends where it is
+        if !holds(header, sequence, sequence_start) {
+            // This sequence was never started: the stream ends where it is.
+            report.stop = RecoveryStop::SequenceMissing {
+                sequence,
+                group: held.group,
+            };
+            break;
         }
         report.sequences_read += 1;
-        let segments = log.read_sequence(sequence, sequence_start, position, &mut epoch_seen)?;
+        report.groups_read.push((held.group, sequence));
+        let read = log.read_sequence(sequence, sequence_start, position, &mut epoch_seen)?;
+        report.stop = RecoveryStop::Block(read.end);
+        report.incomplete_record_lsn = None;
         let mut records = Vec::new();
-        for (start, stream) in &segments {
+        for (start, stream) in &read.segments {
             // A segment's unreadable tail is a record a crash cut short; the next segment
             // starts where the following incarnation began writing.
             let (found, end) = RedoLog::split_records(stream, *start, sequence_start);
             records.extend(found);
             position = end;
+            let tail = &stream[(end - start) as usize..];
+            report.incomplete_record_lsn = tail.iter().any(|&byte| byte != 0).then_some(end);
         }
         for (lsn, bytes) in records {
             let redo = record::decode(bytes)?;
@@ -97,7 +234,11 @@ pub fn roll_forward(
         // valid header of the next sequence means this one is complete: continue there.
         let sequence_end = sequence_start + log.capacity();
         let next = sequence + 1;
-        if headers[log.group_of(next).group as usize - 1] == Some((next, sequence_end)) {
+        if holds(
+            headers[log.group_of(next).group as usize - 1],
+            next,
+            sequence_end,
+        ) {
             sequence = next;
             sequence_start = sequence_end;
             position = sequence_end;
@@ -114,12 +255,11 @@ pub fn roll_forward(
     }
     // Sequences beyond the end of the stream hold nothing that may ever be read again.
     for (index, header) in headers.iter().enumerate() {
-        if let Some((held_sequence, _)) = header {
-            if *held_sequence > sequence {
-                log.invalidate_group(&log.groups()[index])?;
-            }
+        if header.is_some_and(|header| header.sequence > sequence) {
+            log.invalidate_group(&log.groups()[index])?;
         }
     }
+    report.end_sequence = sequence;
     report.end_lsn = position;
     report.position = StreamPosition {
         sequence,

@@ -904,6 +904,8 @@ impl Session {
             parameters: self.parameters.visible_rows(),
             library_cache: Some(self.instance.library_cache().clone()),
             buffer_cache: Some(self.instance.cache().clone()),
+            redo_log: Some(self.instance.log().clone()),
+            archiver: Some(self.instance.archiver().clone()),
         };
         Ok(
             crate::views::fixed_table(name, &context).map(|table| RowSet {

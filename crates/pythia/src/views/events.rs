@@ -343,6 +343,8 @@ mod tests {
             parameters: Vec::new(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 
@@ -401,7 +403,7 @@ mod tests {
     #[test]
     fn a_timed_wait_shows_in_session_and_system_events_and_histograms() {
         // An event no other test waits on, so that the histogram delta is ours alone.
-        let event = WaitEvent::LogFileSwitchArchivingNeeded;
+        let event = WaitEvent::LogFileSwitchPrivateStrandFlushIncomplete;
         let (waits_before, micros_before) = system_totals(event);
         let session = SessionInstrumentation::new(SessionType::User, "SCOTT", "test").unwrap();
         let sid = session.sid();

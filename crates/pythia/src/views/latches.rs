@@ -194,6 +194,8 @@ mod tests {
             parameters: Vec::new(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 

@@ -64,12 +64,11 @@
 use std::collections::HashMap;
 use std::sync::atomic::Ordering;
 use std::sync::Arc;
-use std::time::{Duration, SystemTime};
 
 use rust_decimal::Decimal;
 
 use super::registry::FixedView;
-use super::table::{date, number, raw, text, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
+use super::table::{number, raw, text, unix_date, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
 use super::ViewContext;
 use crate::catalog::OWNER;
 use crate::instrumentation;
@@ -362,14 +361,6 @@ fn load_time_text(unix_seconds: i64) -> Value {
         ),
         None => Value::Null,
     }
-}
-
-/// Unix seconds as a DATE; 0 (never) is NULL.
-fn unix_date(unix_seconds: u64) -> Value {
-    if unix_seconds == 0 {
-        return Value::Null;
-    }
-    date(SystemTime::UNIX_EPOCH + Duration::from_secs(unix_seconds))
 }
 
 /// A child's address: where it lives in memory, unique while it does.
@@ -818,6 +809,8 @@ mod tests {
             parameters: Parameters::defaults().visible_rows(),
             library_cache: Some(library_cache.clone()),
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 
@@ -865,6 +858,8 @@ mod tests {
             parameters: Vec::new(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         };
         for name in VIEWS.iter().map(|view| view.name) {
             assert!(

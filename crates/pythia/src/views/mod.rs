@@ -20,11 +20,12 @@
 //!                  v$open_cursor v$sgastat v$db_object_cache x$kghlu
 //!   buffer_cache.rs v$buffer_pool v$buffer_pool_statistics x$kcbwds x$bh v$bh
 //!                  v$db_cache_advice
+//!   redo.rs        v$log v$logfile v$archived_log
 //!   registry.rs    the list of views, lookup by name, v$fixed_table
 //!        |
 //!        v  crate::instrumentation::{system_statistics, session_events, latches, ...}
 //!   per-session counters, departed and unattributed accumulators, latch families, mutex table
-//!        and the instance's library cache (ViewContext::library_cache)
+//!        and the instance's library cache, buffer cache, redo log and archiver (ViewContext)
 //! ```
 //!
 //! # Where the numbers come from
@@ -71,6 +72,7 @@ mod buffer_cache;
 mod events;
 mod latches;
 mod library_cache;
+mod redo;
 mod registry;
 mod sessions;
 mod statistics;
@@ -81,6 +83,8 @@ use std::sync::Arc;
 use crate::buffer::BufferCache;
 use crate::instance::parameters::ParameterRow;
 use crate::library_cache::LibraryCache;
+use crate::redo::archive::Archiver;
+use crate::redo::log::RedoLog;
 use crate::types::{DataType, Value};
 
 pub use registry::{fixed_table, fixed_table_names};
@@ -106,6 +110,12 @@ pub struct ViewContext {
     /// The querying session's instance's buffer cache (v$buffer_pool, x$bh, ...); None where
     /// there is no instance.
     pub buffer_cache: Option<Arc<BufferCache>>,
+    /// The querying session's instance's redo log (v$log, v$logfile); None where there is
+    /// no instance.
+    pub redo_log: Option<Arc<RedoLog>>,
+    /// The querying session's instance's ARC0 state (v$archived_log); None where there is no
+    /// instance.
+    pub archiver: Option<Arc<Archiver>>,
 }
 
 impl std::fmt::Debug for ViewContext {
@@ -116,6 +126,8 @@ impl std::fmt::Debug for ViewContext {
             .field("parameters", &self.parameters)
             .field("library_cache", &self.library_cache.is_some())
             .field("buffer_cache", &self.buffer_cache.is_some())
+            .field("redo_log", &self.redo_log.is_some())
+            .field("archiver", &self.archiver.is_some())
             .finish()
     }
 }

@@ -6,7 +6,8 @@
 
 use super::table::{self, varchar2, Columns};
 use super::{
-    buffer_cache, events, latches, library_cache, sessions, statistics, FixedTable, ViewContext,
+    buffer_cache, events, latches, library_cache, redo, sessions, statistics, FixedTable,
+    ViewContext,
 };
 use crate::types::Value;
 
@@ -34,6 +35,7 @@ const GROUPS: &[&[FixedView]] = &[
     latches::VIEWS,
     library_cache::VIEWS,
     buffer_cache::VIEWS,
+    redo::VIEWS,
     VIEWS,
 ];
 
@@ -88,6 +90,8 @@ mod tests {
             parameters: Parameters::defaults().visible_rows(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 

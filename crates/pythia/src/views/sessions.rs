@@ -154,6 +154,8 @@ mod tests {
             parameters: parameters.visible_rows(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 

@@ -206,6 +206,8 @@ mod tests {
             parameters: Vec::new(),
             library_cache: None,
             buffer_cache: None,
+            redo_log: None,
+            archiver: None,
         }
     }
 

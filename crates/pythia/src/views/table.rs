@@ -86,6 +86,14 @@ pub(super) fn date(time: SystemTime) -> Value {
     Value::Date(local_micros(time).div_euclid(1_000_000))
 }
 
+/// Unix seconds as a DATE; 0 (never, or not recorded) is NULL.
+pub(super) fn unix_date(unix_seconds: u64) -> Value {
+    if unix_seconds == 0 {
+        return Value::Null;
+    }
+    date(SystemTime::UNIX_EPOCH + std::time::Duration::from_secs(unix_seconds))
+}
+
 /// A TIMESTAMP: `time` in local time, to the microsecond.
 pub(super) fn timestamp(time: SystemTime) -> Value {
     Value::Timestamp(local_micros(time))
