@@ -206,44 +206,47 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     Ok(())
 }
 
-/// Runs `sessions` threads, each calling `commit_one(session, n)` for n = 0, 1, ... until
-/// `seconds` have passed (or [`COMMITS_PER_SESSION_MAX`]): the commits made and the time.
+/// Each point of [`COMMIT_SESSIONS`]: that many threads, each opening its session with `open`
+/// and calling `commit_one(session, its number, row id)` until `seconds` have passed (or
+/// [`COMMITS_PER_SESSION_MAX`]); the commits made and the time. Row ids never repeat, across
+/// sessions and points.
 fn concurrent_commits<S>(
-    sessions: usize,
     seconds: Duration,
     open: impl Fn() -> pythia::Result<S> + Sync,
-    commit_one: impl Fn(&mut S, u64, u64) -> pythia::Result<()> + Sync,
-) -> pythia::Result<Measure> {
-    let started = Instant::now();
-    let counts = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..sessions as u64)
-            .map(|session| {
-                let (open, commit_one) = (&open, &commit_one);
-                scope.spawn(move || -> pythia::Result<u64> {
-                    let mut handle = open()?;
-                    let mut done = 0;
-                    while done < COMMITS_PER_SESSION_MAX && started.elapsed() < seconds {
-                        commit_one(&mut handle, session, done)?;
-                        done += 1;
-                    }
-                    Ok(done)
+    commit_one: impl Fn(&mut S, u64, i64) -> pythia::Result<()> + Sync,
+) -> pythia::Result<Vec<Measure>> {
+    let sessions_in_all = COMMIT_SESSIONS.iter().sum::<usize>() as u64;
+    let mut measures = Vec::new();
+    for (point, sessions) in COMMIT_SESSIONS.into_iter().enumerate() {
+        let first_session = point as u64 * sessions_in_all;
+        let started = Instant::now();
+        let counts = std::thread::scope(|scope| {
+            let workers: Vec<_> = (0..sessions as u64)
+                .map(|number| {
+                    let (open, commit_one) = (&open, &commit_one);
+                    scope.spawn(move || -> pythia::Result<u64> {
+                        let mut handle = open()?;
+                        let first_id = (first_session + number) * COMMITS_PER_SESSION_MAX;
+                        let mut done = 0;
+                        while done < COMMITS_PER_SESSION_MAX && started.elapsed() < seconds {
+                            commit_one(&mut handle, number, (first_id + done) as i64)?;
+                            done += 1;
+                        }
+                        Ok(done)
+                    })
                 })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("commit worker panicked"))
-            .collect::<pythia::Result<Vec<u64>>>()
-    })?;
-    Ok(Measure {
-        operations: counts.iter().sum(),
-        seconds: started.elapsed().as_secs_f64(),
-    })
-}
-
-/// The id of a session's n-th row: sessions' ranges never meet.
-fn commit_row_id(session: u64, n: u64) -> i64 {
-    (session * COMMITS_PER_SESSION_MAX + n) as i64
+                .collect();
+            workers
+                .into_iter()
+                .map(|worker| worker.join().expect("commit worker panicked"))
+                .collect::<pythia::Result<Vec<u64>>>()
+        })?;
+        measures.push(Measure {
+            operations: counts.iter().sum(),
+            seconds: started.elapsed().as_secs_f64(),
+        });
+    }
+    Ok(measures)
 }
 
 fn concurrent_commits_pythia(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Measure>> {
@@ -252,84 +255,72 @@ fn concurrent_commits_pythia(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Me
     session.execute(
         "create table commits (id number primary key, session_id number, payload varchar2(40))",
     )?;
-    let mut measures = Vec::new();
-    for (point, sessions) in COMMIT_SESSIONS.into_iter().enumerate() {
-        let offset = point as u64 * COMMIT_SESSIONS.iter().sum::<usize>() as u64;
-        measures.push(concurrent_commits(
-            sessions,
-            scale.commit_seconds,
-            || {
-                let mut session = instance.connect()?;
-                let insert = session.prepare("insert into commits values (:1, :2, :3)")?;
-                let commit = session.prepare("commit")?;
-                Ok((session, insert, commit))
-            },
-            |(session, insert, commit), number, n| {
-                let id = commit_row_id(offset + number, n);
-                session.execute_prepared(
-                    insert,
-                    &[
-                        Value::integer(id),
-                        Value::integer(number as i64),
-                        Value::text(format!("row {id}")),
-                    ],
-                )?;
-                session.execute_prepared(commit, &[])?;
-                Ok(())
-            },
-        )?);
-    }
+    let measures = concurrent_commits(
+        scale.commit_seconds,
+        || {
+            let mut session = instance.connect()?;
+            let insert = session.prepare("insert into commits values (:1, :2, :3)")?;
+            let commit = session.prepare("commit")?;
+            Ok((session, insert, commit))
+        },
+        |(session, insert, commit), number, id| {
+            session.execute_prepared(
+                insert,
+                &[
+                    Value::integer(id),
+                    Value::integer(number as i64),
+                    Value::text(format!("row {id}")),
+                ],
+            )?;
+            session.execute_prepared(commit, &[])?;
+            Ok(())
+        },
+    )?;
     instance.shutdown()?;
     Ok(measures)
+}
+
+/// A connection to the SQLite database at `path` as every comparison here uses it: WAL,
+/// `synchronous = FULL` (a setting of the connection), and a busy timeout for the sessions
+/// that wait for the one writer.
+fn open_sqlite(path: &Path) -> pythia::Result<rusqlite::Connection> {
+    let connection = rusqlite::Connection::open(path).map_err(sqlite_error)?;
+    connection
+        .busy_timeout(Duration::from_secs(30))
+        .map_err(sqlite_error)?;
+    let mode: String = connection
+        .query_row("pragma journal_mode = wal", [], |row| row.get(0))
+        .map_err(sqlite_error)?;
+    if !mode.eq_ignore_ascii_case("wal") {
+        return Err(lab_error(format!(
+            "sqlite: journal_mode is {mode}, not wal"
+        )));
+    }
+    connection
+        .execute_batch("pragma synchronous = full;")
+        .map_err(sqlite_error)?;
+    Ok(connection)
 }
 
 fn concurrent_commits_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Measure>> {
     std::fs::create_dir_all(dir)
         .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
     let path = dir.join("commits.db");
-    let open = || -> pythia::Result<rusqlite::Connection> {
-        let connection = rusqlite::Connection::open(&path).map_err(sqlite_error)?;
-        connection
-            .busy_timeout(Duration::from_secs(30))
-            .map_err(sqlite_error)?;
-        let mode: String = connection
-            .query_row("pragma journal_mode = wal", [], |row| row.get(0))
-            .map_err(sqlite_error)?;
-        if !mode.eq_ignore_ascii_case("wal") {
-            return Err(lab_error(format!(
-                "sqlite: journal_mode is {mode}, not wal"
-            )));
-        }
-        connection
-            .execute_batch("pragma synchronous = full;")
-            .map_err(sqlite_error)?;
-        Ok(connection)
-    };
+    let open = || open_sqlite(&path);
     open()?
         .execute_batch(
             "create table commits (id integer primary key, session_id integer, payload text);",
         )
         .map_err(sqlite_error)?;
-    let mut measures = Vec::new();
-    for (point, sessions) in COMMIT_SESSIONS.into_iter().enumerate() {
-        let offset = point as u64 * COMMIT_SESSIONS.iter().sum::<usize>() as u64;
-        measures.push(concurrent_commits(
-            sessions,
-            scale.commit_seconds,
-            open,
-            |connection, number, n| {
-                let id = commit_row_id(offset + number, n);
-                connection
-                    .prepare_cached("insert into commits values (?1, ?2, ?3)")
-                    .and_then(|mut insert| {
-                        insert.execute(rusqlite::params![id, number as i64, format!("row {id}")])
-                    })
-                    .map_err(sqlite_error)?;
-                Ok(())
-            },
-        )?);
-    }
-    Ok(measures)
+    concurrent_commits(scale.commit_seconds, open, |connection, number, id| {
+        connection
+            .prepare_cached("insert into commits values (?1, ?2, ?3)")
+            .and_then(|mut insert| {
+                insert.execute(rusqlite::params![id, number as i64, format!("row {id}")])
+            })
+            .map_err(sqlite_error)?;
+        Ok(())
+    })
 }
 
 /// Average latency of write + File::sync_data of 4 KiB at the start of a temp file.
@@ -472,19 +463,10 @@ fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<([Measure; 4], Measur
 fn run_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<[Measure; 4]> {
     std::fs::create_dir_all(dir)
         .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
-    let mut connection = rusqlite::Connection::open(dir.join("bench.db")).map_err(sqlite_error)?;
-    let mode: String = connection
-        .query_row("pragma journal_mode = wal", [], |row| row.get(0))
-        .map_err(sqlite_error)?;
-    if !mode.eq_ignore_ascii_case("wal") {
-        return Err(lab_error(format!(
-            "sqlite: journal_mode is {mode}, not wal"
-        )));
-    }
+    let mut connection = open_sqlite(&dir.join("bench.db"))?;
     connection
         .execute_batch(
-            "pragma synchronous = full;
-             create table bench (id integer primary key, grp integer, val integer, name text);",
+            "create table bench (id integer primary key, grp integer, val integer, name text);",
         )
         .map_err(sqlite_error)?;
 

@@ -441,11 +441,10 @@ pub struct RedoLog {
     work: Mutex<bool>,
     work_ready: Condvar,
     written: Mutex<()>,
-    /// Held by whoever writes the log buffer to disk (LGWR, or a committing session: see
-    /// `sync_commit`), so that writes happen one at a time and in LSN order.
     /// Held by whoever writes and syncs the buffer (LGWR, or a committing session when no
-    /// write is in progress). LGWR waiting for a session's write waits on 'LGWR wait for
-    /// redo copy'.
+    /// write is in progress: see `sync_commit`), so that writes happen one at a time and in
+    /// LSN order. Waiting for it is 'latch: redo writing' (Oracle's latch that serializes
+    /// LGWR's writes); 'LGWR wait for redo copy' is a writer's wait for copies in progress.
     writing: Enqueue<()>,
     written_ready: Condvar,
     shutdown: AtomicBool,
@@ -602,7 +601,7 @@ impl RedoLog {
             written: Mutex::new(()),
             written_ready: Condvar::new(),
             shutdown: AtomicBool::new(false),
-            writing: Enqueue::with_event(WaitEvent::LgwrWaitForRedoCopy, (0, 0, 0), ()),
+            writing: Enqueue::with_event(WaitEvent::LatchRedoWriting, (0, 0, 0), ()),
             failed: Mutex::new(None),
             checkpoint_request: Mutex::new(None),
             write_micros_total: AtomicU64::new(0),
