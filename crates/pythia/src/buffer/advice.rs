@@ -7,7 +7,11 @@
 //!                  | yes
 //!                  v
 //!   hash(block) in 1/sample_factor of the hash space? --no--> nothing more (most gets)
-//!                  | yes: the 'simulator lru latch' of the block's working set
+//!                  | yes
+//!                  v
+//!   the thread's batch: (pool, set, block, counted), no latch --not full--> nothing more
+//!                  | full (BATCH_SAMPLES_MAX), or the view asked, or the mode changed:
+//!                  | per working set present in it, its 'simulator lru latch' once
 //!                  v
 //!   LRU stack, most recent first, of 2 x (set buffers / sample factor) blocks:
 //!     [b7 b2 b9 ... b4]   the block found at depth d (1: the most recent): a hit in every
@@ -30,17 +34,30 @@
 //!
 //! **Set sampling** (Oracle's `_db_cache_advice_sample_factor`, default 4): only blocks whose
 //! address hash falls in 1/factor of the hash space are simulated, in a list of 1/factor of
-//! the buffers; the rest cost a multiply and a compare. A sampled get takes the latch of its
-//! working set's simulation (one 'simulator lru latch' child per working set, as the cache has
-//! one 'cache buffers lru chain' each), one hash operation and three Fenwick operations, a
-//! few hundred instructions (a block got again while on top of its list: the hash operation
-//! alone). Set sampling picks blocks, not gets: a hot block in the sample is simulated at
-//! every get, one outside it never. Measured (`docs/benchmarks.md`): 2-3% more instructions
-//! per point select (three gets) with the advice ON, under 1% per row of a range scan. While
-//! ON, the sampled gets of one working set serialize on its latch, where a touch-count hit
-//! takes none: the price of the advice, as in Oracle. A working set simulates at least
-//! [`SIMULATED_SET_BUFFERS_MIN`] buffers at 1.0 (all of its own if it has fewer): small pools
-//! are sampled less, or not at all.
+//! the buffers; the rest cost a multiply and a compare. Set sampling picks blocks, not gets: a
+//! hot block in the sample is simulated at every get, one outside it never. A working set
+//! simulates at least [`SIMULATED_SET_BUFFERS_MIN`] buffers at 1.0 (all of its own if it has
+//! fewer): small pools are sampled less, or not at all.
+//!
+//! **Batches.** A sampled get takes no latch: it appends to its thread's batch (a
+//! thread-local array of [`BATCH_SAMPLES_MAX`] samples). A full batch is applied grouped by
+//! working set, each group under its set's 'simulator lru latch' (one child per working set,
+//! as the cache has one 'cache buffers lru chain' each), taken once, the samples in the order
+//! they came. So the hit path writes no shared simulation state except once per batch, and
+//! two sessions' sampled gets no longer pass the lists' cache lines back and forth at each
+//! get. A batch holds one advice's samples (several instances in one process, as the tests
+//! open, share threads): a get of another instance's cache applies the batch to its own
+//! advice first, or drops it if that instance is gone. The lists' generation moves on at each
+//! mode change and flush; a batch begun in an earlier one is dropped when applied.
+//!
+//! What a batch costs the figures: the current thread's pending samples are applied before it
+//! answers v$db_cache_advice and before a mode change or flush, so a single-session run (the
+//! lab) is exact and deterministic; other threads' pending samples, at most a batch less one
+//! each, are not yet counted, and those of a thread that ends are never counted. Each applied
+//! sample costs one hash operation and three Fenwick operations, a few hundred instructions
+//! (a block got again while on top of its list: the hash operation alone). Measured before the
+//! batches (`docs/benchmarks.md`): 2-3% more instructions per point select (three gets) with
+//! the advice ON, under 1% per row of a range scan.
 //!
 //! **The estimates.** Scaled by the ratio of the pool's measured physical reads to the
 //! simulated misses at factor 1.0, so the 1.0 row is what the pool measured: the simulation
@@ -62,8 +79,10 @@
 //! 2. Simulated misses never increase with the size; so neither do the estimates.
 //! 3. The estimate at factor 1.0 equals the physical reads the pool measured in the period.
 
+use std::cell::RefCell;
 use std::collections::hash_map::Entry;
-use std::sync::atomic::{AtomicBool, Ordering::Relaxed};
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering::Relaxed};
+use std::sync::{Arc, Weak};
 
 use parking_lot::Mutex;
 use rustc_hash::FxHashMap;
@@ -85,6 +104,11 @@ pub const SAMPLE_FACTOR_MAX: usize = 1024;
 /// set's if it has fewer): sampling a small set coarser would leave its 20 sizes a buffer or
 /// two apart.
 pub const SIMULATED_SET_BUFFERS_MIN: usize = 50;
+
+/// Sampled gets a session's thread holds before it applies them to the simulations, each
+/// working set's under its latch once: the hit path takes a simulator latch once per this
+/// many sampled gets, not at each.
+pub const BATCH_SAMPLES_MAX: usize = 64;
 
 /// `db_cache_advice`.
 #[derive(Clone, Copy, Debug, Default, PartialEq, Eq)]
@@ -411,6 +435,10 @@ impl PoolAdvice {
         let factor = sample_factor
             .min(smallest / SIMULATED_SET_BUFFERS_MIN)
             .max(1);
+        assert!(
+            set_buffers.len() <= usize::from(u16::MAX) + 1,
+            "a sample names its working set in 16 bits"
+        );
         PoolAdvice {
             pool,
             buffers: set_buffers.iter().sum(),
@@ -459,13 +487,121 @@ struct AdviceState {
     periods: [Option<Period>; 3],
 }
 
+/// Every configured pool's simulations: what a session's batch of samples is applied to.
+struct Simulations {
+    /// Per pool (by index): None where the layout has no such pool.
+    pools: [Option<PoolAdvice>; 3],
+    /// Moves on whenever the lists are restarted, released or flushed (a mode change, a flush
+    /// of the cache): a batch begun in an earlier generation is dropped, not applied to lists
+    /// that no longer hold what it saw.
+    generation: AtomicU64,
+}
+
+impl Simulations {
+    /// Applies `samples`, begun in `generation`: grouped by working set (in the order they
+    /// came within each), each group under its set's latch, taken once.
+    fn apply(&self, generation: u64, samples: &mut [Sample]) {
+        samples.sort_by_key(|sample| (sample.pool, sample.set));
+        for group in samples.chunk_by(|one, other| (one.pool, one.set) == (other.pool, other.set)) {
+            let Some(advice) = &self.pools[usize::from(group[0].pool)] else {
+                continue;
+            };
+            let mut simulation = advice.simulations[usize::from(group[0].set)].lock();
+            // Read under the latch: a mode change moves the generation on before it takes
+            // the latches to restart the lists, so a batch either lands before the restart
+            // (and is wiped with the rest) or sees the new generation and is dropped.
+            if self.generation.load(Relaxed) != generation {
+                return;
+            }
+            for sample in group {
+                simulation.access(sample.block, sample.counted);
+            }
+        }
+    }
+}
+
+/// One sampled block get, waiting in its thread's batch.
+#[derive(Clone, Copy)]
+struct Sample {
+    block: u64,
+    /// The working set, an index within the pool.
+    set: u16,
+    /// The pool, by index.
+    pool: u8,
+    counted: bool,
+}
+
+impl Sample {
+    const EMPTY: Sample = Sample {
+        block: 0,
+        set: 0,
+        pool: 0,
+        counted: false,
+    };
+}
+
+/// A thread's sampled gets not yet simulated: at most [`BATCH_SAMPLES_MAX`], all of one
+/// advice (one instance's cache) and one generation of its lists.
+struct Batch {
+    /// The advice they belong to. Weak: a thread's batch does not keep a closed instance's
+    /// lists alive, and while it is held the address cannot be another advice's.
+    owner: Weak<Simulations>,
+    /// The owner's generation when the batch began.
+    generation: u64,
+    samples: [Sample; BATCH_SAMPLES_MAX],
+    len: usize,
+}
+
+impl Batch {
+    const EMPTY: Batch = Batch {
+        owner: Weak::new(),
+        generation: 0,
+        samples: [Sample::EMPTY; BATCH_SAMPLES_MAX],
+        len: 0,
+    };
+
+    fn is_of(&self, owner: &Arc<Simulations>) -> bool {
+        std::ptr::eq(self.owner.as_ptr(), Arc::as_ptr(owner))
+    }
+
+    /// Adds a sample of `owner`'s. A batch of another advice is applied to it first (if it
+    /// is still open); a full batch is applied at once.
+    fn push(&mut self, owner: &Arc<Simulations>, sample: Sample) {
+        if !self.is_of(owner) {
+            if let Some(other) = self.owner.upgrade() {
+                self.apply_to(&other);
+            }
+            self.len = 0;
+            self.owner = Arc::downgrade(owner);
+        }
+        if self.len == 0 {
+            self.generation = owner.generation.load(Relaxed);
+        }
+        self.samples[self.len] = sample;
+        self.len += 1;
+        if self.len == BATCH_SAMPLES_MAX {
+            self.apply_to(owner);
+        }
+    }
+
+    /// Applies the batch to `owner`, its own, and empties it.
+    fn apply_to(&mut self, owner: &Simulations) {
+        let len = std::mem::take(&mut self.len);
+        owner.apply(self.generation, &mut self.samples[..len]);
+    }
+}
+
+thread_local! {
+    /// The current thread's pending samples.
+    static BATCH: RefCell<Batch> = const { RefCell::new(Batch::EMPTY) };
+}
+
 /// The cache's advice: every configured pool's simulations and the mode.
 pub(crate) struct CacheAdvice {
     /// Mode ON: read at every block get.
     collecting: AtomicBool,
     state: Mutex<AdviceState>,
-    /// Per pool (by index): None where the layout has no such pool.
-    pools: [Option<PoolAdvice>; 3],
+    simulations: Arc<Simulations>,
 }
 
 impl CacheAdvice {
@@ -479,12 +615,19 @@ impl CacheAdvice {
                 mode: AdviceMode::Off,
                 periods: [None; 3],
             }),
-            pools: std::array::from_fn(|index| {
-                let sets = &set_buffers[index];
-                (!sets.is_empty())
-                    .then(|| PoolAdvice::new(BufferPool::ALL[index], sets, sample_factor))
+            simulations: Arc::new(Simulations {
+                pools: std::array::from_fn(|index| {
+                    let sets = &set_buffers[index];
+                    (!sets.is_empty())
+                        .then(|| PoolAdvice::new(BufferPool::ALL[index], sets, sample_factor))
+                }),
+                generation: AtomicU64::new(0),
             }),
         }
+    }
+
+    fn pools(&self) -> impl Iterator<Item = &PoolAdvice> {
+        self.simulations.pools.iter().flatten()
     }
 
     #[inline]
@@ -492,16 +635,44 @@ impl CacheAdvice {
         self.collecting.load(Relaxed)
     }
 
-    /// A block get of `pool` (one it configures), whose block lives in the pool's working set
-    /// `set` (its index within the pool). `counted`: see [`StackSimulation::access`].
+    /// A block get of `pool` (one it configures); `set_of` gives the working set its block
+    /// lives in from the pool's number of sets (asked only of sampled gets). `counted`: see
+    /// [`StackSimulation::access`]. A sampled get joins the thread's batch.
     #[inline]
-    pub(crate) fn record(&self, pool: BufferPool, block: u64, set: usize, counted: bool) {
-        let Some(advice) = &self.pools[pool.index()] else {
+    pub(crate) fn record(
+        &self,
+        pool: BufferPool,
+        block: u64,
+        counted: bool,
+        set_of: impl FnOnce(usize) -> usize,
+    ) {
+        let Some(advice) = &self.simulations.pools[pool.index()] else {
             return;
         };
-        if advice.samples(block) {
-            advice.simulations[set].lock().access(block, counted);
+        if !advice.samples(block) {
+            return;
         }
+        let set = set_of(advice.simulations.len());
+        debug_assert!(set < advice.simulations.len());
+        let sample = Sample {
+            block,
+            set: set as u16,
+            pool: pool.index() as u8,
+            counted,
+        };
+        // A thread being torn down has no batch: its last gets are not simulated.
+        let _ = BATCH.try_with(|batch| batch.borrow_mut().push(&self.simulations, sample));
+    }
+
+    /// Applies the current thread's pending samples of this advice, so that what it asks next
+    /// counts every get it made.
+    fn apply_pending(&self) {
+        let _ = BATCH.try_with(|batch| {
+            let mut batch = batch.borrow_mut();
+            if batch.is_of(&self.simulations) {
+                batch.apply_to(&self.simulations);
+            }
+        });
     }
 
     pub(crate) fn mode(&self) -> AdviceMode {
@@ -515,16 +686,18 @@ impl CacheAdvice {
         if was == mode {
             return;
         }
+        self.apply_pending();
+        self.simulations.generation.fetch_add(1, Relaxed);
         if was == AdviceMode::On {
             // Stop first, so that no get counts after the period's end.
             self.collecting.store(false, Relaxed);
-            for advice in self.pools.iter().flatten() {
+            for advice in self.pools() {
                 if let Some(period) = &mut state.periods[advice.pool.index()] {
                     period.reads_at_end = Some(reads_now(advice.pool));
                 }
             }
         }
-        for advice in self.pools.iter().flatten() {
+        for advice in self.pools() {
             match mode {
                 AdviceMode::Off => advice.each(StackSimulation::release),
                 AdviceMode::Ready => advice.each(StackSimulation::allocate),
@@ -543,17 +716,20 @@ impl CacheAdvice {
 
     /// Empties every list (a flush of the cache).
     pub(crate) fn flush(&self) {
-        for advice in self.pools.iter().flatten() {
+        self.apply_pending();
+        self.simulations.generation.fetch_add(1, Relaxed);
+        for advice in self.pools() {
             advice.each(StackSimulation::flush);
         }
     }
 
     /// v$db_cache_advice: 20 rows per pool that has collected since startup.
     pub(crate) fn rows(&self, reads_now: impl Fn(BufferPool) -> u64) -> Vec<AdviceRow> {
+        self.apply_pending();
         let state = self.state.lock();
         let collecting = state.mode == AdviceMode::On;
         let mut rows = Vec::new();
-        for advice in self.pools.iter().flatten() {
+        for advice in self.pools() {
             let Some(period) = state.periods[advice.pool.index()] else {
                 continue;
             };
@@ -732,7 +908,7 @@ mod tests {
         let measured = exact_at(buffers);
         advice.set_mode(AdviceMode::On, |_| 0);
         for &block in &blocks {
-            advice.record(BufferPool::Default, block, 0, true);
+            advice.record(BufferPool::Default, block, true, |_| 0);
         }
         let rows = advice.rows(|_| measured);
         assert_eq!(rows.len(), ADVICE_SIZES);
@@ -756,11 +932,11 @@ mod tests {
     #[test]
     fn modes_allocate_collect_and_keep_the_last_period() {
         let advice = CacheAdvice::new([vec![100], vec![], vec![100]], 1);
-        let get = |block| advice.record(BufferPool::Default, block, 0, true);
+        let get = |block| advice.record(BufferPool::Default, block, true, |_| 0);
         get(1);
         assert!(advice.rows(|_| 0).is_empty(), "never ON: no rows");
         advice.set_mode(AdviceMode::Ready, |_| 0);
-        assert!(advice.pools[0].as_ref().unwrap().simulations[0]
+        assert!(advice.simulations.pools[0].as_ref().unwrap().simulations[0]
             .lock()
             .stack
             .is_some());
@@ -782,9 +958,140 @@ mod tests {
             rows[CURRENT_SIZE].measured_reads, 4,
             "reads 5 to 9: the period's"
         );
-        assert!(advice.pools[0].as_ref().unwrap().simulations[0]
+        assert!(advice.simulations.pools[0].as_ref().unwrap().simulations[0]
             .lock()
             .stack
             .is_none());
+    }
+
+    fn simulated_gets(advice: &CacheAdvice, set: usize) -> u64 {
+        advice.simulations.pools[0].as_ref().unwrap().simulations[set]
+            .lock()
+            .gets()
+    }
+
+    fn latch_gets(advice: &CacheAdvice, set: usize) -> u64 {
+        advice.simulations.pools[0].as_ref().unwrap().simulations[set]
+            .statistics()
+            .statistics
+            .gets
+    }
+
+    /// A session's sampled gets wait in its thread's batch; the view must count them. Without
+    /// the flush before v$db_cache_advice is answered, a run of fewer gets than a batch (a
+    /// quiet instance, the lab's short periods) would show no simulated miss at all.
+    #[test]
+    fn the_threads_pending_samples_are_applied_before_the_view_is_answered() {
+        let advice = CacheAdvice::new([vec![100], vec![], vec![]], 1);
+        advice.set_mode(AdviceMode::On, |_| 0);
+        let gets = BATCH_SAMPLES_MAX as u64 / 2;
+        for block in 0..gets {
+            advice.record(BufferPool::Default, block, true, |_| 0);
+        }
+        assert_eq!(simulated_gets(&advice, 0), 0, "pending in the batch");
+        let rows = advice.rows(|_| gets);
+        assert_eq!(simulated_gets(&advice, 0), gets);
+        // Every get a first reference: a miss at every size, so every estimate is `gets`.
+        assert!(rows.iter().all(|row| row.estimated_reads == gets));
+    }
+
+    /// Leaving ON ends the period with the thread's pending samples in it.
+    #[test]
+    fn a_mode_change_applies_the_threads_samples_to_the_period_it_ends() {
+        let advice = CacheAdvice::new([vec![100], vec![], vec![]], 1);
+        advice.set_mode(AdviceMode::On, |_| 0);
+        for block in [1, 2, 1] {
+            advice.record(BufferPool::Default, block, true, |_| 0);
+        }
+        advice.set_mode(AdviceMode::Off, |_| 2);
+        assert_eq!(simulated_gets(&advice, 0), 3);
+        assert_eq!(
+            advice.rows(|_| 2)[0].estimated_reads,
+            2,
+            "1 and 2 read once"
+        );
+    }
+
+    /// The point of the batch: a full one takes each working set's latch once, however many of
+    /// its samples are that set's.
+    #[test]
+    fn a_full_batch_takes_each_working_sets_latch_once() {
+        let advice = CacheAdvice::new([vec![100, 100], vec![], vec![]], 1);
+        advice.set_mode(AdviceMode::On, |_| 0);
+        let before = [latch_gets(&advice, 0), latch_gets(&advice, 1)];
+        for block in 0..2 * BATCH_SAMPLES_MAX as u64 {
+            advice.record(BufferPool::Default, block, true, |_| (block % 2) as usize);
+        }
+        assert_eq!(latch_gets(&advice, 0) - before[0], 2, "two batches");
+        assert_eq!(latch_gets(&advice, 1) - before[1], 2);
+        assert_eq!(simulated_gets(&advice, 0), BATCH_SAMPLES_MAX as u64);
+        assert_eq!(simulated_gets(&advice, 1), BATCH_SAMPLES_MAX as u64);
+    }
+
+    /// Two instances in one process (as the tests open) share the session threads: a batch
+    /// holds one advice's samples, and another's get applies it to its own advice first.
+    #[test]
+    fn two_advices_used_by_one_thread_keep_their_samples_apart() {
+        let first = CacheAdvice::new([vec![100], vec![], vec![]], 1);
+        let second = CacheAdvice::new([vec![100], vec![], vec![]], 1);
+        first.set_mode(AdviceMode::On, |_| 0);
+        second.set_mode(AdviceMode::On, |_| 0);
+        let get =
+            |advice: &CacheAdvice, block| advice.record(BufferPool::Default, block, true, |_| 0);
+        (0..5).for_each(|block| get(&first, block));
+        (0..7).for_each(|block| get(&second, block));
+        assert_eq!(
+            simulated_gets(&first, 0),
+            5,
+            "applied when the other's began"
+        );
+        (0..3).for_each(|block| get(&first, block));
+        assert_eq!(simulated_gets(&second, 0), 7);
+        first.rows(|_| 0);
+        assert_eq!(simulated_gets(&first, 0), 8);
+        assert_eq!(simulated_gets(&second, 0), 7);
+    }
+
+    /// Another thread's samples count once its batch fills; what it holds when it ends is
+    /// never simulated (at most a batch less one per thread).
+    #[test]
+    fn another_threads_samples_count_a_full_batch_at_a_time() {
+        let advice = CacheAdvice::new([vec![100], vec![], vec![]], 1);
+        advice.set_mode(AdviceMode::On, |_| 0);
+        std::thread::scope(|scope| {
+            scope.spawn(|| {
+                for block in 0..BATCH_SAMPLES_MAX as u64 + 5 {
+                    advice.record(BufferPool::Default, block, true, |_| 0);
+                }
+            });
+        });
+        advice.rows(|_| 0);
+        assert_eq!(simulated_gets(&advice, 0), BATCH_SAMPLES_MAX as u64);
+    }
+
+    /// A batch begun before the lists were restarted (here by OFF then ON) is dropped when
+    /// it fills, not applied to the new period's lists, which never saw those blocks.
+    #[test]
+    fn a_batch_begun_before_a_restart_is_dropped() {
+        let advice = CacheAdvice::new([vec![100], vec![], vec![]], 1);
+        advice.set_mode(AdviceMode::On, |_| 0);
+        let (began, began_seen) = std::sync::mpsc::channel();
+        let (restarted, restarted_seen) = std::sync::mpsc::channel();
+        std::thread::scope(|scope| {
+            let advice = &advice;
+            scope.spawn(move || {
+                advice.record(BufferPool::Default, 1, true, |_| 0);
+                began.send(()).unwrap();
+                restarted_seen.recv().unwrap();
+                for block in 2..=BATCH_SAMPLES_MAX as u64 {
+                    advice.record(BufferPool::Default, block, true, |_| 0);
+                }
+            });
+            began_seen.recv().unwrap();
+            advice.set_mode(AdviceMode::Off, |_| 0);
+            advice.set_mode(AdviceMode::On, |_| 0);
+            restarted.send(()).unwrap();
+        });
+        assert_eq!(simulated_gets(&advice, 0), 0);
     }
 }

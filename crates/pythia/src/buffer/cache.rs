@@ -962,9 +962,8 @@ impl BufferCache {
         if self.advice.is_collecting() {
             // Simulated in the pool that served the get, in the set its address hashes to.
             let pool = self.set_of(frame).pool;
-            let sets = self.pool_range(pool).len();
             self.advice
-                .record(pool, id.to_u64(), home_set(id, sets), !fresh);
+                .record(pool, id.to_u64(), !fresh, |sets| home_set(id, sets));
         }
         Ok(frame)
     }
