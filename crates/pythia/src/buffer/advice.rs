@@ -75,9 +75,15 @@
 //! each, are not yet counted, and those of a thread that ends are never counted.
 //!
 //! **Cost.** An applied sample costs, in the stack, one hash operation and three Fenwick
-//! operations, a few hundred instructions (a block got again while on top of its list: the
-//! hash operation alone); in the miniatures, one hash operation, and where some size misses
-//! or a touch is due, a pass over the 20 caches.
+//! operations (a block got again while on top of its list: the hash operation alone); in the
+//! miniatures, one hash operation, and where some size misses or a touch is due, a pass over
+//! the 20 caches, with a replacement scan in each that misses. Measured on `lab advice`'s
+//! runs (callgrind, `docs/lab-buffer-pools.md`), where many gets miss: 308 instructions per
+//! sample in the stack, 1,581 in the miniatures (3.9 replacement scans a sample). On cached
+//! gets (`lab hitpath`) the miniatures are the cheaper, one hash operation a sample: with
+//! the batches, one session's gets rose from 13.8M to 14.9M a second with the advice ON (18.7M
+//! OFF), and two sessions on their own blocks scale 1.70x, as with the advice OFF, where the
+//! per-get latch gave 1.40x. The miniatures' memory (below) is the larger price.
 //!
 //! **Memory**, allocated only while READY or ON, per buffer of the pool at sample factor f:
 //! the stack about 2 x 44 / f bytes (22 at f = 4: a hash entry, two timestamp positions and
@@ -104,7 +110,8 @@
 //! 1. A simulation's memory is bounded by its sizes (above), allocated only while READY or ON.
 //! 2. Under the stack, simulated misses never increase with the size, nor do the estimates.
 //!    The miniatures promise no such thing: the touch count can miss more with more buffers,
-//!    and each size's sample is its own; the estimates are shown as simulated.
+//!    and the sampled blocks weigh differently in each size's caches; the estimates are
+//!    shown as simulated.
 //! 3. The estimate at factor 1.0 equals the physical reads the pool measured in the period.
 
 use std::cell::RefCell;
@@ -433,6 +440,17 @@ pub(crate) enum SimulatedAlgorithm {
     TouchCount(AgingParameters),
 }
 
+/// Calls the same method of whichever simulation `$simulation` holds (the two have the same
+/// inherent methods for the period's life: misses, flush, release, allocate, restart).
+macro_rules! on_either {
+    ($simulation:expr, $each:ident => $call:expr) => {
+        match $simulation {
+            Simulation::Stack($each) => $call,
+            Simulation::Miniature($each) => $call,
+        }
+    };
+}
+
 /// A working set's simulation, as its pool's algorithm asks.
 enum Simulation {
     Stack(StackSimulation),
@@ -462,45 +480,27 @@ impl Simulation {
 
     #[cfg(test)]
     fn gets(&self) -> u64 {
-        match self {
-            Simulation::Stack(stack) => stack.gets(),
-            Simulation::Miniature(miniature) => miniature.gets(),
-        }
+        on_either!(self, simulation => simulation.gets())
     }
 
     fn misses(&self) -> [u64; ADVICE_SIZES] {
-        match self {
-            Simulation::Stack(stack) => stack.misses(),
-            Simulation::Miniature(miniature) => miniature.misses(),
-        }
+        on_either!(self, simulation => simulation.misses())
     }
 
     fn flush(&mut self) {
-        match self {
-            Simulation::Stack(stack) => stack.flush(),
-            Simulation::Miniature(miniature) => miniature.flush(),
-        }
+        on_either!(self, simulation => simulation.flush())
     }
 
     fn release(&mut self) {
-        match self {
-            Simulation::Stack(stack) => stack.release(),
-            Simulation::Miniature(miniature) => miniature.release(),
-        }
+        on_either!(self, simulation => simulation.release())
     }
 
     fn allocate(&mut self) {
-        match self {
-            Simulation::Stack(stack) => stack.allocate(),
-            Simulation::Miniature(miniature) => miniature.allocate(),
-        }
+        on_either!(self, simulation => simulation.allocate())
     }
 
     fn restart(&mut self) {
-        match self {
-            Simulation::Stack(stack) => stack.restart(),
-            Simulation::Miniature(miniature) => miniature.restart(),
-        }
+        on_either!(self, simulation => simulation.restart())
     }
 }
 
@@ -925,24 +925,17 @@ fn estimates(
 mod tests {
     use super::*;
     use crate::buffer::policy::ClassicLruPolicy;
-    use crate::buffer::simulate::{lookups, replay, Access};
+    use crate::buffer::simulate::{draws, lookups, replay, Access};
     use crate::buffer::touch_count::{TouchCountPolicy, VirtualClock};
 
     /// A deterministic skewed trace: a few hot blocks, a warm set, and a long cold tail.
     fn skewed_trace(length: usize, seed: u64) -> Vec<u64> {
-        let mut state = seed;
-        (0..length)
-            .map(|_| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                // The category and the block from different bits of the draw.
-                let (category, draw) = ((state >> 60) % 10, state >> 33);
-                match category {
-                    0..=3 => draw % 20,
-                    4..=7 => 100 + draw % 150,
-                    _ => 1_000 + draw % 2_000,
-                }
+        draws(seed)
+            .take(length)
+            .map(|(category, draw)| match category {
+                0..=3 => draw % 20,
+                4..=7 => 100 + draw % 150,
+                _ => 1_000 + draw % 2_000,
             })
             .collect()
     }
@@ -1260,13 +1253,10 @@ mod tests {
     /// A trace where the touch count and LRU part ways: 150 hot blocks read over and over,
     /// 600 warm ones now and then, and a stream of blocks read once; one second per 40 gets.
     fn hot_set_and_stream(length: usize) -> Vec<Access> {
-        let mut state = 11u64;
-        (0..length)
-            .map(|index| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let (category, draw) = ((state >> 60) % 10, state >> 33);
+        draws(11)
+            .take(length)
+            .enumerate()
+            .map(|(index, (category, draw))| {
                 let block = match category {
                     0..=4 => draw % 150,
                     5..=6 => 1_000 + draw % 600,

@@ -330,19 +330,16 @@ mod tests {
     use std::sync::Arc;
 
     use super::*;
-    use crate::buffer::simulate::{replay, Access};
+    use crate::buffer::simulate::{draws, replay, Access};
     use crate::buffer::touch_count::{TouchCountPolicy, VirtualClock};
 
     /// A deterministic trace whose blocks have different reuse: 30 hot blocks, 300 warm ones,
     /// a long tail read about once, some of it by scans; one second per 50 gets.
     fn mixed_trace(length: usize, seed: u64) -> Vec<Access> {
-        let mut state = seed;
-        (0..length)
-            .map(|index| {
-                state = state
-                    .wrapping_mul(6_364_136_223_846_793_005)
-                    .wrapping_add(1_442_695_040_888_963_407);
-                let (category, draw) = ((state >> 60) % 10, state >> 33);
+        draws(seed)
+            .take(length)
+            .enumerate()
+            .map(|(index, (category, draw))| {
                 let (block, kind) = match category {
                     0..=3 => (draw % 30, AccessKind::Lookup),
                     4..=6 => (1_000 + draw % 300, AccessKind::Index),
