@@ -150,8 +150,9 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         rounds(quick),
         round_millis(quick)
     );
-    // With the cache advice as configured (ON by default: one get in four is simulated under
-    // its working set's 'simulator lru latch'), then OFF.
+    // With the cache advice as configured (ON by default: the blocks of one address in four
+    // are simulated, their gets batched per thread and applied under each working set's
+    // 'simulator lru latch' once per batch), then OFF.
     for (advice, mode) in [
         ("ON", Blocks::Own),
         ("ON", Blocks::Shared),

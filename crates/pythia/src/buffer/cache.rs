@@ -47,7 +47,7 @@ use std::sync::Arc;
 use parking_lot::{RwLock, RwLockReadGuard, RwLockWriteGuard};
 use rustc_hash::FxHashMap;
 
-use crate::buffer::advice::{AdviceMode, AdviceRow, CacheAdvice};
+use crate::buffer::advice::{AdviceMode, AdviceRow, CacheAdvice, SimulatedAlgorithm};
 use crate::buffer::policy::{
     AccessKind, ClassicLruPolicy, ClockPolicy, FrameId, ReplacementPolicy,
 };
@@ -534,7 +534,18 @@ impl BufferCache {
         let set_buffers = pool_sets
             .clone()
             .map(|range| sets[range].iter().map(|set| set.count).collect());
-        let advice = CacheAdvice::new(set_buffers, layout.advice_sample_factor);
+        // The advice simulates what each pool runs: the touch count in miniature caches, the
+        // classic LRU (and CLOCK, which approximates it) in Mattson's stack.
+        let algorithms = BufferPool::ALL.map(|pool| match layout.algorithm {
+            LruAlgorithm::TouchCount => SimulatedAlgorithm::TouchCount(layout.aging_of(pool)),
+            LruAlgorithm::Lru | LruAlgorithm::Clock => SimulatedAlgorithm::Lru,
+        });
+        let advice = CacheAdvice::new(
+            set_buffers,
+            algorithms,
+            layout.advice_sample_factor,
+            clock.clone(),
+        );
         BufferCache {
             block_size,
             frames,
@@ -962,9 +973,10 @@ impl BufferCache {
         if self.advice.is_collecting() {
             // Simulated in the pool that served the get, in the set its address hashes to.
             let pool = self.set_of(frame).pool;
-            let sets = self.pool_range(pool).len();
             self.advice
-                .record(pool, id.to_u64(), home_set(id, sets), !fresh);
+                .record(pool, id.to_u64(), access.kind, !fresh, |sets| {
+                    home_set(id, sets)
+                });
         }
         Ok(frame)
     }

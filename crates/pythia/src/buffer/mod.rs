@@ -8,6 +8,7 @@
 pub mod advice;
 mod cache;
 pub mod dbwr;
+mod miniature;
 pub mod policy;
 pub mod pools;
 pub mod simulate;

@@ -296,6 +296,19 @@ pub(crate) fn lookups(blocks: &[u64]) -> Vec<Access> {
         .collect()
 }
 
+/// Deterministic pseudo-random draws for tests' traces (a 64-bit LCG): per step, a category
+/// from 0 to 9 and a draw of 31 bits, from different bits of the state.
+#[cfg(test)]
+pub(crate) fn draws(seed: u64) -> impl Iterator<Item = (u64, u64)> {
+    let mut state = seed;
+    std::iter::repeat_with(move || {
+        state = state
+            .wrapping_mul(6_364_136_223_846_793_005)
+            .wrapping_add(1_442_695_040_888_963_407);
+        ((state >> 60) % 10, state >> 33)
+    })
+}
+
 #[cfg(test)]
 mod tests {
     use std::sync::Arc;

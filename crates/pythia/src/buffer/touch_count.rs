@@ -14,6 +14,12 @@
 //! buffer with at least `hot_criteria` touches goes to the hot end with `stay_count`, which
 //! pushes the hot region's last buffer across the midpoint with `cool_count`; the first other
 //! buffer is the victim.
+//!
+//! Three parts, so that the cache advice's miniature caches (`buffer/miniature.rs`) run the
+//! same rules as the cache: `TouchCounts`, each frame's touch count and time and the rule
+//! that counts a touch; `AgingLists`, the two regions and the replacement scan, which read
+//! no clock and take no latch (their owner holds one); and [`TouchCountPolicy`], which puts
+//! them behind the working set's latch and the instance's clock.
 
 use std::sync::atomic::{AtomicU32, Ordering::Relaxed};
 use std::sync::Arc;
@@ -130,24 +136,182 @@ impl AgingParameters {
 const HOT: usize = 0;
 const COLD: usize = 1;
 
-/// A working set's lists, under its latch.
-struct WorkingSet {
+/// Whether a touch at `now` counts, the last counted one having been at `last`: at least
+/// `touch_time` seconds later.
+#[inline]
+pub(crate) fn touch_counts(touch_time: u32, last: u32, now: u32) -> bool {
+    now.wrapping_sub(last) >= touch_time
+}
+
+/// The touch counts and times of a working set's frames (x$bh.tch, x$bh.tim). Atomics, so
+/// that the cache's hit path counts a touch without a latch; where one thread owns them (the
+/// advice's miniature caches), a relaxed load or store costs what a plain one does.
+pub(crate) struct TouchCounts {
+    counts: Box<[AtomicU32]>,
+    times: Box<[AtomicU32]>,
+    touch_time: u32,
+}
+
+impl TouchCounts {
+    pub(crate) fn new(frames: usize, touch_time: u32) -> TouchCounts {
+        TouchCounts {
+            counts: (0..frames).map(|_| AtomicU32::new(0)).collect(),
+            times: (0..frames).map(|_| AtomicU32::new(0)).collect(),
+            touch_time,
+        }
+    }
+
+    /// The read that brought a block into `frame`, at `now`, is its first touch.
+    #[inline]
+    pub(crate) fn loaded(&self, frame: FrameId, now: u32) {
+        self.counts[frame].store(1, Relaxed);
+        self.times[frame].store(now, Relaxed);
+    }
+
+    /// A hit at `now`: counts a touch if `touch_time` seconds passed since the last counted
+    /// one. No latch: two sessions touching at once may both count, as in Oracle.
+    #[inline]
+    pub(crate) fn touched(&self, frame: FrameId, now: u32) {
+        let last = self.times[frame].load(Relaxed);
+        if !touch_counts(self.touch_time, last, now) {
+            return;
+        }
+        self.times[frame].store(now, Relaxed);
+        let count = self.counts[frame].load(Relaxed);
+        self.counts[frame].store(count.saturating_add(1), Relaxed);
+    }
+
+    #[inline]
+    pub(crate) fn count(&self, frame: FrameId) -> u32 {
+        self.counts[frame].load(Relaxed)
+    }
+
+    #[inline]
+    fn set_count(&self, frame: FrameId, count: u32) {
+        self.counts[frame].store(count, Relaxed);
+    }
+
+    /// When the frame's last counted touch (or its load) happened.
+    #[inline]
+    pub(crate) fn time(&self, frame: FrameId) -> u32 {
+        self.times[frame].load(Relaxed)
+    }
+}
+
+/// A working set's hot and cold regions and the replacement scan over them, for frames whose
+/// touches `TouchCounts` keeps. Its caller holds the set's latch: the cache's 'cache buffers
+/// lru chain', or a miniature cache's 'simulator lru latch' (`buffer/miniature.rs`).
+pub(crate) struct AgingLists {
     lists: FrameLists,
     /// The last frame offered as a victim: if the cache refuses it (pinned, dirty), the next
     /// attempt moves it out of the way.
     offered: Option<FrameId>,
+    parameters: AgingParameters,
+    /// Buffers the hot region holds at most.
+    hot_target: usize,
+}
+
+impl AgingLists {
+    pub(crate) fn new(frames: usize, parameters: AgingParameters) -> AgingLists {
+        let percent = parameters.percent_hot.min(100) as usize;
+        AgingLists {
+            lists: FrameLists::new(frames, 2),
+            offered: None,
+            parameters,
+            hot_target: frames * percent / 100,
+        }
+    }
+
+    /// A block was loaded into `frame`: at the midpoint, or at the cold end for a scan.
+    #[inline]
+    pub(crate) fn insert(&mut self, frame: FrameId, access: AccessKind) {
+        match access {
+            AccessKind::Scan => self.lists.push_tail(COLD, frame),
+            AccessKind::Lookup | AccessKind::Index => self.lists.push_head(COLD, frame),
+        }
+    }
+
+    /// The frame no longer holds a block.
+    #[inline]
+    pub(crate) fn remove(&mut self, frame: FrameId, counts: &TouchCounts) {
+        self.lists.unlink(frame);
+        if self.offered == Some(frame) {
+            self.offered = None;
+        }
+        counts.set_count(frame, 0);
+    }
+
+    /// The replacement scan: see [`ReplacementPolicy::next_victim`].
+    pub(crate) fn next_victim(&mut self, attempt: usize, counts: &TouchCounts) -> Option<FrameId> {
+        if attempt > 0 {
+            if let Some(refused) = self.offered.take() {
+                if self.lists.list_of(refused) == Some(COLD) {
+                    self.lists.push_head(COLD, refused);
+                }
+            }
+        }
+        // Each promotion moves one buffer out of the cold region for good (until it cools
+        // back in), so the loop ends within twice the set's size.
+        for _ in 0..2 * self.lists.frames() + 1 {
+            let Some(frame) = self.lists.tail(COLD) else {
+                // Everything is hot: the hot region's coldest buffer crosses the midpoint.
+                self.cool_one(counts)?;
+                continue;
+            };
+            if counts.count(frame) >= self.parameters.hot_criteria {
+                self.lists.push_head(HOT, frame);
+                counts.set_count(frame, self.parameters.stay_count);
+                self.cool_excess(counts);
+                continue;
+            }
+            self.offered = Some(frame);
+            return Some(frame);
+        }
+        // Every buffer met kept earning promotion (a cool count at the hot criteria would do
+        // that; the instance refuses such settings): take the cold end as it is.
+        let frame = match self.lists.tail(COLD) {
+            Some(frame) => frame,
+            None => self.cool_one(counts)?,
+        };
+        self.offered = Some(frame);
+        Some(frame)
+    }
+
+    /// Moves the hot region's last buffers into the cold one until it fits its share.
+    fn cool_excess(&mut self, counts: &TouchCounts) {
+        while self.lists.len(HOT) > self.hot_target {
+            if self.cool_one(counts).is_none() {
+                return;
+            }
+        }
+    }
+
+    /// Pushes the hot region's last buffer across the midpoint with the cool count.
+    fn cool_one(&mut self, counts: &TouchCounts) -> Option<FrameId> {
+        let frame = self.lists.tail(HOT)?;
+        self.lists.push_head(COLD, frame);
+        counts.set_count(frame, self.parameters.cool_count);
+        Some(frame)
+    }
+
+    fn positions(&self) -> Vec<(FrameId, usize)> {
+        self.lists.positions(&[HOT, COLD])
+    }
+
+    fn is_hot(&self, frame: FrameId) -> bool {
+        self.lists.list_of(frame) == Some(HOT)
+    }
+
+    fn hot_buffers(&self) -> usize {
+        self.lists.len(HOT)
+    }
 }
 
 /// One working set aged by touch counts. Frames are numbered from 0 within the set.
 pub struct TouchCountPolicy {
-    set: Latch<WorkingSet>,
-    /// x$bh.tch.
-    touch_counts: Box<[AtomicU32]>,
-    /// x$bh.tim: when the last counted touch happened.
-    touch_times: Box<[AtomicU32]>,
-    parameters: AgingParameters,
-    /// Buffers the hot region holds at most.
-    hot_target: usize,
+    set: Latch<AgingLists>,
+    /// x$bh.tch and x$bh.tim, counted by hits without the latch.
+    counts: TouchCounts,
     clock: Arc<dyn AgingClock>,
 }
 
@@ -157,113 +321,37 @@ impl TouchCountPolicy {
         parameters: AgingParameters,
         clock: Arc<dyn AgingClock>,
     ) -> TouchCountPolicy {
-        let percent = parameters.percent_hot.min(100) as usize;
         TouchCountPolicy {
             set: Latch::new(
                 LatchName::CacheBuffersLruChain,
-                WorkingSet {
-                    lists: FrameLists::new(frames, 2),
-                    offered: None,
-                },
+                AgingLists::new(frames, parameters),
             ),
-            touch_counts: (0..frames).map(|_| AtomicU32::new(0)).collect(),
-            touch_times: (0..frames).map(|_| AtomicU32::new(0)).collect(),
-            parameters,
-            hot_target: frames * percent / 100,
+            counts: TouchCounts::new(frames, parameters.touch_time),
             clock,
         }
-    }
-
-    /// Moves the hot region's last buffers into the cold one until it fits its share.
-    fn cool_excess(&self, lists: &mut FrameLists) {
-        while lists.len(HOT) > self.hot_target {
-            if self.cool_one(lists).is_none() {
-                return;
-            }
-        }
-    }
-
-    /// Pushes the hot region's last buffer across the midpoint with the cool count.
-    fn cool_one(&self, lists: &mut FrameLists) -> Option<FrameId> {
-        let frame = lists.tail(HOT)?;
-        lists.push_head(COLD, frame);
-        self.touch_counts[frame].store(self.parameters.cool_count, Relaxed);
-        Some(frame)
     }
 }
 
 impl ReplacementPolicy for TouchCountPolicy {
     fn inserted(&self, frame: FrameId, access: AccessKind) {
-        // The read that brought the block in is its first touch.
-        self.touch_counts[frame].store(1, Relaxed);
-        self.touch_times[frame].store(self.clock.seconds(), Relaxed);
-        let mut set = self.set.lock();
-        match access {
-            AccessKind::Scan => set.lists.push_tail(COLD, frame),
-            AccessKind::Lookup | AccessKind::Index => set.lists.push_head(COLD, frame),
-        }
+        self.counts.loaded(frame, self.clock.seconds());
+        self.set.lock().insert(frame, access);
     }
 
     fn touched(&self, frame: FrameId) {
-        let now = self.clock.seconds();
-        let last = self.touch_times[frame].load(Relaxed);
-        if now.wrapping_sub(last) < self.parameters.touch_time {
-            return;
-        }
-        // No latch: two sessions touching at once may both count, as in Oracle.
-        self.touch_times[frame].store(now, Relaxed);
-        let count = self.touch_counts[frame].load(Relaxed);
-        self.touch_counts[frame].store(count.saturating_add(1), Relaxed);
+        self.counts.touched(frame, self.clock.seconds());
     }
 
     fn removed(&self, frame: FrameId) {
-        let mut set = self.set.lock();
-        set.lists.unlink(frame);
-        if set.offered == Some(frame) {
-            set.offered = None;
-        }
-        self.touch_counts[frame].store(0, Relaxed);
+        self.set.lock().remove(frame, &self.counts);
     }
 
     fn next_victim(&self, attempt: usize) -> Option<FrameId> {
-        let mut guard = self.set.lock();
-        let set = &mut *guard;
-        if attempt > 0 {
-            if let Some(refused) = set.offered.take() {
-                if set.lists.list_of(refused) == Some(COLD) {
-                    set.lists.push_head(COLD, refused);
-                }
-            }
-        }
-        // Each promotion moves one buffer out of the cold region for good (until it cools
-        // back in), so the loop ends within twice the set's size.
-        for _ in 0..2 * set.lists.frames() + 1 {
-            let Some(frame) = set.lists.tail(COLD) else {
-                // Everything is hot: the hot region's coldest buffer crosses the midpoint.
-                self.cool_one(&mut set.lists)?;
-                continue;
-            };
-            if self.touch_counts[frame].load(Relaxed) >= self.parameters.hot_criteria {
-                set.lists.push_head(HOT, frame);
-                self.touch_counts[frame].store(self.parameters.stay_count, Relaxed);
-                self.cool_excess(&mut set.lists);
-                continue;
-            }
-            set.offered = Some(frame);
-            return Some(frame);
-        }
-        // Every buffer met kept earning promotion (a cool count at the hot criteria would do
-        // that; the instance refuses such settings): take the cold end as it is.
-        let frame = match set.lists.tail(COLD) {
-            Some(frame) => frame,
-            None => self.cool_one(&mut set.lists)?,
-        };
-        set.offered = Some(frame);
-        Some(frame)
+        self.set.lock().next_victim(attempt, &self.counts)
     }
 
     fn positions(&self) -> Vec<(FrameId, usize)> {
-        self.set.lock().lists.positions(&[HOT, COLD])
+        self.set.lock().positions()
     }
 
     fn name(&self) -> &'static str {
@@ -271,19 +359,19 @@ impl ReplacementPolicy for TouchCountPolicy {
     }
 
     fn touch_count(&self, frame: FrameId) -> u32 {
-        self.touch_counts[frame].load(Relaxed)
+        self.counts.count(frame)
     }
 
     fn touch_time(&self, frame: FrameId) -> u32 {
-        self.touch_times[frame].load(Relaxed)
+        self.counts.time(frame)
     }
 
     fn is_hot(&self, frame: FrameId) -> bool {
-        self.set.lock().lists.list_of(frame) == Some(HOT)
+        self.set.lock().is_hot(frame)
     }
 
     fn hot_buffers(&self) -> usize {
-        self.set.lock().lists.len(HOT)
+        self.set.lock().hot_buffers()
     }
 }
 
