@@ -23,6 +23,9 @@
 //! point: the commits in the loop cost variant 1 nearly twice variant 2's time, and 'log file
 //! sync' is the bulk of the difference.
 //!
+//! `-p sessions=N` runs part 2 alone, with 1 and N sessions (1 to 256) and the NOWAIT line;
+//! `-p seconds=S` sets each point's time (1 to 600).
+//!
 //! Part 2 reports commits per second, redo writes, commits per write and the average 'log
 //! file sync' and 'log file parallel write', and the ratio of commits per second to one
 //! session's: with group commit, one write makes every commit in it durable, so commits per
@@ -55,6 +58,8 @@ const COMMITS_PER_SESSION_MAX: u64 = 10_000_000;
 struct Scale {
     iterations: u64,
     point: Duration,
+    /// Part 2's session counts; `None`: part 1 and every count of [`SESSION_COUNTS`].
+    sessions: Option<usize>,
 }
 
 impl Scale {
@@ -63,12 +68,40 @@ impl Scale {
             Scale {
                 iterations: 200,
                 point: Duration::from_millis(300),
+                sessions: None,
             }
         } else {
             Scale {
                 iterations: 20_000,
                 point: Duration::from_secs(3),
+                sessions: None,
             }
+        }
+    }
+
+    /// Applies `-p` settings: `sessions` (1 to 256) and `seconds` (1 to 600).
+    fn with(mut self, parameters: &[(String, String)]) -> pythia::Result<Scale> {
+        for (name, value) in parameters {
+            let number = value.parse::<u64>().ok();
+            match (name.as_str(), number) {
+                ("sessions", Some(n @ 1..=256)) => self.sessions = Some(n as usize),
+                ("seconds", Some(n @ 1..=600)) => self.point = Duration::from_secs(n),
+                _ => {
+                    return Err(lab_error(format!(
+                        "commit: bad setting {name}={value}; it takes sessions (1 to 256) and seconds (1 to 600)"
+                    )))
+                }
+            }
+        }
+        Ok(self)
+    }
+
+    /// Part 2's session counts.
+    fn session_counts(&self) -> Vec<usize> {
+        match self.sessions {
+            Some(1) => vec![1],
+            Some(sessions) => vec![1, sessions],
+            None => SESSION_COUNTS.to_vec(),
         }
     }
 }
@@ -123,12 +156,14 @@ impl Measured {
     }
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
-    let scale = Scale::of(quick);
+pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
+    let scale = Scale::of(quick).with(parameters)?;
     let _ = std::fs::remove_dir_all(dir);
     let instance = Instance::open(dir, &[("db_cache_size", "64M")])?;
-    variants(&instance, &scale)?;
-    println!();
+    if scale.sessions.is_none() {
+        variants(&instance, &scale)?;
+        println!();
+    }
     group_commit(&instance, &scale)?;
     instance.shutdown()
 }
@@ -381,9 +416,10 @@ fn group_commit(instance: &Arc<Instance>, scale: &Scale) -> pythia::Result<()> {
         "avg log file parallel write us",
     ]);
     let mut one_session_rate = None;
-    let points = SESSION_COUNTS
-        .iter()
-        .map(|&sessions| (sessions, "WAIT"))
+    let points = scale
+        .session_counts()
+        .into_iter()
+        .map(|sessions| (sessions, "WAIT"))
         .chain(std::iter::once((1, "NOWAIT")));
     for (sessions, mode) in points {
         let (commits, measured) = commit_point(

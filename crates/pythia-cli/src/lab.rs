@@ -3,8 +3,8 @@
 //! `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer`, `midpoint`
 //! `scan`, `hitpath`, `advice` and `crash` (a file each; `midpoint` shares `stuffer.rs`,
 //! `advice` builds on it); with no name, all of them at quick scale. Each builds its own
-//! instances; `-p name=value` settings reach only `slammer` (the SQLSlammer parameters) and
-//! `crash` (seed, kills), the others say they ignore them.
+//! instances; `-p name=value` settings reach only `slammer` (the SQLSlammer parameters),
+//! `crash` (seed, kills) and `commit` (sessions, seconds); the others say they ignore them.
 
 pub fn run_lab(
     name: Option<&str>,
@@ -12,15 +12,15 @@ pub fn run_lab(
     dir: &std::path::Path,
     parameters: &[(String, String)],
 ) -> pythia::Result<()> {
-    if !parameters.is_empty() && !matches!(name, Some("slammer" | "crash")) {
+    if !parameters.is_empty() && !matches!(name, Some("slammer" | "crash" | "commit")) {
         eprintln!(
-            "note: only the slammer and crash experiments apply -p settings; they are ignored"
+            "note: only the slammer, crash and commit experiments apply -p settings; they are ignored"
         );
     }
     match name {
         None => {
             let started = std::time::Instant::now();
-            crate::commit::run(true, &dir.join("lab-commit"))?;
+            crate::commit::run(true, &dir.join("lab-commit"), &[])?;
             println!();
             crate::oltp::run(true, &dir.join("lab-oltp"))?;
             println!();
@@ -49,7 +49,7 @@ pub fn run_lab(
             );
             Ok(())
         }
-        Some("commit") => crate::commit::run(quick, &dir.join("lab-commit")),
+        Some("commit") => crate::commit::run(quick, &dir.join("lab-commit"), parameters),
         Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
         Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
         Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),

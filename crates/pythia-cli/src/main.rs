@@ -68,7 +68,8 @@ enum Action {
         dir: PathBuf,
         /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
         /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
-        /// shared_pool_size; crash takes seed and kills; the other experiments ignore them.
+        /// shared_pool_size; crash takes seed and kills; commit takes sessions and seconds (part 2
+        /// alone, 1 and N sessions); the other experiments ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },

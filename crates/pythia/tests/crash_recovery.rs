@@ -13,7 +13,6 @@ mod common;
 
 use std::collections::BTreeSet;
 use std::path::Path;
-use std::sync::atomic::AtomicU64;
 use std::sync::Arc;
 
 use common::{config, visible_rows};
@@ -24,7 +23,7 @@ use pythia::storage::block::BlockId;
 use pythia::storage::btree::BTree;
 use pythia::storage::segment::{self, SegmentKind};
 use pythia::storage::vfs::{SimVfs, Vfs};
-use pythia::transaction::RowChange;
+use pythia::transaction::{InsertPoints, RowChange};
 
 /// A tiny deterministic generator (the test must replay from its seed).
 struct Generator(u64);
@@ -107,7 +106,7 @@ fn workload(
 ) -> (BTreeSet<Vec<u8>>, BTreeSet<Vec<u8>>) {
     let transactions = instance.transactions();
     let tree = BTree::open(instance.cache(), objects.index, true, BufferPool::Default).unwrap();
-    let hint = AtomicU64::new(0);
+    let hint = InsertPoints::default();
     let mut committed = BTreeSet::new();
     for number in 0..10_000u64 {
         let Ok(mut transaction) = transactions.begin() else {
@@ -284,7 +283,7 @@ fn clean_shutdown_and_reopen_keeps_everything_and_needs_no_recovery_work() {
         // Bounded: stop after a fixed number of transactions by crashing nothing.
         let transactions = instance.transactions();
         let tree = BTree::open(instance.cache(), objects.index, true, BufferPool::Default).unwrap();
-        let hint = AtomicU64::new(0);
+        let hint = InsertPoints::default();
         let mut committed = BTreeSet::new();
         for number in 0..300u64 {
             let mut transaction = transactions.begin().unwrap();

@@ -10,20 +10,18 @@
 
 mod common;
 
-use std::path::Path;
-use std::sync::atomic::{AtomicU64, AtomicUsize, Ordering};
+use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
-use common::{config, visible_rows};
+use common::{config, instance_with_heap, visible_rows};
 use pythia::buffer::{AccessKind, BufferPool};
 use pythia::instance::{Instance, InstanceConfig};
-use pythia::redo::mtr::Mtr;
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId, RowPiece};
-use pythia::storage::segment::{self, SegmentKind};
-use pythia::storage::vfs::{SimVfs, Vfs};
+use pythia::storage::segment;
 use pythia::transaction::{
-    RowChange, RowOutcome, Snapshot, Transaction, TransactionManager, TransactionStatus,
+    InsertPoints, RowChange, RowOutcome, Snapshot, Transaction, TransactionManager,
+    TransactionStatus,
 };
 
 const TABLE_OBJECT: u32 = 100;
@@ -34,27 +32,10 @@ const TABLE_OBJECT: u32 = 100;
 fn heap_with_rows(
     config: InstanceConfig,
     rows: u8,
-) -> (Arc<Instance>, BlockId, Vec<RowId>, AtomicU64) {
-    let dir = Path::new("/db");
-    let vfs = SimVfs::new(7);
-    vfs.create_dir_all(dir).unwrap();
-    let instance = Instance::open_with(Arc::new(vfs), dir, config).unwrap();
+) -> (Arc<Instance>, BlockId, Vec<RowId>, InsertPoints) {
+    let (instance, table) = instance_with_heap(config, 7, TABLE_OBJECT);
     let transactions = instance.transactions();
-    let table = {
-        let mut mtr = Mtr::new(instance.cache());
-        let table = segment::create(
-            &mut mtr,
-            instance.space(),
-            TABLE_OBJECT,
-            SegmentKind::Heap,
-            BufferPool::Default,
-        )
-        .unwrap();
-        mtr.commit(instance.log(), transactions.current_scn(), 0)
-            .unwrap();
-        table
-    };
-    let hint = AtomicU64::new(0);
+    let hint = InsertPoints::default();
     let mut transaction = transactions.begin().unwrap();
     let rowids = (0..rows)
         .map(|number| {
@@ -147,9 +128,9 @@ fn stale_head_copies_read_their_version_across_moves_homecomings_and_deletes() {
         if letter == 3 {
             // Other rows fill the block the row migrated into: the next growth must move.
             let target = targets[1].unwrap().block as u64;
-            hint.store(target, Ordering::Release);
             let mut transaction = transactions.begin().unwrap();
-            while hint.load(Ordering::Acquire) == target {
+            hint.of(&transaction).store(target, Ordering::Release);
+            while hint.of(&transaction).load(Ordering::Acquire) == target {
                 transactions
                     .insert_row(
                         &mut transaction,
@@ -405,7 +386,7 @@ fn the_oldest_snapshot_is_the_oldest_any_thread_holds() {
 }
 
 /// A transaction begun on `instance` that inserted one row into `table`.
-fn inserting_one_row(instance: &Instance, table: BlockId, hint: &AtomicU64) -> Transaction {
+fn inserting_one_row(instance: &Instance, table: BlockId, hint: &InsertPoints) -> Transaction {
     let transactions = instance.transactions();
     let mut transaction = transactions.begin().unwrap();
     transactions

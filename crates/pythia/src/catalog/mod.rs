@@ -93,7 +93,7 @@ use crate::storage::datafile::SYSTEM_FILE;
 use crate::storage::heap::{self, RowId};
 use crate::storage::segment::{self, SegmentKind};
 use crate::storage::space::SpaceManager;
-use crate::transaction::{RowChange, TransactionManager};
+use crate::transaction::{InsertPoints, RowChange, TransactionManager};
 use crate::types::{decode_row, encode_row, DataType, Value};
 
 /// DICT$'s object number.
@@ -124,8 +124,8 @@ pub struct TableDef {
     pub columns: Vec<ColumnDef>,
     /// The heap segment's header block.
     pub segment: BlockId,
-    /// The block inserts try first (shared by every version of this definition).
-    pub insert_hint: Arc<AtomicU64>,
+    /// The blocks inserts go to (shared by every version of this definition).
+    pub insert_points: Arc<InsertPoints>,
     pub indexes: Vec<Arc<IndexDef>>,
     /// CHECK constraints, in the order they were made.
     pub checks: Vec<CheckConstraint>,
@@ -464,7 +464,7 @@ const DDL_LOCK_MODE: u64 = 300;
 pub struct Catalog {
     storage: Storage,
     dictionary_segment: BlockId,
-    dictionary_hint: AtomicU64,
+    dictionary_points: InsertPoints,
     current: RwLatch<Arc<Dictionary>>,
     next_object_id: AtomicU64,
     /// Serializes DDL: held for a whole change, waited on as 'library cache lock'.
@@ -651,7 +651,7 @@ impl Catalog {
         Catalog {
             storage,
             dictionary_segment: header,
-            dictionary_hint: AtomicU64::new(0),
+            dictionary_points: InsertPoints::default(),
             current: RwLatch::new(LatchName::RowCacheObjects, Arc::new(dictionary)),
             next_object_id: AtomicU64::new(next as u64),
             ddl: Enqueue::with_event(WaitEvent::LibraryCacheLock, (0, 0, DDL_LOCK_MODE), ()),
@@ -761,7 +761,7 @@ impl Catalog {
                 name: name.to_string(),
                 columns,
                 segment,
-                insert_hint: Arc::new(AtomicU64::new(0)),
+                insert_points: Arc::default(),
                 indexes: Vec::new(),
                 checks,
                 foreign_keys,
@@ -1267,7 +1267,7 @@ impl Catalog {
             let mut mtr = Mtr::new(&storage.cache);
             segment::truncate(&mut mtr, &storage.space, table.segment, table.buffer_pool)?;
             mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
-            table.insert_hint.store(0, Ordering::Release);
+            table.insert_points.reset();
             let mut changed = clone_table(&table);
             changed.indexes.clear();
             for old in &table.indexes {
@@ -1547,7 +1547,7 @@ impl DdlContext<'_> {
             catalog.dictionary_segment,
             DICTIONARY_OBJECT,
             BufferPool::Default,
-            &catalog.dictionary_hint,
+            &catalog.dictionary_points,
             &data,
         )
     }
@@ -1786,7 +1786,7 @@ fn table_from_row(rowid: RowId, values: &[Value]) -> Result<TableDef> {
         comments: Comments::default(),
         statistics: None,
         segment: BlockId::new(SYSTEM_FILE, integer(values, 3)? as u32),
-        insert_hint: Arc::new(AtomicU64::new(0)),
+        insert_points: Arc::default(),
         indexes: Vec::new(),
         checks,
         buffer_pool: buffer_pool(values, 6)?,
@@ -2041,7 +2041,7 @@ pub fn clone_table(table: &TableDef) -> TableDef {
         name: table.name.clone(),
         columns: table.columns.clone(),
         segment: table.segment,
-        insert_hint: table.insert_hint.clone(),
+        insert_points: table.insert_points.clone(),
         indexes: table.indexes.clone(),
         checks: table.checks.clone(),
         foreign_keys: table.foreign_keys.clone(),

@@ -98,7 +98,7 @@ pub fn insert_row(
         table.segment,
         table.object_id,
         table.buffer_pool,
-        &table.insert_hint,
+        &table.insert_points,
         &data,
     )?;
     for index in &table.indexes {

@@ -131,12 +131,57 @@ pub struct Transaction {
     pub xid: u64,
     slot: usize,
     entry: Arc<Entry>,
+    /// The undo block it writes in now: (block, wrap).
     undo_block: Option<(u32, u32)>,
+    /// The undo block its slot's last transaction ended in, which this one goes on in.
+    carried: Option<CarriedBlock>,
     /// The newest undo record (0 before the first change).
     pub last_uba: u64,
     /// The end of the newest redo this transaction made.
     pub redo_end: u64,
     pub savepoints: Vec<(String, u64)>,
+}
+
+/// Insertion points of a heap segment: this many blocks take its inserts at once.
+pub const INSERT_POINTS: usize = 16;
+
+/// The blocks a heap segment's inserts go to (0: none yet), one per insertion point. A
+/// transaction inserts at the point of its transaction table slot, so concurrent
+/// transactions insert into different blocks instead of queueing on one ('buffer busy
+/// waits' on the segment's last block), as Oracle's automatic segment space management
+/// spreads inserts over blocks by process. A session's transactions tend to get the same
+/// slot back (the free slots are a stack), so its rows stay together. Each point fills its
+/// block and takes a new one from the segment: a segment has up to `INSERT_POINTS` blocks
+/// partly filled. Shared by every version of a table's definition.
+#[derive(Debug, Default)]
+pub struct InsertPoints([AtomicU64; INSERT_POINTS]);
+
+impl InsertPoints {
+    fn of_slot(&self, slot: usize) -> &AtomicU64 {
+        &self.0[slot % INSERT_POINTS]
+    }
+
+    /// The block `transaction`'s inserts go to (0: a new one).
+    pub fn of(&self, transaction: &Transaction) -> &AtomicU64 {
+        self.of_slot(transaction.slot)
+    }
+
+    /// Forgets every point's block (the segment was truncated).
+    pub fn reset(&self) {
+        for point in &self.0 {
+            point.store(0, Ordering::Release);
+        }
+    }
+}
+
+/// The undo block a slot's last transaction wrote in last: the slot's next transaction goes
+/// on writing in it while it has room and nobody else took it (`undo::adopt`).
+#[derive(Clone, Copy, Debug)]
+struct CarriedBlock {
+    block: u32,
+    wrap: u32,
+    /// The transaction that wrote in it last (the block's owner).
+    owner: u64,
 }
 
 /// An undo record written but not yet confirmed (the mini-transaction may still fail).
@@ -199,11 +244,18 @@ pub struct TransactionManager {
     xid_limit: AtomicU64,
     reserve_xids: Box<dyn Fn(u64) -> Result<()> + Send + Sync>,
     shards: Box<[Latch<TransactionShard>]>,
-    free_slots: Latch<Vec<usize>>,
+    /// Free slots of the on-disk table, each with the undo block it carries.
+    free_slots: Latch<Vec<(usize, Option<CarriedBlock>)>>,
     commit_latch: Latch<()>,
     snapshots: Box<[Arc<SnapshotShard>]>,
     waits_for: Latch<HashMap<u64, u64>>,
     ring: Latch<()>,
+    /// Per block of the undo ring (from `UndoLayout::first_ring_block`), the xid of the
+    /// transaction that took it last, by the ring or from its slot (0: none since open). The
+    /// ring hands out no block whose transaction is still active: those hold its undo. A
+    /// compare-and-swap takes a block, so the ring and a slot's next transaction never both
+    /// get one.
+    claims: Box<[AtomicU64]>,
     ended_since_prune: AtomicU64,
     /// Every xid below this is out of the transaction table for good (`Old`): `status`
     /// answers without a latch. Raised by `prune`; see there.
@@ -264,7 +316,10 @@ impl TransactionManager {
                 .collect(),
             free_slots: Latch::new(
                 LatchName::TransactionAllocation,
-                (0..layout.slot_count()).rev().collect(),
+                (0..layout.slot_count())
+                    .rev()
+                    .map(|slot| (slot, None))
+                    .collect(),
             ),
             commit_latch: Latch::new(LatchName::MostlyLatchFreeScn, ()),
             snapshots: {
@@ -279,6 +334,9 @@ impl TransactionManager {
             },
             waits_for: Latch::new(LatchName::EnqueueHashChains, HashMap::new()),
             ring: Latch::new(LatchName::UndoGlobalData, ()),
+            claims: (0..layout.ring_blocks())
+                .map(|_| AtomicU64::new(0))
+                .collect(),
             ended_since_prune: AtomicU64::new(0),
             table_floor: AtomicU64::new(0),
             beginning: AtomicU64::new(0),
@@ -405,22 +463,29 @@ impl TransactionManager {
         if started.is_err() {
             self.shard(xid).lock().remove(&xid);
         }
-        let (slot, redo_end) = started?;
+        let (slot, carried) = started?;
         Ok(Transaction {
             xid,
             slot,
             entry,
             undo_block: None,
+            carried,
             last_uba: 0,
-            redo_end,
+            redo_end: 0,
             savepoints: Vec::new(),
         })
     }
 
     /// `begin`'s work after the xid is in the table: the xid reserved in the control file
-    /// when it passes the reservation, a slot taken and written ACTIVE. Returns the slot and
-    /// the end of the slot's redo.
-    fn start(&self, xid: u64) -> Result<(usize, u64)> {
+    /// when it passes the reservation, and a free slot. Returns the slot and the undo block
+    /// it carries.
+    ///
+    /// Nothing is written to the slot yet: it goes ACTIVE in the mini-transaction of the
+    /// transaction's first undo record (`write_undo`), which every change of the transaction
+    /// follows or is part of. So a transaction costs no mini-transaction of its own before
+    /// its first change, and one that changes nothing none at all; and the slot is ACTIVE on
+    /// disk (in redo) before anything recovery would have to roll back.
+    fn start(&self, xid: u64) -> Result<(usize, Option<CarriedBlock>)> {
         if xid >= self.xid_limit.load(Ordering::Acquire) {
             let _latch = self.commit_latch.lock();
             let limit = self.xid_limit.load(Ordering::Acquire);
@@ -430,7 +495,7 @@ impl TransactionManager {
                 self.xid_limit.store(new_limit, Ordering::Release);
             }
         }
-        let slot = self.free_slots.lock().pop().ok_or_else(|| {
+        self.free_slots.lock().pop().ok_or_else(|| {
             Error::new(
                 1554,
                 format!(
@@ -438,27 +503,7 @@ impl TransactionManager {
                     self.layout.slot_count()
                 ),
             )
-        })?;
-        let address = self.layout.slot_address(slot);
-        let mut mtr = Mtr::new(&self.cache);
-        let written = undo::write_slot(
-            &mut mtr,
-            address,
-            SlotState {
-                xid,
-                state: undo::SLOT_ACTIVE,
-                current_block: 0,
-                commit_scn: 0,
-            },
-        )
-        .and_then(|()| mtr.commit(&self.log, self.current_scn(), 0));
-        match written {
-            Ok(end) => Ok((slot, end)),
-            Err(error) => {
-                self.free_slots.lock().push(slot);
-                Err(error)
-            }
-        }
+        })
     }
 
     /// Writes an undo record for `transaction` inside `mtr` (allocating an undo block when
@@ -486,10 +531,13 @@ impl TransactionManager {
                 });
             }
         }
-        let (block_number, wrap) = {
-            let _ring = self.ring.lock();
-            let is_active = |owner: u64| self.status(owner) == TransactionStatus::Active;
-            undo::allocate_block(mtr, &self.layout, transaction.xid, &is_active)?
+        let (block_number, wrap) = match self.adopt_carried(transaction, mtr, bytes.len())? {
+            Some(carried) => carried,
+            None => {
+                let _ring = self.ring.lock();
+                let claim = |block: u32| self.claim(block, transaction.xid);
+                undo::allocate_block(mtr, &self.layout, transaction.xid, &claim)?
+            }
         };
         undo::write_slot(
             mtr,
@@ -507,6 +555,78 @@ impl TransactionManager {
             uba,
             new_block: Some((block_number, wrap)),
         })
+    }
+
+    /// A transaction's first undo record goes into the block its slot carries, if nobody
+    /// took it since and the record fits: returns that block, owned by the transaction now.
+    fn adopt_carried(
+        &self,
+        transaction: &Transaction,
+        mtr: &mut Mtr,
+        record_bytes: usize,
+    ) -> Result<Option<(u32, u32)>> {
+        let Some(carried) = transaction
+            .carried
+            .filter(|_| transaction.undo_block.is_none())
+        else {
+            return Ok(None);
+        };
+        let Some(claim) = self.claim_of(carried.block) else {
+            return Ok(None);
+        };
+        // The claim first: from then on the ring hands the block to nobody else. Should the
+        // record not fit after all, the claim lapses when this transaction ends.
+        if claim
+            .compare_exchange(
+                carried.owner,
+                transaction.xid,
+                Ordering::AcqRel,
+                Ordering::Acquire,
+            )
+            .is_err()
+        {
+            return Ok(None);
+        }
+        let adopted = undo::adopt(
+            mtr,
+            carried.block,
+            carried.wrap,
+            carried.owner,
+            transaction.xid,
+            record_bytes,
+        )?;
+        Ok(adopted.then_some((carried.block, carried.wrap)))
+    }
+
+    fn claim_of(&self, block: u32) -> Option<&AtomicU64> {
+        let index = block.checked_sub(self.layout.first_ring_block())?;
+        self.claims.get(index as usize)
+    }
+
+    /// The ring's test for undo block `block`: takes it for `xid` unless the transaction that
+    /// took it last is still active.
+    fn claim(&self, block: u32, xid: u64) -> bool {
+        let Some(claim) = self.claim_of(block) else {
+            return false;
+        };
+        let holder = claim.load(Ordering::Acquire);
+        (holder == 0 || self.status(holder) != TransactionStatus::Active)
+            && claim
+                .compare_exchange(holder, xid, Ordering::AcqRel, Ordering::Acquire)
+                .is_ok()
+    }
+
+    /// A slot back on the free list, with the undo block its next transaction goes on in.
+    fn free_slot(&self, transaction: &Transaction) {
+        let carried = match transaction.undo_block {
+            Some((block, wrap)) => Some(CarriedBlock {
+                block,
+                wrap,
+                owner: transaction.xid,
+            }),
+            None => transaction.carried,
+        };
+        self.free_slots.lock().push((transaction.slot, carried));
     }
 
     /// Commits: logs the commit record, publishes the SCN, and (when `wait`) waits on 'log
@@ -550,7 +670,7 @@ impl TransactionManager {
             self.scn.store(scn, Ordering::Release);
             (scn, end)
         };
-        self.free_slots.lock().push(transaction.slot);
+        self.free_slot(&transaction);
         instrumentation::add(Statistic::UserCommits, 1);
         self.count_ended();
         self.log.commit_redo(end, options.wait, options.immediate)?;
@@ -594,6 +714,16 @@ impl TransactionManager {
     fn end_without_commit(&self, mut transaction: Transaction) -> Result<()> {
         let changed = transaction.last_uba != 0;
         self.rollback_to(&mut transaction, 0)?;
+        if transaction.undo_block.is_none() {
+            // No undo record was ever written: the slot never went ACTIVE, nothing to undo.
+            self.finish(
+                &transaction,
+                TransactionStatus::RolledBack(self.current_scn()),
+            );
+            self.free_slot(&transaction);
+            self.count_ended();
+            return Ok(());
+        }
         let mut mtr = Mtr::new(&self.cache);
         undo::write_slot(
             &mut mtr,
@@ -616,7 +746,7 @@ impl TransactionManager {
             mtr.commit(&self.log, scn, 0)?;
             self.finish(&transaction, TransactionStatus::RolledBack(scn));
         }
-        self.free_slots.lock().push(transaction.slot);
+        self.free_slot(&transaction);
         self.count_ended();
         Ok(())
     }
@@ -901,17 +1031,18 @@ impl TransactionManager {
     }
 
     /// Inserts a row into a heap segment whose blocks go to `pool` (the table's: the insert
-    /// block, the segment header and a block formatted for the row). `hint` is the segment's
-    /// current insert block (0: none); it is updated when the row goes elsewhere.
+    /// block, the segment header and a block formatted for the row), at the transaction's
+    /// insertion point of `points` (see [`InsertPoints`]).
     pub fn insert_row(
         &self,
         transaction: &mut Transaction,
         segment_header: BlockId,
         object_id: u32,
         pool: BufferPool,
-        hint: &AtomicU64,
+        points: &InsertPoints,
         data: &[u8],
     ) -> Result<RowId> {
+        let hint = points.of(transaction);
         let block_size = self.cache.block_size();
         if data.len() > heap::row_bytes_max(block_size) {
             return Err(Error::new(

@@ -19,7 +19,7 @@
 //!
 //! Undo block body (block type 8):
 //! ```text
-//!  32  8 owner xid         undo blocks are never shared by two transactions
+//!  32  8 owner xid         the newest transaction to write in the block
 //!  40  4 wrap              the ring's wrap count when the block was handed out
 //!  44  2 record count
 //!  46  2 free offset       where the next record goes
@@ -36,6 +36,14 @@
 //!  24    payload           heap update/delete: flags u8, xid u64, uba u64, row bytes
 //!                          index: rowid u64, key bytes
 //! ```
+//! An undo block holds the undo of one transaction, or of consecutive transactions of one
+//! transaction table slot: a slot's next transaction goes on writing in the block its last
+//! one ended in (`adopt`), as Oracle's transactions go on in their undo segment's current
+//! block, and becomes its owner. The records of the transactions before it stay, out of its
+//! chain (each chain ends at its first record, previous uba 0). So a one-row transaction
+//! costs a few hundred bytes of undo, not a block of its own: no block to take from the
+//! ring, read back and write out for each commit.
+//!
 //! An undo block address (UBA) is `block << 32 | (wrap & 0xffff) << 16 | offset`. A reader
 //! that finds a different wrap in the block knows the record was overwritten: ORA-01555.
 //!
@@ -183,6 +191,11 @@ impl UndoLayout {
         1 + TX_TABLE_BLOCKS
     }
 
+    /// Blocks in the ring.
+    pub fn ring_blocks(&self) -> u32 {
+        self.total_blocks.saturating_sub(self.first_ring_block())
+    }
+
     /// Largest undo record a block can hold.
     pub fn record_bytes_max(&self) -> usize {
         self.block_size - RECORDS_START
@@ -266,49 +279,49 @@ pub fn verify_header(cache: &BufferCache) -> Result<u32> {
     Ok(block::read_u32(&data, 40))
 }
 
-/// Hands out the next undo block of the ring to `xid`, formatting it, inside `mtr`.
-/// `is_active(owner)` tells whether a previous owner still needs the block: wrapping onto
-/// such a block fails with ORA-30036 (the undo file is full of active undo).
+/// Hands out the next undo block of the ring that `claim(block)` grants to `xid`, formatting
+/// it, inside `mtr`. A block `claim` refuses (one an active transaction still writes in or
+/// needs for its rollback) is skipped; when it refuses every block of the ring, ORA-30036
+/// (the undo file is full of active undo).
+///
+/// Nothing of a refused or granted block is read: who needs a block is known in memory
+/// (`TransactionManager`'s claims), so taking one costs no physical read and waits for no
+/// block latch but the ring's.
 pub fn allocate_block(
     mtr: &mut Mtr,
     layout: &UndoLayout,
     xid: u64,
-    is_active: &dyn Fn(u64) -> bool,
+    claim: &dyn Fn(u32) -> bool,
 ) -> Result<(u32, u32)> {
     let ring = mtr.get(BlockId::new(UNDO_FILE, 1), AccessKind::Lookup)?;
-    let next = block::read_u32(mtr.block_ref(ring), OFFSET_RING_NEXT);
-    let wrap = block::read_u32(mtr.block_ref(ring), OFFSET_RING_WRAP);
-    let id = BlockId::new(UNDO_FILE, next);
-    // On the ring's first pass no block from `next` on was ever handed out: nobody owns it,
-    // and reading it would be a physical read of a block about to be formatted.
-    let owner = if wrap == FIRST_WRAP {
-        0
-    } else {
-        let cache = mtr.cache();
-        let data = cache.read(id, AccessKind::Lookup)?;
-        if block::block_type(&data) == BlockType::UndoData {
-            block::read_u64(&data, OFFSET_OWNER)
+    let mut next = block::read_u32(mtr.block_ref(ring), OFFSET_RING_NEXT);
+    let mut wrap = block::read_u32(mtr.block_ref(ring), OFFSET_RING_WRAP);
+    let advance = |next: u32, wrap: u32| {
+        if next + 1 >= layout.total_blocks {
+            (layout.first_ring_block(), wrap + 1)
         } else {
-            0
+            (next + 1, wrap)
         }
     };
-    if owner != 0 && owner != xid && is_active(owner) {
-        return Err(Error::new(
-            30036,
-            format!(
-                "unable to extend segment by 1 in undo tablespace 'UNDOTBS1' ({} blocks)",
-                layout.total_blocks
-            ),
-        ));
+    let mut tried = 0;
+    while !claim(next) {
+        tried += 1;
+        if tried >= layout.ring_blocks() {
+            return Err(Error::new(
+                30036,
+                format!(
+                    "unable to extend segment by 1 in undo tablespace 'UNDOTBS1' ({} blocks)",
+                    layout.total_blocks
+                ),
+            ));
+        }
+        (next, wrap) = advance(next, wrap);
     }
-    let (mut following, mut following_wrap) = (next + 1, wrap);
-    if following >= layout.total_blocks {
-        following = layout.first_ring_block();
-        following_wrap = wrap + 1;
-    }
+    let (following, following_wrap) = advance(next, wrap);
     let data = mtr.block(ring);
     block::write_u32(data, OFFSET_RING_NEXT, following);
     block::write_u32(data, OFFSET_RING_WRAP, following_wrap);
+    let id = BlockId::new(UNDO_FILE, next);
     let held = mtr.new_block(id, BufferPool::Default)?;
     let data = mtr.block(held);
     block::format(data, id, BlockType::UndoData, 0);
@@ -316,6 +329,30 @@ pub fn allocate_block(
     block::write_u32(data, OFFSET_WRAP, wrap);
     block::write_u16(data, OFFSET_FREE, RECORDS_START as u16);
     Ok((next, wrap))
+}
+
+/// Makes `xid` the owner of undo block `block_number` (handed out at `wrap`, owned by
+/// `previous` until now: the last transaction of the same slot), inside `mtr`, if a record
+/// of `record_bytes` still fits in it. The caller holds the block's claim. Returns whether
+/// it did; when not, the block is left as it was.
+pub fn adopt(
+    mtr: &mut Mtr,
+    block_number: u32,
+    wrap: u32,
+    previous: u64,
+    xid: u64,
+    record_bytes: usize,
+) -> Result<bool> {
+    let held = mtr.get(BlockId::new(UNDO_FILE, block_number), AccessKind::Lookup)?;
+    let data = mtr.block(held);
+    let fits = block::block_type(data) == BlockType::UndoData
+        && block::read_u64(data, OFFSET_OWNER) == previous
+        && block::read_u32(data, OFFSET_WRAP) == wrap
+        && block::read_u16(data, OFFSET_FREE) as usize + record_bytes <= data.len();
+    if fits {
+        block::write_u64(data, OFFSET_OWNER, xid);
+    }
+    Ok(fits)
 }
 
 /// Appends a record to an undo block held in `mtr`. Returns its UBA, or None if it does not

@@ -4,13 +4,16 @@
 //! (`crash_recovery.rs`, `migration.rs`). Each test crate uses some of them.
 #![allow(dead_code)]
 
-use std::path::PathBuf;
+use std::path::{Path, PathBuf};
+use std::sync::Arc;
 
-use pythia::buffer::AccessKind;
+use pythia::buffer::{AccessKind, BufferPool};
 use pythia::instance::{Instance, InstanceConfig};
+use pythia::redo::mtr::Mtr;
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId};
-use pythia::storage::segment;
+use pythia::storage::segment::{self, SegmentKind};
+use pythia::storage::vfs::{SimVfs, Vfs};
 use pythia::{Session, Value};
 
 /// An empty directory for a test's database, unique to this test process.
@@ -93,4 +96,32 @@ pub fn visible_rows(instance: &Instance, table: BlockId) -> Vec<(RowId, Vec<u8>)
         }
     }
     rows
+}
+
+/// An instance on a simulated disk (`seed`) in `/db`, with an empty heap segment of data
+/// object `object`; returns the instance and the segment's header.
+pub fn instance_with_heap(
+    config: InstanceConfig,
+    seed: u64,
+    object: u32,
+) -> (Arc<Instance>, BlockId) {
+    let dir = Path::new("/db");
+    let vfs = SimVfs::new(seed);
+    vfs.create_dir_all(dir).unwrap();
+    let instance = Instance::open_with(Arc::new(vfs), dir, config).unwrap();
+    let table = {
+        let mut mtr = Mtr::new(instance.cache());
+        let table = segment::create(
+            &mut mtr,
+            instance.space(),
+            object,
+            SegmentKind::Heap,
+            BufferPool::Default,
+        )
+        .unwrap();
+        mtr.commit(instance.log(), instance.transactions().current_scn(), 0)
+            .unwrap();
+        table
+    };
+    (instance, table)
 }
