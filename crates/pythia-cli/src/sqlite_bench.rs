@@ -1,17 +1,18 @@
 //! `pythia lab sqlite`: the same operations on Pythia and on SQLite (WAL, synchronous=FULL)
 //! in one run: bulk insert in one transaction, point select by primary key with a prepared
 //! statement and a bind, range scans of 1,000 rows, single-row update + commit; and the
-//! disk's own fdatasync latency for scale.
+//! disk's own fdatasync latency for scale, sampled after each of Pythia's commits
+//! ([`SyncProbe`]).
 //!
 //! Concurrent commits: 1 and 32 sessions (threads, each with its own session or connection),
 //! each committing single-row inserts for a fixed time, on each engine: group commit against
-//! SQLite's one writer at a time.
+//! SQLite's one writer at a time; each point in rounds, the engines taking turns.
 //!
 //! Commit latency: SQLite commits each UPDATE on its own (autocommit), so the comparison times
 //! the update and its commit together. That includes executing the update, which is not
 //! commit latency; Pythia's COMMIT statements are also timed alone, inside the same loop.
 
-use std::io::Write;
+use std::os::unix::fs::FileExt;
 use std::path::Path;
 use std::time::{Duration, Instant};
 
@@ -28,7 +29,6 @@ struct Scale {
     point_selects: u64,
     range_scans: u64,
     commits: u64,
-    syncs: u64,
     /// Each timed loop stops at this even if its count is not reached.
     time_limit: Duration,
     /// How long each point of the concurrent-commit comparison runs.
@@ -48,6 +48,11 @@ struct Measure {
 }
 
 impl Measure {
+    fn add(&mut self, other: Measure) {
+        self.operations += other.operations;
+        self.seconds += other.seconds;
+    }
+
     fn per_second(self) -> f64 {
         self.operations as f64 / self.seconds.max(1e-9)
     }
@@ -106,7 +111,6 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             point_selects: 20_000,
             range_scans: 200,
             commits: 200,
-            syncs: 200,
             time_limit: Duration::from_secs(10),
             commit_seconds: Duration::from_millis(1500),
         }
@@ -116,7 +120,6 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             point_selects: 200_000,
             range_scans: 2_000,
             commits: 2_000,
-            syncs: 2_000,
             time_limit: Duration::from_secs(60),
             commit_seconds: Duration::from_secs(5),
         }
@@ -133,8 +136,9 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         scale.time_limit.as_secs()
     );
 
-    let fsync = measure_fdatasync(&dir.join("fdatasync.tmp"), &scale)?;
-    let (pythia, pythia_commit) = run_pythia(&dir.join("pythia"), &scale)?;
+    let mut probe = SyncProbe::create(&dir.join("fdatasync.tmp"))?;
+    let (pythia, pythia_commit) = run_pythia(&dir.join("pythia"), &scale, &mut probe)?;
+    let fsync = probe.measure;
     let sqlite = run_sqlite(&dir.join("sqlite"), &scale)?;
 
     let mut table = Table::new();
@@ -164,7 +168,10 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     let mut latency = Table::new();
     latency.set_header(vec!["commit latency", "avg us", "ratio to one fdatasync"]);
     latency.add_row(vec![
-        format!("fdatasync of 4 KiB ({} samples)", fsync.operations),
+        format!(
+            "fdatasync of a {PROBE_WRITE_BYTES}-byte write, one after each Pythia commit ({} samples)",
+            fsync.operations
+        ),
         format!("{:.0}", fsync.micros_each()),
         "1.00x".to_string(),
     ]);
@@ -188,13 +195,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         "SQLite commits/s",
         "ratio (Pythia/SQLite)",
     ]);
-    let pythia_commits = concurrent_commits_pythia(&dir.join("pythia-commits"), &scale)?;
-    let sqlite_commits = concurrent_commits_sqlite(&dir.join("sqlite-commits"), &scale)?;
-    for ((sessions, p), s) in COMMIT_SESSIONS
-        .iter()
-        .zip(pythia_commits)
-        .zip(sqlite_commits)
-    {
+    for (sessions, (p, s)) in COMMIT_SESSIONS.iter().zip(concurrent_commits(dir, &scale)?) {
         concurrent.add_row(vec![
             sessions.to_string(),
             format!("{:.0}", p.per_second()),
@@ -206,64 +207,28 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     Ok(())
 }
 
-/// Each point of [`COMMIT_SESSIONS`]: that many threads, each opening its session with `open`
-/// and calling `commit_one(session, its number, row id)` until `seconds` have passed (or
-/// [`COMMITS_PER_SESSION_MAX`]); the commits made and the time. Row ids never repeat, across
-/// sessions and points.
-fn concurrent_commits<S>(
-    seconds: Duration,
-    open: impl Fn() -> pythia::Result<S> + Sync,
-    commit_one: impl Fn(&mut S, u64, i64) -> pythia::Result<()> + Sync,
-) -> pythia::Result<Vec<Measure>> {
-    let sessions_in_all = COMMIT_SESSIONS.iter().sum::<usize>() as u64;
-    let mut measures = Vec::new();
-    for (point, sessions) in COMMIT_SESSIONS.into_iter().enumerate() {
-        let first_session = point as u64 * sessions_in_all;
-        let started = Instant::now();
-        let counts = std::thread::scope(|scope| {
-            let workers: Vec<_> = (0..sessions as u64)
-                .map(|number| {
-                    let (open, commit_one) = (&open, &commit_one);
-                    scope.spawn(move || -> pythia::Result<u64> {
-                        let mut handle = open()?;
-                        let first_id = (first_session + number) * COMMITS_PER_SESSION_MAX;
-                        let mut done = 0;
-                        while done < COMMITS_PER_SESSION_MAX && started.elapsed() < seconds {
-                            commit_one(&mut handle, number, (first_id + done) as i64)?;
-                            done += 1;
-                        }
-                        Ok(done)
-                    })
-                })
-                .collect();
-            workers
-                .into_iter()
-                .map(|worker| worker.join().expect("commit worker panicked"))
-                .collect::<pythia::Result<Vec<u64>>>()
-        })?;
-        measures.push(Measure {
-            operations: counts.iter().sum(),
-            seconds: started.elapsed().as_secs_f64(),
-        });
-    }
-    Ok(measures)
-}
+/// Each point of [`COMMIT_SESSIONS`] runs in this many rounds, the engines taking turns, so
+/// that both meet the disk of the same seconds (its fdatasync latency drifts from minute
+/// to minute).
+const COMMIT_ROUNDS: u32 = 5;
 
-fn concurrent_commits_pythia(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Measure>> {
-    let instance = Instance::open(dir, &[("db_cache_size", "64M"), ("log_file_size", "128M")])?;
-    let mut session = instance.connect()?;
-    session.execute(
-        "create table commits (id number primary key, session_id number, payload varchar2(40))",
+/// Concurrent commits on both engines: per point of [`COMMIT_SESSIONS`], (Pythia, SQLite).
+fn concurrent_commits(dir: &Path, scale: &Scale) -> pythia::Result<Vec<(Measure, Measure)>> {
+    let instance = Instance::open(
+        dir.join("pythia-commits"),
+        &[("db_cache_size", "64M"), ("log_file_size", "128M")],
     )?;
-    let measures = concurrent_commits(
-        scale.commit_seconds,
-        || {
-            let mut session = instance.connect()?;
-            let insert = session.prepare("insert into commits values (:1, :2, :3)")?;
-            let commit = session.prepare("commit")?;
-            Ok((session, insert, commit))
-        },
-        |(session, insert, commit), number, id| {
+    let table =
+        "create table commits (id number primary key, session_id number, payload varchar2(40))";
+    instance.connect()?.execute(table)?;
+    let pythia_open = || {
+        let mut session = instance.connect()?;
+        let insert = session.prepare("insert into commits values (:1, :2, :3)")?;
+        let commit = session.prepare("commit")?;
+        Ok((session, insert, commit))
+    };
+    let pythia_commit =
+        |(session, insert, commit): &mut (pythia::Session, _, _), number: u64, id: i64| {
             session.execute_prepared(
                 insert,
                 &[
@@ -274,10 +239,105 @@ fn concurrent_commits_pythia(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Me
             )?;
             session.execute_prepared(commit, &[])?;
             Ok(())
-        },
-    )?;
+        };
+    let sqlite_dir = dir.join("sqlite-commits");
+    std::fs::create_dir_all(&sqlite_dir)
+        .map_err(|error| lab_error(format!("{}: {error}", sqlite_dir.display())))?;
+    let path = sqlite_dir.join("commits.db");
+    let sqlite_open = || open_sqlite(&path);
+    // Open throughout: when the last connection to a WAL database closes, SQLite checkpoints
+    // and deletes the WAL, and the next round's commits would grow a new one.
+    let keeper = sqlite_open()?;
+    keeper
+        .execute_batch(
+            "create table commits (id integer primary key, session_id integer, payload text);",
+        )
+        .map_err(sqlite_error)?;
+    let sqlite_commit = |connection: &mut rusqlite::Connection, number: u64, id: i64| {
+        connection
+            .prepare_cached("insert into commits values (?1, ?2, ?3)")
+            .and_then(|mut insert| {
+                insert.execute(rusqlite::params![id, number as i64, format!("row {id}")])
+            })
+            .map_err(sqlite_error)?;
+        Ok(())
+    };
+    let slice = scale.commit_seconds / COMMIT_ROUNDS;
+    let mut first_id = 0;
+    let mut measures = Vec::new();
+    for sessions in COMMIT_SESSIONS {
+        let (mut pythia, mut sqlite) = (Measure::default(), Measure::default());
+        for _ in 0..COMMIT_ROUNDS {
+            pythia.add(commit_point(
+                sessions,
+                slice,
+                first_id,
+                &pythia_open,
+                &pythia_commit,
+            )?);
+            first_id += sessions as u64 * COMMITS_PER_SESSION_MAX;
+            sqlite.add(commit_point(
+                sessions,
+                slice,
+                first_id,
+                &sqlite_open,
+                &sqlite_commit,
+            )?);
+            first_id += sessions as u64 * COMMITS_PER_SESSION_MAX;
+        }
+        measures.push((pythia, sqlite));
+    }
+    drop(keeper);
     instance.shutdown()?;
     Ok(measures)
+}
+
+/// `sessions` threads, each opening its session with `open`, then, all together, calling
+/// `commit_one(session, its number, row id)` for `duration` (at most
+/// [`COMMITS_PER_SESSION_MAX`] times). Counts the commits that completed within `duration`:
+/// a commit still waiting at the end (SQLite's busy handler sleeps up to 100 ms) is not
+/// counted, and its wait does not stretch the time. Session n's row ids start at `first_id +
+/// n * COMMITS_PER_SESSION_MAX`.
+fn commit_point<S>(
+    sessions: usize,
+    duration: Duration,
+    first_id: u64,
+    open: &(impl Fn() -> pythia::Result<S> + Sync),
+    commit_one: &(impl Fn(&mut S, u64, i64) -> pythia::Result<()> + Sync),
+) -> pythia::Result<Measure> {
+    let opened = std::sync::Barrier::new(sessions);
+    let counts = std::thread::scope(|scope| {
+        let workers: Vec<_> = (0..sessions as u64)
+            .map(|number| {
+                let opened = &opened;
+                scope.spawn(move || -> pythia::Result<u64> {
+                    // The barrier is passed even when opening failed: nobody waits for ever.
+                    let handle = open();
+                    opened.wait();
+                    let mut handle = handle?;
+                    let started = Instant::now();
+                    let first = first_id + number * COMMITS_PER_SESSION_MAX;
+                    let mut done = 0;
+                    while done < COMMITS_PER_SESSION_MAX {
+                        commit_one(&mut handle, number, (first + done) as i64)?;
+                        if started.elapsed() > duration {
+                            break;
+                        }
+                        done += 1;
+                    }
+                    Ok(done)
+                })
+            })
+            .collect();
+        workers
+            .into_iter()
+            .map(|worker| worker.join().expect("commit worker panicked"))
+            .collect::<pythia::Result<Vec<u64>>>()
+    })?;
+    Ok(Measure {
+        operations: counts.iter().sum(),
+        seconds: duration.as_secs_f64(),
+    })
 }
 
 /// A connection to the SQLite database at `path` as every comparison here uses it: WAL,
@@ -302,54 +362,72 @@ fn open_sqlite(path: &Path) -> pythia::Result<rusqlite::Connection> {
     Ok(connection)
 }
 
-fn concurrent_commits_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<Vec<Measure>> {
-    std::fs::create_dir_all(dir)
-        .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
-    let path = dir.join("commits.db");
-    let open = || open_sqlite(&path);
-    open()?
-        .execute_batch(
-            "create table commits (id integer primary key, session_id integer, payload text);",
-        )
-        .map_err(sqlite_error)?;
-    concurrent_commits(scale.commit_seconds, open, |connection, number, id| {
-        connection
-            .prepare_cached("insert into commits values (?1, ?2, ?3)")
-            .and_then(|mut insert| {
-                insert.execute(rusqlite::params![id, number as i64, format!("row {id}")])
-            })
-            .map_err(sqlite_error)?;
-        Ok(())
-    })
+/// Bytes of each write the fdatasync probe makes: one redo block, about what a single-row
+/// update and its commit write.
+const PROBE_WRITE_BYTES: usize = 512;
+/// The probe's file: formatted with zeros first, then written in turn, as a redo log is.
+const PROBE_FILE_BYTES: u64 = 1 << 20;
+
+/// The reference for commit latency: a redo-sized write and fdatasync in a formatted file on
+/// the same disk, sampled once after each commit of Pythia's update + commit loop, so that
+/// the two are measured over the same seconds (an fdatasync on this disk takes anywhere from
+/// 70 to 140 us from one minute to the next).
+struct SyncProbe {
+    file: std::fs::File,
+    path: std::path::PathBuf,
+    offset: u64,
+    measure: Measure,
 }
 
-/// Average latency of write + File::sync_data of 4 KiB at the start of a temp file.
-fn measure_fdatasync(path: &Path, scale: &Scale) -> pythia::Result<Measure> {
-    let io = |error: std::io::Error| lab_error(format!("{}: {error}", path.display()));
-    let mut file = std::fs::OpenOptions::new()
-        .create(true)
-        .truncate(true)
-        .read(true)
-        .write(true)
-        .open(path)
-        .map_err(io)?;
-    let block = [0x5au8; 4096];
-    file.write_all(&block).map_err(io)?;
-    file.sync_all().map_err(io)?;
-    let measure = timed(scale.syncs, scale.time_limit, "fdatasync", |_| {
-        use std::io::{Seek, SeekFrom};
-        file.seek(SeekFrom::Start(0))?;
-        file.write_all(&block)?;
-        file.sync_data()
-    })
-    .map_err(io)?;
-    drop(file);
-    let _ = std::fs::remove_file(path);
-    Ok(measure)
+impl SyncProbe {
+    fn create(path: &Path) -> pythia::Result<SyncProbe> {
+        let io = |error: std::io::Error| lab_error(format!("{}: {error}", path.display()));
+        let file = std::fs::OpenOptions::new()
+            .create(true)
+            .truncate(true)
+            .read(true)
+            .write(true)
+            .open(path)
+            .map_err(io)?;
+        file.write_all_at(&vec![0u8; PROBE_FILE_BYTES as usize], 0)
+            .map_err(io)?;
+        file.sync_all().map_err(io)?;
+        Ok(SyncProbe {
+            file,
+            path: path.to_path_buf(),
+            offset: 0,
+            measure: Measure::default(),
+        })
+    }
+
+    /// One write of the next [`PROBE_WRITE_BYTES`] and its fdatasync, timed.
+    fn sample(&mut self) -> pythia::Result<()> {
+        let started = Instant::now();
+        self.file
+            .write_all_at(&[0x5a; PROBE_WRITE_BYTES], self.offset)
+            .and_then(|()| self.file.sync_data())
+            .map_err(|error| lab_error(format!("{}: {error}", self.path.display())))?;
+        self.measure.seconds += started.elapsed().as_secs_f64();
+        self.measure.operations += 1;
+        self.offset = (self.offset + PROBE_WRITE_BYTES as u64) % PROBE_FILE_BYTES;
+        Ok(())
+    }
+}
+
+impl Drop for SyncProbe {
+    fn drop(&mut self) {
+        let _ = std::fs::remove_file(&self.path);
+    }
 }
 
 /// The four operations, and the COMMIT statements of the update + commit loop alone.
-fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<([Measure; 4], Measure)> {
+/// `probe` takes a sample after each commit of the update + commit loop (not counted in
+/// the loop's time).
+fn run_pythia(
+    dir: &Path,
+    scale: &Scale,
+    probe: &mut SyncProbe,
+) -> pythia::Result<([Measure; 4], Measure)> {
     let undo = if scale.rows > 100_000 { "2G" } else { "256M" };
     let instance = Instance::open(
         dir,
@@ -430,11 +508,13 @@ fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<([Measure; 4], Measur
     let update = session.prepare("update bench set grp = grp + 1 where id = :1")?;
     let mut rng = Rng::new(SEED ^ 2);
     let mut commit_alone = Measure::default();
-    let commits = timed(
+    let mut commits = Measure::default();
+    timed(
         scale.commits,
         scale.time_limit,
         "pythia update+commit",
         |_| {
+            let iteration = Instant::now();
             let id = 1 + rng.below(scale.rows as u64) as i64;
             let result = session.execute_prepared(&update, &[Value::integer(id)])?;
             if result.rows_affected != 1 {
@@ -447,7 +527,9 @@ fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<([Measure; 4], Measur
             session.execute("commit")?;
             commit_alone.seconds += started.elapsed().as_secs_f64();
             commit_alone.operations += 1;
-            Ok(())
+            commits.seconds += iteration.elapsed().as_secs_f64();
+            commits.operations += 1;
+            probe.sample()
         },
     )?;
     let after = Snapshot::take();
