@@ -152,8 +152,10 @@ impl<'a> Mtr<'a> {
             held.guard.set_holder_image(None);
         }
         let mut builder = RecordBuilder::new(scn, flags);
-        for held in &self.blocks {
-            builder.push_vector(held.guard.id(), &held.before, &held.guard, held.init);
+        // Per block: whether it changed (a vector was pushed), so that it is compared once.
+        let mut changed = [false; MTR_BLOCKS_MAX];
+        for (held, changed) in self.blocks.iter().zip(changed.iter_mut()) {
+            *changed = builder.push_vector(held.guard.id(), &held.before, &held.guard, held.init);
         }
         if builder.vector_count() == 0 {
             self.committed = true;
@@ -162,10 +164,13 @@ impl<'a> Mtr<'a> {
         instrumentation::add(Statistic::DbBlockChanges, builder.vector_count() as u64);
         let record = builder.finish();
         let floor = log.current_lsn();
-        for held in &mut self.blocks {
-            if held.init || held.before[..] != held.guard[..] {
-                held.guard.mark_dirty_from(floor);
-            }
+        for (held, _) in self
+            .blocks
+            .iter_mut()
+            .zip(changed)
+            .filter(|(_, changed)| *changed)
+        {
+            held.guard.mark_dirty_from(floor);
         }
         let blocks = &mut self.blocks;
         let (lsn, end) = log.append_with(&record, &mut |target| {
@@ -178,10 +183,13 @@ impl<'a> Mtr<'a> {
             }
             Ok(())
         })?;
-        for held in &mut self.blocks {
-            if held.init || held.before[..] != held.guard[..] {
-                held.guard.mark_changed(lsn);
-            }
+        for (held, _) in self
+            .blocks
+            .iter_mut()
+            .zip(changed)
+            .filter(|(_, changed)| *changed)
+        {
+            held.guard.mark_changed(lsn);
         }
         self.committed = true;
         Ok(end)

@@ -141,11 +141,31 @@ impl RecordBuilder {
 /// Why words: a mini-transaction diffs every block it holds (8 KiB by default), and a change
 /// touches a few dozen bytes of it. Compared a byte at a time, the diff was the largest CPU
 /// cost of a single-row update and its commit (4.5 us a block, five blocks changed); eight
-/// bytes at a time it takes 0.4 us.
+/// bytes at a time it takes 0.4 us. Equal runs of 64 bytes are skipped first with one test
+/// each (the compiler makes vector instructions of the eight exclusive-ors): at 32 sessions
+/// committing one-row inserts the diff was still a sixth of the sessions' CPU time.
 fn first_difference(before: &[u8], after: &[u8], from: usize) -> usize {
     const WORD_BYTES: usize = 8;
+    const CHUNK_BYTES: usize = 64;
     let length = before.len().min(after.len());
     let mut offset = from;
+    while offset + CHUNK_BYTES <= length {
+        let (old, new) = (
+            &before[offset..offset + CHUNK_BYTES],
+            &after[offset..offset + CHUNK_BYTES],
+        );
+        let differs = old
+            .chunks_exact(WORD_BYTES)
+            .zip(new.chunks_exact(WORD_BYTES))
+            .fold(0u64, |bits, (old, new)| {
+                let word = |bytes: &[u8]| u64::from_le_bytes(bytes.try_into().expect("8 bytes"));
+                bits | (word(old) ^ word(new))
+            });
+        if differs != 0 {
+            break;
+        }
+        offset += CHUNK_BYTES;
+    }
     while offset + WORD_BYTES <= length {
         let word = |bytes: &[u8]| {
             u64::from_le_bytes(
