@@ -19,6 +19,7 @@ use pythia::instance::{Instance, InstanceConfig};
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId, RowPiece};
 use pythia::storage::segment;
+use pythia::storage::vfs::SimVfs;
 use pythia::transaction::{
     InsertPoints, RowChange, RowOutcome, Snapshot, Transaction, TransactionManager,
     TransactionStatus,
@@ -33,7 +34,7 @@ fn heap_with_rows(
     config: InstanceConfig,
     rows: u8,
 ) -> (Arc<Instance>, BlockId, Vec<RowId>, InsertPoints) {
-    let (instance, table) = instance_with_heap(config, 7, TABLE_OBJECT);
+    let (instance, table) = instance_with_heap(&SimVfs::new(7), config, TABLE_OBJECT);
     let transactions = instance.transactions();
     let hint = InsertPoints::default();
     let mut transaction = transactions.begin().unwrap();

@@ -12,6 +12,7 @@ use pythia::buffer::BufferPool;
 use pythia::instance::{Instance, InstanceConfig};
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::RowId;
+use pythia::storage::vfs::SimVfs;
 use pythia::transaction::{InsertPoints, RowChange, RowOutcome, Transaction, TransactionManager};
 
 const TABLE_OBJECT: u32 = 100;
@@ -26,7 +27,7 @@ fn small_undo() -> InstanceConfig {
 }
 
 fn instance_with_table(config: InstanceConfig) -> (Arc<Instance>, BlockId) {
-    instance_with_heap(config, 11, TABLE_OBJECT)
+    instance_with_heap(&SimVfs::new(11), config, TABLE_OBJECT)
 }
 
 fn insert(
@@ -231,4 +232,45 @@ fn concurrent_transactions_insert_into_different_blocks_and_one_transactions_row
         transactions.commit(transaction, true).unwrap();
     }
     assert_eq!(visible_rows(&instance, table).len(), 12);
+}
+
+/// Recovery rolls back a transaction that went on in the undo block its slot's last
+/// transaction wrote in: it finds its newest record there (the block's owner is its xid) and
+/// stops at its first, leaving the committed transaction's row alone.
+#[test]
+fn a_crash_rolls_back_a_transaction_that_went_on_in_its_slots_undo_block() {
+    let vfs = SimVfs::new(5);
+    let (instance, table) = instance_with_heap(&vfs, config(), TABLE_OBJECT);
+    let transactions = instance.transactions();
+    let points = InsertPoints::default();
+    let mut first = transactions.begin().unwrap();
+    insert(transactions, &mut first, table, &points, &[1; 40]);
+    let block = undo_block(&first);
+    transactions.commit(first, true).unwrap();
+    let mut second = transactions.begin().unwrap();
+    insert(transactions, &mut second, table, &points, &[2; 40]);
+    insert(transactions, &mut second, table, &points, &[3; 40]);
+    assert_eq!(
+        undo_block(&second),
+        block,
+        "the second went on in the first's block"
+    );
+    // Its changes reach the disk, its commit never does.
+    instance
+        .log()
+        .flush_to(instance.log().current_lsn())
+        .unwrap();
+    instance.abandon();
+    drop(second);
+    drop(instance);
+    let after = vfs.crash();
+    let reopened =
+        Instance::open_with(Arc::new(after), std::path::Path::new("/db"), config()).unwrap();
+    let rows = visible_rows(&reopened, table);
+    assert_eq!(
+        rows.iter()
+            .map(|(_, data)| data.clone())
+            .collect::<Vec<_>>(),
+        vec![vec![1; 40]]
+    );
 }

@@ -149,10 +149,10 @@ pub const INSERT_POINTS: usize = 16;
 /// transaction inserts at the point of its transaction table slot, so concurrent
 /// transactions insert into different blocks instead of queueing on one ('buffer busy
 /// waits' on the segment's last block), as Oracle's automatic segment space management
-/// spreads inserts over blocks by process. A session's transactions tend to get the same
-/// slot back (the free slots are a stack), so its rows stay together. Each point fills its
-/// block and takes a new one from the segment: a segment has up to `INSERT_POINTS` blocks
-/// partly filled. Shared by every version of a table's definition.
+/// spreads inserts over blocks by process. At low concurrency a session's transactions tend
+/// to get the same slot back (the free slots are a stack), so its rows stay together. Each
+/// point fills its block and takes a new one from the segment: a segment has up to
+/// `INSERT_POINTS` blocks partly filled. Shared by every version of a table's definition.
 #[derive(Debug, Default)]
 pub struct InsertPoints([AtomicU64; INSERT_POINTS]);
 
@@ -575,16 +575,15 @@ impl TransactionManager {
             return Ok(None);
         };
         // The claim first: from then on the ring hands the block to nobody else. Should the
-        // record not fit after all, the claim lapses when this transaction ends.
-        if claim
-            .compare_exchange(
-                carried.owner,
-                transaction.xid,
-                Ordering::AcqRel,
-                Ordering::Acquire,
-            )
-            .is_err()
-        {
+        // record not fit after all, the claim lapses when this transaction ends. The claim
+        // may be this transaction's already: a first record whose mini-transaction failed.
+        let claimed = claim.compare_exchange(
+            carried.owner,
+            transaction.xid,
+            Ordering::AcqRel,
+            Ordering::Acquire,
+        );
+        if claimed.is_err_and(|holder| holder != transaction.xid) {
             return Ok(None);
         }
         let adopted = undo::adopt(

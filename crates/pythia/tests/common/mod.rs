@@ -98,17 +98,16 @@ pub fn visible_rows(instance: &Instance, table: BlockId) -> Vec<(RowId, Vec<u8>)
     rows
 }
 
-/// An instance on a simulated disk (`seed`) in `/db`, with an empty heap segment of data
+/// An instance on the simulated disk `vfs`, in `/db`, with an empty heap segment of data
 /// object `object`; returns the instance and the segment's header.
 pub fn instance_with_heap(
+    vfs: &SimVfs,
     config: InstanceConfig,
-    seed: u64,
     object: u32,
 ) -> (Arc<Instance>, BlockId) {
     let dir = Path::new("/db");
-    let vfs = SimVfs::new(seed);
     vfs.create_dir_all(dir).unwrap();
-    let instance = Instance::open_with(Arc::new(vfs), dir, config).unwrap();
+    let instance = Instance::open_with(Arc::new(vfs.clone()), dir, config).unwrap();
     let table = {
         let mut mtr = Mtr::new(instance.cache());
         let table = segment::create(
