@@ -434,8 +434,6 @@ pub struct RedoLog {
     copy_latches: Vec<Latch<()>>,
     written_lsn: AtomicU64,
     epoch: std::sync::atomic::AtomicU32,
-    /// Highest LSN some session asked to be durable.
-    requested_lsn: AtomicU64,
     /// Lowest LSN recovery would need (the checkpoint position), for group reuse.
     checkpoint_lsn: AtomicU64,
     work: Mutex<bool>,
@@ -602,7 +600,6 @@ impl RedoLog {
                 .collect(),
             written_lsn: AtomicU64::new(0),
             epoch: std::sync::atomic::AtomicU32::new(1),
-            requested_lsn: AtomicU64::new(0),
             checkpoint_lsn: AtomicU64::new(0),
             work: Mutex::new(false),
             work_ready: Condvar::new(),
@@ -653,8 +650,6 @@ impl RedoLog {
             state.sequence_start_lsn = position.sequence_start_lsn;
         }
         self.written_lsn.store(position.next_lsn, Ordering::Release);
-        self.requested_lsn
-            .store(position.next_lsn, Ordering::Release);
         self.checkpoint_lsn.store(checkpoint_lsn, Ordering::Release);
         // A sequence recovery continues keeps the time it began.
         let held = self.group_sequences.lock()[self.group_of(position.sequence).group as usize - 1];
@@ -1119,7 +1114,6 @@ impl RedoLog {
     }
 
     fn wait_written(&self, lsn: u64) -> Result<()> {
-        self.requested_lsn.fetch_max(lsn, Ordering::AcqRel);
         self.wake_lgwr();
         while self.written_lsn() < lsn {
             self.check_failed()?;
@@ -1218,7 +1212,6 @@ impl RedoLog {
             self.adaptive.record_woken();
             return result;
         }
-        self.requested_lsn.fetch_max(lsn, Ordering::AcqRel);
         self.wake_lgwr();
         instrumentation::add(Statistic::RedoSynchPollWrites, 1);
         while self.written_lsn() < lsn {
