@@ -6,6 +6,7 @@
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
+//!   pythia serve [DIR] [--listen ADDR] [-p ..]       serve.rs: the PostgreSQL-protocol server
 //!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
@@ -22,6 +23,7 @@ mod hitpath;
 mod hotcursor;
 mod oltp;
 mod scan;
+mod serve;
 mod slammer;
 mod slt;
 mod sqlite_bench;
@@ -54,6 +56,20 @@ enum Action {
         /// Stop at the first error, roll back and exit with status 1.
         #[arg(long)]
         bail: bool,
+    },
+    /// Serves the database over PostgreSQL's wire protocol (psql and other PostgreSQL
+    /// clients connect unchanged); stops on Ctrl-C. The simple query protocol so far, loopback
+    /// addresses only, no password (docs/architecture/server.md).
+    Serve {
+        /// The database directory (created if absent).
+        #[arg(default_value = "pythia-data")]
+        dir: PathBuf,
+        /// The address to listen on (a loopback address).
+        #[arg(long, default_value = "127.0.0.1:5432")]
+        listen: std::net::SocketAddr,
+        /// An initialization parameter for this run, applied after DIR/init.ora (repeatable).
+        #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
+        parameters: Vec<(String, String)>,
     },
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
@@ -147,6 +163,11 @@ fn main() {
             };
             std::process::exit(slt::run(&files, engine, compare));
         }
+        Action::Serve {
+            dir,
+            listen,
+            parameters,
+        } => std::process::exit(serve::run(&dir, listen, &parameters)),
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
             if let Err(error) = crash::worker(&dir) {

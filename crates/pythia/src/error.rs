@@ -202,6 +202,7 @@ fn sqlstate_for(code: u32) -> &'static str {
         1102 => "55006",                           // object_in_use
         2065 | 96 | 2096 | 2095 | 2097 => "22023", // invalid_parameter_value
         4031 => "53200",                           // out_of_memory
+        18 | 20 => "53300",                        // too_many_connections
         1115 | 1110 => "58030",                    // io_error
         _ => "XX000",
     }

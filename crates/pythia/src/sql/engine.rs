@@ -32,7 +32,7 @@ use crate::error::{Error, Result};
 use crate::instance::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::instance::Instance;
 use crate::instrumentation::{
-    self, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic,
+    self, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic, WaitEvent,
 };
 use crate::library_cache::session_cache::SessionCursorCache;
 use crate::library_cache::{cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, PlanSummary};
@@ -259,6 +259,15 @@ impl Session {
     /// Whether a transaction is open (changes not yet committed or rolled back).
     pub fn in_transaction(&self) -> bool {
         self.transaction.is_some()
+    }
+
+    /// Runs `receive` as this session's wait for its client's next request: 'SQL*Net message
+    /// from client' (idle), as a dedicated server waits between calls. The server's
+    /// connection threads wait for their next message through it.
+    pub fn wait_for_client<R>(&self, receive: impl FnOnce() -> R) -> R {
+        let _entered = instrumentation::enter(&self.instrumentation);
+        let _wait = instrumentation::wait(WaitEvent::SqlNetMessageFromClient, 0, 0, 0);
+        receive()
     }
 
     /// Parses and executes one statement.

@@ -1,0 +1,659 @@
+//! `pythia serve`: PostgreSQL's wire protocol in front of an instance, so that PostgreSQL
+//! clients connect unchanged. The design, and what is built of it so far, is
+//! `docs/architecture/server.md` (increment 1: the simple query protocol).
+//!
+//! ```text
+//!   client --TCP--> tokio task (pgwire: framing, startup, the protocol's state)
+//!                      | a job: run these statements          (std channel)
+//!                      v
+//!                   the connection's own thread: one pythia::Session, synchronous,
+//!                   waiting on 'SQL*Net message from client' between jobs
+//!                      | the rows, encoded for the wire       (oneshot)
+//!                      v
+//!                   tokio task --> client
+//! ```
+//!
+//! Oracle's dedicated server: each connection's session lives on an OS thread of its own
+//! for the connection's life, because the engine's waits, latches and per-thread CPU clock
+//! are thread-based; tokio only moves bytes. The thread ends when the connection does, and
+//! the session's open transaction rolls back with it.
+//!
+//! Transactions follow PostgreSQL's clients: outside `BEGIN` / `START TRANSACTION` each
+//! statement commits on its own (autocommit); `COMMIT`, `END`, `ROLLBACK` and `ABORT` end an
+//! explicit transaction. A failed statement undoes only itself, as in Oracle: the
+//! transaction is never in PostgreSQL's failed state.
+
+use std::fmt::Debug;
+use std::io;
+use std::net::SocketAddr;
+use std::panic::AssertUnwindSafe;
+use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
+use std::sync::{mpsc, Arc};
+
+use async_trait::async_trait;
+use futures::{stream, Sink, SinkExt};
+use pgwire::api::auth::mechanism::{AuthMechanism, AuthMechanismFactory, AuthState};
+use pgwire::api::auth::{
+    protocol_negotiation, save_startup_parameters_to_metadata, AuthDriver, AuthOutcome,
+    DefaultServerParameterProvider, StartupHandler,
+};
+use pgwire::api::query::{
+    send_execution_response, send_query_response, send_ready_for_query, SimpleQueryHandler,
+};
+use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
+use pgwire::api::store::PortalStore;
+use pgwire::api::Type;
+use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, PgWireServerHandlers};
+use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::data::DataRow;
+use pgwire::messages::response::{EmptyQueryResponse, TransactionStatus};
+use pgwire::messages::simplequery::Query;
+use pgwire::messages::startup::PasswordMessageFamily;
+use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use pythia::types::DataType;
+use pythia::{Column, Instance, Session, StatementResult, Value};
+
+mod split;
+
+pub use split::split_statements;
+
+/// What the server reports as `server_version`: clients read the leading number.
+pub const SERVER_VERSION: &str = concat!("15.0 (Pythia ", env!("CARGO_PKG_VERSION"), ")");
+
+// ----- the connection's thread ------------------------------------------------------------
+
+/// What lives on a connection's thread and never leaves it.
+struct Connection {
+    instance: Arc<Instance>,
+    session: Option<Session>,
+    /// Inside `BEGIN` ... `COMMIT`: statements do not commit on their own.
+    explicit: bool,
+}
+
+type Job = Box<dyn FnOnce(&mut Connection) + Send>;
+
+/// The protocol side's handle on a connection's thread.
+struct Backend {
+    jobs: mpsc::Sender<Job>,
+    in_transaction: AtomicBool,
+}
+
+impl Backend {
+    fn spawn(instance: Arc<Instance>, name: String) -> io::Result<Arc<Backend>> {
+        let (jobs, inbox) = mpsc::channel::<Job>();
+        std::thread::Builder::new().name(name).spawn(move || {
+            let mut connection = Connection {
+                instance,
+                session: None,
+                explicit: false,
+            };
+            loop {
+                let job = match &connection.session {
+                    Some(session) => session.wait_for_client(|| inbox.recv()),
+                    None => inbox.recv(),
+                };
+                // No job: the connection closed (its senders are gone).
+                let Ok(job) = job else { break };
+                // A panic leaves the session in an unknown state: end it. The client's
+                // request gets no answer, which its side reports as the backend ending.
+                if std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
+                    break;
+                }
+            }
+            // The session is dropped here, on its own thread: an open transaction rolls back.
+        })?;
+        Ok(Arc::new(Backend {
+            jobs,
+            in_transaction: AtomicBool::new(false),
+        }))
+    }
+
+    /// Runs `work` on the connection's thread and awaits its answer without blocking tokio.
+    async fn run<R: Send + 'static>(
+        &self,
+        work: impl FnOnce(&mut Connection) -> R + Send + 'static,
+    ) -> PgWireResult<R> {
+        let (reply, answer) = tokio::sync::oneshot::channel();
+        let job: Job = Box::new(move |connection| {
+            let result = work(connection);
+            let open = connection
+                .session
+                .as_ref()
+                .is_some_and(|session| session.in_transaction() || connection.explicit);
+            let _ = reply.send((result, open));
+        });
+        self.jobs.send(job).map_err(|_| ended())?;
+        let (result, open) = answer.await.map_err(|_| ended())?;
+        self.in_transaction.store(open, Ordering::Release);
+        Ok(result)
+    }
+
+    fn transaction_status(&self) -> TransactionStatus {
+        if self.in_transaction.load(Ordering::Acquire) {
+            TransactionStatus::Transaction
+        } else {
+            TransactionStatus::Idle
+        }
+    }
+}
+
+fn ended() -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "FATAL".into(),
+        "57P01".into(),
+        "the server thread of this session has ended".into(),
+    )))
+}
+
+/// How a statement bears on the transaction, as PostgreSQL's clients use it.
+#[derive(Debug, PartialEq, Eq)]
+enum Control {
+    /// `BEGIN [WORK | TRANSACTION]`, `START TRANSACTION`: nothing for the engine.
+    Begin,
+    /// `COMMIT ...`, `END`, `ROLLBACK` (not `TO SAVEPOINT`), `ABORT`: the engine's statement.
+    End(&'static str),
+    /// Anything else, `ROLLBACK TO` and PL/SQL blocks included.
+    Statement,
+}
+
+fn control(sql: &str) -> Control {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(3)
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let words: Vec<&str> = words.iter().map(String::as_str).collect();
+    match words.as_slice() {
+        ["BEGIN"] | ["BEGIN", "WORK" | "TRANSACTION"] | ["START", "TRANSACTION", ..] => {
+            Control::Begin
+        }
+        ["END"] | ["END", "WORK" | "TRANSACTION"] => Control::End("commit"),
+        ["ABORT"] | ["ABORT", "WORK" | "TRANSACTION"] => Control::End("rollback"),
+        ["ROLLBACK", "TO", ..] | ["ROLLBACK", "WORK", "TO"] => Control::Statement,
+        ["ROLLBACK", ..] => Control::End("rollback"),
+        ["COMMIT", ..] => Control::End(""),
+        _ => Control::Statement,
+    }
+}
+
+impl Connection {
+    fn session(&mut self) -> pythia::Result<&mut Session> {
+        if self.session.is_none() {
+            self.session = Some(self.instance.connect()?);
+        }
+        Ok(self.session.as_mut().expect("connected above"))
+    }
+
+    /// Runs one statement of a simple query, with autocommit outside an explicit transaction.
+    fn run(&mut self, sql: &str) -> pythia::Result<Outcome> {
+        let outcome = match control(sql) {
+            Control::Begin => {
+                self.explicit = true;
+                return Ok(Outcome::Done(Tag::new("BEGIN")));
+            }
+            Control::End(instead) => {
+                self.explicit = false;
+                let text = if instead.is_empty() { sql } else { instead };
+                self.session()?.execute(text)?;
+                let tag = if instead == "rollback" {
+                    "ROLLBACK"
+                } else {
+                    "COMMIT"
+                };
+                return Ok(Outcome::Done(Tag::new(tag)));
+            }
+            Control::Statement => self
+                .session()?
+                .execute(sql)
+                .map(|result| encode(result, sql)),
+        };
+        if !self.explicit {
+            let session = self.session()?;
+            if session.in_transaction() {
+                session.execute("commit")?;
+            }
+        }
+        outcome
+    }
+}
+
+// ----- encoding ---------------------------------------------------------------------------
+
+/// A statement's result, encoded for the wire (on the connection's thread).
+enum Outcome {
+    Rows {
+        fields: Arc<Vec<FieldInfo>>,
+        rows: Vec<DataRow>,
+    },
+    Done(Tag),
+}
+
+/// The type a column is announced with. The simple protocol sends text; dates and
+/// timestamps go as text until they are written in PostgreSQL's format.
+fn wire_type(data_type: Option<&DataType>) -> Type {
+    match data_type {
+        Some(DataType::Number { .. }) => Type::NUMERIC,
+        Some(DataType::Float) => Type::FLOAT8,
+        Some(DataType::Varchar2 { .. }) => Type::VARCHAR,
+        Some(DataType::Char { .. }) => Type::BPCHAR,
+        Some(DataType::Boolean) => Type::BOOL,
+        Some(DataType::Date | DataType::Timestamp) | None => Type::TEXT,
+    }
+}
+
+fn encode(result: StatementResult, sql: &str) -> Outcome {
+    if !result.is_query {
+        return Outcome::Done(command_tag(sql, result.rows_affected));
+    }
+    let fields: Arc<Vec<FieldInfo>> = Arc::new(
+        result
+            .columns
+            .iter()
+            .map(|column: &Column| {
+                FieldInfo::new(
+                    column.name.clone(),
+                    None,
+                    None,
+                    wire_type(column.data_type.as_ref()),
+                    FieldFormat::Text,
+                )
+            })
+            .collect(),
+    );
+    let mut encoder = DataRowEncoder::new(fields.clone());
+    let mut rows = Vec::with_capacity(result.rows.len());
+    for row in &result.rows {
+        for value in row {
+            // Text for every type; a boolean as PostgreSQL writes it.
+            let text = match value {
+                Value::Boolean(true) => Some("t".to_string()),
+                Value::Boolean(false) => Some("f".to_string()),
+                other => other.to_text(),
+            };
+            encoder.encode_field(&text).expect("text always encodes");
+        }
+        rows.push(encoder.take_row());
+    }
+    Outcome::Rows { fields, rows }
+}
+
+/// PostgreSQL's command tags: `INSERT 0 n`, `UPDATE n`, `CREATE TABLE`, ...
+fn command_tag(sql: &str, rows: u64) -> Tag {
+    let words: Vec<String> = sql
+        .split_whitespace()
+        .take(2)
+        .map(str::to_ascii_uppercase)
+        .collect();
+    let verb = words.first().map(String::as_str).unwrap_or("");
+    match verb {
+        "INSERT" => Tag::new("INSERT").with_oid(0).with_rows(rows as usize),
+        "UPDATE" | "DELETE" | "MERGE" | "SELECT" => Tag::new(verb).with_rows(rows as usize),
+        "CREATE" | "DROP" | "ALTER" | "TRUNCATE" => Tag::new(&words.join(" ")),
+        _ => Tag::new(verb),
+    }
+}
+
+/// An engine error as PostgreSQL's clients read one: the SQLSTATE of the same condition
+/// (`pythia::Error::sqlstate`), the ORA- text as the message, the position 1-based in
+/// characters of the statement.
+fn error_info(error: &pythia::Error, sql: &str, severity: &str) -> ErrorInfo {
+    let mut info = ErrorInfo::new(severity.into(), error.sqlstate().into(), error.to_string());
+    info.position = error.position().map(|byte| {
+        let characters = sql
+            .get(..byte)
+            .map_or(byte, |prefix| prefix.chars().count());
+        (characters + 1).to_string()
+    });
+    info
+}
+
+// ----- the protocol -----------------------------------------------------------------------
+
+/// Shared by every connection.
+struct Shared {
+    instance: Arc<Instance>,
+    driver: AuthDriver<DefaultServerParameterProvider>,
+}
+
+/// One per connection: pgwire asks it for its handlers, so it carries the connection's
+/// thread.
+struct Handlers {
+    shared: Arc<Shared>,
+    backend: Arc<Backend>,
+}
+
+impl PgWireServerHandlers for Handlers {
+    fn simple_query_handler(&self) -> Arc<impl SimpleQueryHandler> {
+        Arc::new(self.clone_inner())
+    }
+
+    fn startup_handler(&self) -> Arc<impl StartupHandler> {
+        Arc::new(self.clone_inner())
+    }
+}
+
+impl Handlers {
+    fn clone_inner(&self) -> Handlers {
+        Handlers {
+            shared: self.shared.clone(),
+            backend: self.backend.clone(),
+        }
+    }
+}
+
+/// Trust: no password. `serve` allows it only on a loopback address (there are no users
+/// and passwords yet: increment 4).
+struct Trust;
+struct TrustMechanism;
+
+#[async_trait]
+impl AuthMechanism for TrustMechanism {
+    async fn begin(&mut self, _: &(dyn ClientInfo + Send + Sync)) -> PgWireResult<AuthState> {
+        Ok(AuthState::Ok {
+            final_message: None,
+            identity: None,
+        })
+    }
+
+    async fn next(
+        &mut self,
+        _: &(dyn ClientInfo + Send + Sync),
+        _: PasswordMessageFamily,
+    ) -> PgWireResult<AuthState> {
+        Err(PgWireError::NoAuthenticationInProgress)
+    }
+}
+
+impl AuthMechanismFactory for Trust {
+    fn create(&self) -> Box<dyn AuthMechanism> {
+        Box::new(TrustMechanism)
+    }
+}
+
+#[async_trait]
+impl StartupHandler for Handlers {
+    async fn on_startup<C>(
+        &self,
+        client: &mut C,
+        message: PgWireFrontendMessage,
+    ) -> PgWireResult<()>
+    where
+        C: ClientInfo + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let driver = &self.shared.driver;
+        let outcome = match message {
+            PgWireFrontendMessage::Startup(ref startup) => {
+                protocol_negotiation(client, startup).await?;
+                save_startup_parameters_to_metadata(client, startup);
+                driver.begin_authentication(client, Trust.create()).await?
+            }
+            PgWireFrontendMessage::PasswordMessageFamily(message) => {
+                driver.advance_authentication(client, message).await?
+            }
+            _ => return Ok(()),
+        };
+        if let AuthOutcome::Authenticated { final_message, .. } = outcome {
+            // The session logs on now, so that ORA-00020 and the like fail the login (FATAL)
+            // rather than the first statement.
+            self.backend
+                .run(|connection| connection.session().map(|_| ()))
+                .await?
+                .map_err(|error| {
+                    PgWireError::UserError(Box::new(error_info(&error, "", "FATAL")))
+                })?;
+            driver
+                .complete_authentication(client, final_message)
+                .await?;
+        }
+        Ok(())
+    }
+}
+
+#[async_trait]
+impl SimpleQueryHandler for Handlers {
+    /// Overridden, not pgwire's default, to send each statement's answer as it comes, to end
+    /// the query string at its first error as PostgreSQL does, and to report the session's
+    /// own transaction status (pgwire would mark the transaction failed after an error).
+    async fn on_query<C>(&self, client: &mut C, query: Query) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if !matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
+            return Err(PgWireError::NotReadyForQuery);
+        }
+        client.set_state(PgWireConnectionState::QueryInProgress);
+        match split_statements(&query.query) {
+            Err(error) => {
+                let info = error_info(&error, &query.query, "ERROR");
+                client
+                    .feed(PgWireBackendMessage::ErrorResponse(info.into()))
+                    .await?;
+            }
+            Ok(statements) if statements.is_empty() => {
+                client
+                    .feed(PgWireBackendMessage::EmptyQueryResponse(
+                        EmptyQueryResponse::new(),
+                    ))
+                    .await?;
+            }
+            Ok(statements) => {
+                for sql in statements {
+                    let statement = sql.clone();
+                    let outcome = self
+                        .backend
+                        .run(move |connection| connection.run(&statement))
+                        .await?;
+                    match outcome {
+                        Ok(Outcome::Rows { fields, rows }) => {
+                            let rows = stream::iter(rows.into_iter().map(Ok));
+                            send_query_response(client, QueryResponse::new(fields, rows), true)
+                                .await?
+                        }
+                        Ok(Outcome::Done(tag)) => send_execution_response(client, tag).await?,
+                        Err(error) => {
+                            let info = error_info(&error, &sql, "ERROR");
+                            client
+                                .feed(PgWireBackendMessage::ErrorResponse(info.into()))
+                                .await?;
+                            break;
+                        }
+                    }
+                }
+            }
+        }
+        client.set_state(PgWireConnectionState::ReadyForQuery);
+        let status = self.backend.transaction_status();
+        client.set_transaction_status(status);
+        send_ready_for_query(client, status).await
+    }
+
+    async fn do_query<C>(&self, _client: &mut C, _query: &str) -> PgWireResult<Vec<Response>>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        unreachable!("on_query is overridden and never calls do_query")
+    }
+}
+
+// ----- the server -------------------------------------------------------------------------
+
+/// A running server: its address, and the way to stop it.
+pub struct Server {
+    local_addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl Server {
+    /// Starts serving `instance` on `listen` (port 0: any free port) in a thread of its own.
+    /// Only loopback addresses: there is no password authentication yet.
+    pub fn start(instance: Arc<Instance>, listen: SocketAddr) -> io::Result<Server> {
+        if !listen.ip().is_loopback() {
+            return Err(io::Error::new(
+                io::ErrorKind::InvalidInput,
+                format!(
+                    "{listen}: pythia serve listens on loopback addresses only until password \
+                     authentication is built (docs/architecture/server.md, increment 4)"
+                ),
+            ));
+        }
+        let listener = std::net::TcpListener::bind(listen)?;
+        listener.set_nonblocking(true)?;
+        let local_addr = listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_multi_thread()
+            .worker_threads(2)
+            .thread_name("pythia-net")
+            .enable_io()
+            .enable_time()
+            .build()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let mut parameters = DefaultServerParameterProvider::default();
+        parameters.server_version = SERVER_VERSION.into();
+        let shared = Arc::new(Shared {
+            instance,
+            driver: AuthDriver::new(parameters),
+        });
+        let thread = std::thread::Builder::new()
+            .name("pythia-listener".into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(listener) {
+                        Ok(listener) => listener,
+                        Err(error) => {
+                            eprintln!("pythia serve: {error}");
+                            return;
+                        }
+                    };
+                    tokio::select! {
+                        _ = accept_loop(listener, shared) => {}
+                        _ = stopped => {}
+                    }
+                });
+                // Dropping the runtime ends every connection's task: their threads end
+                // with them and roll back what they had open.
+            })?;
+        Ok(Server {
+            local_addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    pub fn local_addr(&self) -> SocketAddr {
+        self.local_addr
+    }
+
+    /// Stops accepting and closes every connection.
+    pub fn stop(mut self) {
+        self.shut();
+    }
+
+    fn shut(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
+    }
+}
+
+impl Drop for Server {
+    fn drop(&mut self) {
+        self.shut();
+    }
+}
+
+/// Blocks until the process gets SIGINT (Ctrl-C) or SIGTERM.
+pub fn wait_for_interrupt() -> io::Result<()> {
+    let runtime = tokio::runtime::Builder::new_current_thread()
+        .enable_io()
+        .build()?;
+    runtime.block_on(async {
+        let mut terminate =
+            tokio::signal::unix::signal(tokio::signal::unix::SignalKind::terminate())?;
+        tokio::select! {
+            interrupted = tokio::signal::ctrl_c() => interrupted,
+            _ = terminate.recv() => Ok(()),
+        }
+    })
+}
+
+async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
+    let connections = AtomicU64::new(0);
+    loop {
+        let (socket, _peer) = match listener.accept().await {
+            Ok(accepted) => accepted,
+            Err(error) => {
+                // Out of descriptors and the like: this connection is lost, not the server.
+                eprintln!("pythia serve: accept: {error}");
+                tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+                continue;
+            }
+        };
+        let number = connections.fetch_add(1, Ordering::Relaxed) + 1;
+        let backend = match Backend::spawn(shared.instance.clone(), format!("pythia-conn-{number}"))
+        {
+            Ok(backend) => backend,
+            Err(error) => {
+                eprintln!("pythia serve: no thread for a connection: {error}");
+                continue;
+            }
+        };
+        let handlers = Handlers {
+            shared: shared.clone(),
+            backend,
+        };
+        tokio::spawn(async move {
+            // A connection's error ends that connection only.
+            let _ = pgwire::tokio::process_socket(socket, None, handlers).await;
+        });
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn transaction_control_is_read_as_postgresql_clients_mean_it() {
+        assert_eq!(control("begin"), Control::Begin);
+        assert_eq!(control("BEGIN TRANSACTION"), Control::Begin);
+        assert_eq!(
+            control("start transaction isolation level read committed"),
+            Control::Begin
+        );
+        assert_eq!(control("begin null; end"), Control::Statement);
+        assert_eq!(control("end"), Control::End("commit"));
+        assert_eq!(control("commit write nowait"), Control::End(""));
+        assert_eq!(control("rollback"), Control::End("rollback"));
+        assert_eq!(control("abort"), Control::End("rollback"));
+        assert_eq!(control("rollback to savepoint a"), Control::Statement);
+        assert_eq!(control("rollback work to a"), Control::Statement);
+        assert_eq!(control("select 1 from dual"), Control::Statement);
+    }
+
+    #[test]
+    fn command_tags_are_postgresqls() {
+        assert_eq!(
+            command_tag("insert into t values (1)", 1),
+            Tag::new("INSERT").with_oid(0).with_rows(1)
+        );
+        assert_eq!(
+            command_tag("update t set a = 1", 3),
+            Tag::new("UPDATE").with_rows(3)
+        );
+        assert_eq!(
+            command_tag("create table t (a number)", 0),
+            Tag::new("CREATE TABLE")
+        );
+    }
+}

@@ -1,0 +1,286 @@
+//! The simple query protocol through a real PostgreSQL client (tokio-postgres): results,
+//! command tags, autocommit and explicit transactions, errors with their SQLSTATE, one
+//! dedicated session per connection, and a connection that vanishes losing only its own
+//! work.
+
+use std::net::SocketAddr;
+use std::path::PathBuf;
+use std::sync::Arc;
+
+use pythia::Instance;
+use pythia_server::Server;
+use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
+
+fn temp_dir(name: &str) -> PathBuf {
+    let dir = std::env::temp_dir().join(format!("pythia-server-{name}-{}", std::process::id()));
+    let _ = std::fs::remove_dir_all(&dir);
+    dir
+}
+
+fn start(name: &str, parameters: &[(&str, &str)]) -> (Arc<Instance>, Server) {
+    let mut all = vec![("db_cache_size", "8M"), ("undo_tablespace_size", "16M")];
+    all.extend_from_slice(parameters);
+    let instance = Instance::open(temp_dir(name), &all).unwrap();
+    let server = Server::start(instance.clone(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    (instance, server)
+}
+
+async fn connect(address: SocketAddr) -> Result<Client, tokio_postgres::Error> {
+    let (client, connection) = tokio_postgres::connect(
+        &format!(
+            "host={} port={} user=system dbname=pythia connect_timeout=10",
+            address.ip(),
+            address.port()
+        ),
+        NoTls,
+    )
+    .await?;
+    tokio::spawn(connection);
+    Ok(client)
+}
+
+/// `connect`, waiting out ORA-00020 while the sessions of connections just closed end
+/// (their threads see the close a moment later): at most 2 s.
+async fn connect_when_free(address: SocketAddr) -> Client {
+    for _ in 0..100 {
+        match connect(address).await {
+            Ok(client) => return client,
+            Err(error)
+                if error
+                    .as_db_error()
+                    .is_some_and(|db| db.code().code() == "53300") =>
+            {
+                tokio::time::sleep(std::time::Duration::from_millis(20)).await
+            }
+            Err(error) => panic!("{error}"),
+        }
+    }
+    panic!("no session came free in 2 s");
+}
+
+/// What a simple query sent back, each message through `pick`.
+async fn messages<T>(
+    client: &Client,
+    sql: &str,
+    pick: impl Fn(SimpleQueryMessage) -> Option<T>,
+) -> Vec<T> {
+    let sent = client.simple_query(sql).await.unwrap();
+    sent.into_iter().filter_map(pick).collect()
+}
+
+/// The rows of a simple query, as text.
+async fn rows(client: &Client, sql: &str) -> Vec<Vec<Option<String>>> {
+    messages(client, sql, |message| match message {
+        SimpleQueryMessage::Row(row) => Some(
+            (0..row.len())
+                .map(|index| row.get(index).map(str::to_string))
+                .collect(),
+        ),
+        _ => None,
+    })
+    .await
+}
+
+/// The command tags' row counts of a simple query, in order.
+async fn counts(client: &Client, sql: &str) -> Vec<u64> {
+    messages(client, sql, |message| match message {
+        SimpleQueryMessage::CommandComplete(rows) => Some(rows),
+        _ => None,
+    })
+    .await
+}
+
+fn text(values: &[&str]) -> Vec<Option<String>> {
+    values.iter().map(|value| Some(value.to_string())).collect()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn statements_results_and_autocommit_through_a_postgresql_client() {
+    let (_instance, server) = start("basics", &[]);
+    let first = connect(server.local_addr()).await.unwrap();
+    // Several statements in one message, each with its own command tag.
+    assert_eq!(
+        counts(
+            &first,
+            "create table t (id number primary key, name varchar2(40), flag boolean); \
+             insert into t values (1, 'one; with a semicolon', true); \
+             insert into t values (2, null, false); update t set name = 'two' where id = 2"
+        )
+        .await,
+        vec![0, 1, 1, 1]
+    );
+    assert_eq!(
+        rows(&first, "select id, name, flag from t order by id").await,
+        vec![
+            text(&["1", "one; with a semicolon", "t"]),
+            text(&["2", "two", "f"])
+        ]
+    );
+    // Autocommit: another connection, another session, sees the rows at once.
+    let second = connect(server.local_addr()).await.unwrap();
+    assert_eq!(
+        rows(&second, "select count(*) from t").await,
+        vec![text(&["2"])]
+    );
+    // Each connection has a session of its own.
+    let sid = |rows: Vec<Vec<Option<String>>>| rows[0][0].clone().unwrap();
+    let query = "select sid from v$mystat where rownum = 1";
+    assert_ne!(
+        sid(rows(&first, query).await),
+        sid(rows(&second, query).await)
+    );
+    // Between requests each session waited on 'SQL*Net message from client'.
+    let waits = rows(
+        &first,
+        "select total_waits from v$system_event where event = 'SQL*Net message from client'",
+    )
+    .await;
+    let waits: u64 = waits[0][0].as_deref().unwrap().parse().unwrap();
+    assert!(waits >= 4, "{waits} waits for the clients");
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn explicit_transactions_commit_and_roll_back_as_a_unit() {
+    let (_instance, server) = start("transactions", &[]);
+    let client = connect(server.local_addr()).await.unwrap();
+    let other = connect(server.local_addr()).await.unwrap();
+    client
+        .simple_query("create table t (a number)")
+        .await
+        .unwrap();
+    client
+        .simple_query("begin; insert into t values (1); insert into t values (2)")
+        .await
+        .unwrap();
+    // Uncommitted: the other session sees nothing yet.
+    assert_eq!(
+        rows(&other, "select count(*) from t").await,
+        vec![text(&["0"])]
+    );
+    client.simple_query("rollback").await.unwrap();
+    assert_eq!(
+        rows(&client, "select count(*) from t").await,
+        vec![text(&["0"])]
+    );
+    client
+        .simple_query("start transaction; insert into t values (3); commit")
+        .await
+        .unwrap();
+    assert_eq!(rows(&other, "select a from t").await, vec![text(&["3"])]);
+    // tokio-postgres's own transaction API sends BEGIN and COMMIT.
+    let mut client = client;
+    let transaction = client.transaction().await.unwrap();
+    transaction
+        .simple_query("insert into t values (4)")
+        .await
+        .unwrap();
+    transaction.commit().await.unwrap();
+    assert_eq!(
+        rows(&other, "select count(*) from t").await,
+        vec![text(&["2"])]
+    );
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn errors_carry_their_sqlstate_and_the_connection_goes_on() {
+    let (_instance, server) = start("errors", &[]);
+    let client = connect(server.local_addr()).await.unwrap();
+    client
+        .simple_query("create table t (a number primary key)")
+        .await
+        .unwrap();
+    let error = client
+        .simple_query("select * from missing")
+        .await
+        .unwrap_err();
+    let database = error.as_db_error().expect("an error from the server");
+    assert_eq!(database.code().code(), "42P01");
+    assert!(
+        database.message().contains("ORA-00942"),
+        "{}",
+        database.message()
+    );
+    // The first error ends the query string: the second insert does not run.
+    let error = client
+        .simple_query(
+            "insert into t values (1); insert into t values (1); insert into t values (2)",
+        )
+        .await
+        .unwrap_err();
+    assert_eq!(error.as_db_error().unwrap().code().code(), "23505");
+    assert_eq!(rows(&client, "select a from t").await, vec![text(&["1"])]);
+    // A syntax error points at its character (1-based).
+    let error = client.simple_query("select from").await.unwrap_err();
+    let database = error.as_db_error().unwrap();
+    assert_eq!(database.code().code(), "42601");
+    assert!(database.position().is_some());
+    // Inside an explicit transaction a failed statement undoes only itself.
+    client
+        .simple_query("begin; insert into t values (3)")
+        .await
+        .unwrap();
+    assert!(client
+        .simple_query("insert into t values (3)")
+        .await
+        .is_err());
+    client.simple_query("commit").await.unwrap();
+    assert_eq!(
+        rows(&client, "select a from t order by a").await,
+        vec![text(&["1"]), text(&["3"])]
+    );
+    server.stop();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_vanished_connection_loses_its_open_transaction_and_nothing_else() {
+    let (instance, server) = start("vanish", &[("processes", "4")]);
+    let keeper = connect(server.local_addr()).await.unwrap();
+    keeper
+        .simple_query("create table t (a number)")
+        .await
+        .unwrap();
+    let leaver = connect(server.local_addr()).await.unwrap();
+    leaver
+        .simple_query("begin; insert into t values (1)")
+        .await
+        .unwrap();
+    drop(leaver);
+    // Its thread ends, its session rolls back, its slot in `processes` comes free: with
+    // `processes` at 4, more connections than that in turn all get in.
+    for _ in 0..8 {
+        let client = connect_when_free(server.local_addr()).await;
+        assert_eq!(
+            rows(&client, "select count(*) from t").await,
+            vec![text(&["0"])]
+        );
+    }
+    assert_eq!(
+        rows(&keeper, "select count(*) from t").await,
+        vec![text(&["0"])]
+    );
+    // Beyond `processes` the login fails with ORA-00020 and only that connection is refused.
+    let mut held = Vec::new();
+    let refused = loop {
+        match connect(server.local_addr()).await {
+            Ok(client) => held.push(client),
+            Err(error) => break error,
+        }
+        assert!(held.len() <= 4, "processes did not bound the sessions");
+    };
+    let database = refused.as_db_error().expect("refused by the server");
+    assert_eq!(database.code().code(), "53300");
+    assert!(
+        database.message().contains("ORA-00020"),
+        "{}",
+        database.message()
+    );
+    assert_eq!(
+        rows(&keeper, "select count(*) from t").await,
+        vec![text(&["0"])]
+    );
+    drop(held);
+    server.stop();
+    drop(instance);
+}
