@@ -35,7 +35,10 @@ pub fn run(dir: &Path, listen: SocketAddr, parameters: &[(String, String)]) -> i
         eprintln!("pythia serve: waiting for a signal: {error}");
     }
     println!("pythia serve: stopping");
-    server.stop();
+    let running = server.stop();
+    if running > 0 {
+        eprintln!("pythia serve: {running} connection threads still running after the wait");
+    }
     match instance.shutdown() {
         Ok(()) => 0,
         Err(error) => {

@@ -28,7 +28,8 @@ use std::io;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc};
+use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::{stream, Sink, SinkExt};
@@ -37,25 +38,57 @@ use pgwire::api::auth::{
     protocol_negotiation, save_startup_parameters_to_metadata, AuthDriver, AuthOutcome,
     DefaultServerParameterProvider, StartupHandler,
 };
+use pgwire::api::portal::{Format, Portal};
 use pgwire::api::query::{
-    send_execution_response, send_query_response, send_ready_for_query, SimpleQueryHandler,
+    send_execution_response, send_query_response, send_ready_for_query, ExtendedQueryHandler,
+    SimpleQueryHandler,
 };
 use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
+use pgwire::api::stmt::QueryParser;
 use pgwire::api::store::PortalStore;
 use pgwire::api::Type;
 use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, PgWireServerHandlers};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::data::DataRow;
-use pgwire::messages::response::{EmptyQueryResponse, TransactionStatus};
+use pgwire::messages::extendedquery::Sync as SyncMessage;
+use pgwire::messages::response::{EmptyQueryResponse, ReadyForQuery, TransactionStatus};
 use pgwire::messages::simplequery::Query;
 use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use pythia::sql::lexer::tokenize;
 use pythia::types::DataType;
 use pythia::{Column, Instance, Session, StatementResult, Value};
 
 mod split;
 
 pub use split::split_statements;
+use split::{begins_transaction, word};
+
+/// How long `Server::stop` waits for the connections' threads to finish the statement they
+/// are running and roll back what they had open.
+pub const CONNECTION_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
+
+/// The connections' threads alive, and a condition variable for `Server::stop` to wait on.
+#[derive(Default)]
+struct Live {
+    threads: Mutex<usize>,
+    ended: Condvar,
+}
+
+/// Counts a connection's thread in `Live` until dropped, however the thread ends.
+struct LiveThread(Arc<Live>);
+
+impl Drop for LiveThread {
+    fn drop(&mut self) {
+        let mut threads = self
+            .0
+            .threads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *threads -= 1;
+        self.0.ended.notify_all();
+    }
+}
 
 /// What the server reports as `server_version`: clients read the leading number.
 pub const SERVER_VERSION: &str = concat!("15.0 (Pythia ", env!("CARGO_PKG_VERSION"), ")");
@@ -79,9 +112,15 @@ struct Backend {
 }
 
 impl Backend {
-    fn spawn(instance: Arc<Instance>, name: String) -> io::Result<Arc<Backend>> {
+    fn spawn(instance: Arc<Instance>, name: String, live: &Arc<Live>) -> io::Result<Arc<Backend>> {
         let (jobs, inbox) = mpsc::channel::<Job>();
+        *live
+            .threads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
+        let counted = LiveThread(live.clone());
         std::thread::Builder::new().name(name).spawn(move || {
+            let _counted = counted;
             let mut connection = Connection {
                 instance,
                 session: None,
@@ -140,7 +179,7 @@ impl Backend {
 fn ended() -> PgWireError {
     PgWireError::UserError(Box::new(ErrorInfo::new(
         "FATAL".into(),
-        "57P01".into(),
+        "XX000".into(),
         "the server thread of this session has ended".into(),
     )))
 }
@@ -157,21 +196,19 @@ enum Control {
 }
 
 fn control(sql: &str) -> Control {
-    let words: Vec<String> = sql
-        .split_whitespace()
-        .take(3)
-        .map(str::to_ascii_uppercase)
-        .collect();
-    let words: Vec<&str> = words.iter().map(String::as_str).collect();
-    match words.as_slice() {
-        ["BEGIN"] | ["BEGIN", "WORK" | "TRANSACTION"] | ["START", "TRANSACTION", ..] => {
-            Control::Begin
-        }
-        ["END"] | ["END", "WORK" | "TRANSACTION"] => Control::End("commit"),
-        ["ABORT"] | ["ABORT", "WORK" | "TRANSACTION"] => Control::End("rollback"),
-        ["ROLLBACK", "TO", ..] | ["ROLLBACK", "WORK", "TO"] => Control::Statement,
-        ["ROLLBACK", ..] => Control::End("rollback"),
-        ["COMMIT", ..] => Control::End(""),
+    let Ok(tokens) = tokenize(sql) else {
+        return Control::Statement; // the engine reports the lexer's error
+    };
+    if begins_transaction(&tokens) {
+        return Control::Begin;
+    }
+    let words: Vec<&str> = tokens.iter().map(|token| word(Some(token))).collect();
+    // The word alone, or with WORK or TRANSACTION: `ROLLBACK TRANSACTION TO a` is the engine's.
+    let bare = |rest: &[&str]| matches!(rest, [] | ["WORK" | "TRANSACTION"]);
+    match words.split_first() {
+        Some((&"END", rest)) if bare(rest) => Control::End("commit"),
+        Some((&"ABORT" | &"ROLLBACK", rest)) if bare(rest) => Control::End("rollback"),
+        Some((&"COMMIT", _)) => Control::End(""),
         _ => Control::Statement,
     }
 }
@@ -184,17 +221,21 @@ impl Connection {
         Ok(self.session.as_mut().expect("connected above"))
     }
 
-    /// Runs one statement of a simple query, with autocommit outside an explicit transaction.
-    fn run(&mut self, sql: &str) -> pythia::Result<Outcome> {
+    /// Runs one statement of a simple query. Outside an explicit transaction it commits
+    /// (rolls back, if it failed) at once, unless `deferred`: a message of several statements
+    /// is one implicit transaction, as in PostgreSQL, ended by `end_message`.
+    fn run(&mut self, sql: &str, deferred: bool) -> pythia::Result<Outcome> {
         let outcome = match control(sql) {
             Control::Begin => {
                 self.explicit = true;
                 return Ok(Outcome::Done(Tag::new("BEGIN")));
             }
             Control::End(instead) => {
-                self.explicit = false;
                 let text = if instead.is_empty() { sql } else { instead };
-                self.session()?.execute(text)?;
+                let session = self.session()?;
+                session.execute(text)?;
+                // Explicit until the engine says the transaction is over.
+                self.explicit = session.in_transaction();
                 let tag = if instead == "rollback" {
                     "ROLLBACK"
                 } else {
@@ -207,13 +248,27 @@ impl Connection {
                 .execute(sql)
                 .map(|result| encode(result, sql)),
         };
-        if !self.explicit {
-            let session = self.session()?;
-            if session.in_transaction() {
-                session.execute("commit")?;
-            }
+        if !self.explicit && !deferred {
+            self.end_implicit(outcome.is_ok())?;
         }
         outcome
+    }
+
+    /// Ends an implicit transaction: commits what is open, or rolls it back after an error.
+    fn end_implicit(&mut self, succeeded: bool) -> pythia::Result<()> {
+        let session = self.session()?;
+        if session.in_transaction() {
+            session.execute(if succeeded { "commit" } else { "rollback" })?;
+        }
+        Ok(())
+    }
+
+    /// After the last statement of a message sent with `deferred`.
+    fn end_message(&mut self, succeeded: bool) -> pythia::Result<()> {
+        if self.explicit {
+            return Ok(());
+        }
+        self.end_implicit(succeeded)
     }
 }
 
@@ -281,25 +336,50 @@ fn encode(result: StatementResult, sql: &str) -> Outcome {
 fn command_tag(sql: &str, rows: u64) -> Tag {
     let words: Vec<String> = sql
         .split_whitespace()
-        .take(2)
+        .take(6)
         .map(str::to_ascii_uppercase)
         .collect();
     let verb = words.first().map(String::as_str).unwrap_or("");
     match verb {
         "INSERT" => Tag::new("INSERT").with_oid(0).with_rows(rows as usize),
         "UPDATE" | "DELETE" | "MERGE" | "SELECT" => Tag::new(verb).with_rows(rows as usize),
-        "CREATE" | "DROP" | "ALTER" | "TRUNCATE" => Tag::new(&words.join(" ")),
+        "CREATE" | "DROP" | "ALTER" | "TRUNCATE" => {
+            // The object's kind, past OR REPLACE, UNIQUE, GLOBAL TEMPORARY and the like.
+            const KINDS: [&str; 11] = [
+                "TABLE",
+                "INDEX",
+                "VIEW",
+                "SEQUENCE",
+                "PROCEDURE",
+                "FUNCTION",
+                "TRIGGER",
+                "PACKAGE",
+                "TYPE",
+                "SYNONYM",
+                "USER",
+            ];
+            match words
+                .iter()
+                .skip(1)
+                .find(|word| KINDS.contains(&word.as_str()))
+            {
+                Some(kind) => Tag::new(&format!("{verb} {kind}")),
+                None => Tag::new(verb),
+            }
+        }
         _ => Tag::new(verb),
     }
 }
 
 /// An engine error as PostgreSQL's clients read one: the SQLSTATE of the same condition
-/// (`pythia::Error::sqlstate`), the ORA- text as the message, the position 1-based in
-/// characters of the statement.
-fn error_info(error: &pythia::Error, sql: &str, severity: &str) -> ErrorInfo {
+/// (`pythia::Error::sqlstate`), the ORA- text as the message, and the position 1-based in
+/// characters of the whole message `text`, in which the failing statement starts at byte
+/// `offset`.
+fn error_info(error: &pythia::Error, text: &str, offset: usize, severity: &str) -> ErrorInfo {
     let mut info = ErrorInfo::new(severity.into(), error.sqlstate().into(), error.to_string());
     info.position = error.position().map(|byte| {
-        let characters = sql
+        let byte = offset + byte;
+        let characters = text
             .get(..byte)
             .map_or(byte, |prefix| prefix.chars().count());
         (characters + 1).to_string()
@@ -313,6 +393,7 @@ fn error_info(error: &pythia::Error, sql: &str, severity: &str) -> ErrorInfo {
 struct Shared {
     instance: Arc<Instance>,
     driver: AuthDriver<DefaultServerParameterProvider>,
+    live: Arc<Live>,
 }
 
 /// One per connection: pgwire asks it for its handlers, so it carries the connection's
@@ -328,6 +409,10 @@ impl PgWireServerHandlers for Handlers {
     }
 
     fn startup_handler(&self) -> Arc<impl StartupHandler> {
+        Arc::new(self.clone_inner())
+    }
+
+    fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
         Arc::new(self.clone_inner())
     }
 }
@@ -401,7 +486,7 @@ impl StartupHandler for Handlers {
                 .run(|connection| connection.session().map(|_| ()))
                 .await?
                 .map_err(|error| {
-                    PgWireError::UserError(Box::new(error_info(&error, "", "FATAL")))
+                    PgWireError::UserError(Box::new(error_info(&error, "", 0, "FATAL")))
                 })?;
             driver
                 .complete_authentication(client, final_message)
@@ -427,9 +512,10 @@ impl SimpleQueryHandler for Handlers {
             return Err(PgWireError::NotReadyForQuery);
         }
         client.set_state(PgWireConnectionState::QueryInProgress);
-        match split_statements(&query.query) {
+        let text = &query.query;
+        match split_statements(text) {
             Err(error) => {
-                let info = error_info(&error, &query.query, "ERROR");
+                let info = error_info(&error, text, 0, "ERROR");
                 client
                     .feed(PgWireBackendMessage::ErrorResponse(info.into()))
                     .await?;
@@ -442,11 +528,13 @@ impl SimpleQueryHandler for Handlers {
                     .await?;
             }
             Ok(statements) => {
-                for sql in statements {
+                let deferred = statements.len() > 1;
+                let mut succeeded = true;
+                for (offset, sql) in statements {
                     let statement = sql.clone();
                     let outcome = self
                         .backend
-                        .run(move |connection| connection.run(&statement))
+                        .run(move |connection| connection.run(&statement, deferred))
                         .await?;
                     match outcome {
                         Ok(Outcome::Rows { fields, rows }) => {
@@ -456,12 +544,25 @@ impl SimpleQueryHandler for Handlers {
                         }
                         Ok(Outcome::Done(tag)) => send_execution_response(client, tag).await?,
                         Err(error) => {
-                            let info = error_info(&error, &sql, "ERROR");
+                            let info = error_info(&error, text, offset, "ERROR");
                             client
                                 .feed(PgWireBackendMessage::ErrorResponse(info.into()))
                                 .await?;
+                            succeeded = false;
                             break;
                         }
+                    }
+                }
+                if deferred {
+                    let ended = self
+                        .backend
+                        .run(move |connection| connection.end_message(succeeded))
+                        .await?;
+                    if let (true, Err(error)) = (succeeded, ended) {
+                        let info = error_info(&error, text, 0, "ERROR");
+                        client
+                            .feed(PgWireBackendMessage::ErrorResponse(info.into()))
+                            .await?;
                     }
                 }
             }
@@ -483,6 +584,95 @@ impl SimpleQueryHandler for Handlers {
     }
 }
 
+/// The extended query protocol is increment 2: until then every Parse gets a clear error,
+/// and the connection goes on (pgwire skips to the next Sync, whose ReadyForQuery reports
+/// the session's own transaction status).
+struct RefuseExtended;
+
+fn extended_refused() -> PgWireError {
+    PgWireError::UserError(Box::new(ErrorInfo::new(
+        "ERROR".into(),
+        "0A000".into(),
+        "ORA-03001: unimplemented feature: pythia serve does not take the extended query \
+         protocol (Parse, Bind, Execute) yet; send statements with the simple query protocol"
+            .into(),
+    )))
+}
+
+#[async_trait]
+impl QueryParser for RefuseExtended {
+    type Statement = String;
+
+    async fn parse_sql<C>(
+        &self,
+        _client: &C,
+        _sql: &str,
+        _types: &[Option<Type>],
+    ) -> PgWireResult<Option<String>>
+    where
+        C: ClientInfo + Unpin + Send + Sync,
+    {
+        Err(extended_refused())
+    }
+
+    fn get_parameter_types(&self, _statement: &String) -> PgWireResult<Vec<Type>> {
+        Err(extended_refused())
+    }
+
+    fn get_result_schema(
+        &self,
+        _statement: &String,
+        _format: Option<&Format>,
+    ) -> PgWireResult<Vec<FieldInfo>> {
+        Err(extended_refused())
+    }
+}
+
+#[async_trait]
+impl ExtendedQueryHandler for Handlers {
+    type Statement = String;
+    type QueryParser = RefuseExtended;
+
+    fn query_parser(&self) -> Arc<RefuseExtended> {
+        Arc::new(RefuseExtended)
+    }
+
+    async fn do_query<C>(
+        &self,
+        _client: &mut C,
+        _portal: &Portal<String>,
+        _max_rows: usize,
+    ) -> PgWireResult<Response>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = String>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        Err(extended_refused())
+    }
+
+    /// The session's own status, as after a simple query: pgwire would report a failed
+    /// transaction after the refusal.
+    async fn on_sync<C>(&self, client: &mut C, _message: SyncMessage) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = String>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        client.set_state(PgWireConnectionState::ReadyForQuery);
+        let status = self.backend.transaction_status();
+        client.set_transaction_status(status);
+        client
+            .send(PgWireBackendMessage::ReadyForQuery(ReadyForQuery::new(
+                status,
+            )))
+            .await?;
+        Ok(())
+    }
+}
+
 // ----- the server -------------------------------------------------------------------------
 
 /// A running server: its address, and the way to stop it.
@@ -490,6 +680,7 @@ pub struct Server {
     local_addr: SocketAddr,
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
+    live: Arc<Live>,
 }
 
 impl Server {
@@ -517,9 +708,11 @@ impl Server {
         let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let mut parameters = DefaultServerParameterProvider::default();
         parameters.server_version = SERVER_VERSION.into();
+        let live = Arc::new(Live::default());
         let shared = Arc::new(Shared {
             instance,
             driver: AuthDriver::new(parameters),
+            live: live.clone(),
         });
         let thread = std::thread::Builder::new()
             .name("pythia-listener".into())
@@ -544,6 +737,7 @@ impl Server {
             local_addr,
             stop: Some(stop),
             thread: Some(thread),
+            live,
         })
     }
 
@@ -551,18 +745,32 @@ impl Server {
         self.local_addr
     }
 
-    /// Stops accepting and closes every connection.
-    pub fn stop(mut self) {
-        self.shut();
+    /// Stops accepting, closes every connection, and waits (at most
+    /// [`CONNECTION_DRAIN_TIMEOUT`]) for their threads to finish the statement they run and
+    /// roll back what they had open: the instance can then shut down. Returns the threads
+    /// still running after the wait (0 normally).
+    pub fn stop(mut self) -> usize {
+        self.shut()
     }
 
-    fn shut(&mut self) {
+    fn shut(&mut self) -> usize {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
+        let threads = self
+            .live
+            .threads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (threads, _) = self
+            .live
+            .ended
+            .wait_timeout_while(threads, CONNECTION_DRAIN_TIMEOUT, |threads| *threads > 0)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *threads
     }
 }
 
@@ -600,8 +808,11 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             }
         };
         let number = connections.fetch_add(1, Ordering::Relaxed) + 1;
-        let backend = match Backend::spawn(shared.instance.clone(), format!("pythia-conn-{number}"))
-        {
+        let backend = match Backend::spawn(
+            shared.instance.clone(),
+            format!("pythia-conn-{number}"),
+            &shared.live,
+        ) {
             Ok(backend) => backend,
             Err(error) => {
                 eprintln!("pythia serve: no thread for a connection: {error}");
@@ -638,22 +849,42 @@ mod tests {
         assert_eq!(control("abort"), Control::End("rollback"));
         assert_eq!(control("rollback to savepoint a"), Control::Statement);
         assert_eq!(control("rollback work to a"), Control::Statement);
+        assert_eq!(
+            control("rollback transaction to savepoint a"),
+            Control::Statement
+        );
+        assert_eq!(control("rollback /* x */ to a"), Control::Statement);
+        assert_eq!(
+            control("begin isolation level serializable"),
+            Control::Begin
+        );
+        assert_eq!(control("begin read only"), Control::Begin);
+        assert_eq!(control("end transaction"), Control::End("commit"));
         assert_eq!(control("select 1 from dual"), Control::Statement);
     }
 
     #[test]
     fn command_tags_are_postgresqls() {
+        let tag = |sql: &str, rows| command_tag(sql, rows);
         assert_eq!(
-            command_tag("insert into t values (1)", 1),
+            tag("insert into t values (1)", 1),
             Tag::new("INSERT").with_oid(0).with_rows(1)
         );
         assert_eq!(
-            command_tag("update t set a = 1", 3),
+            tag("update t set a = 1", 3),
             Tag::new("UPDATE").with_rows(3)
         );
         assert_eq!(
-            command_tag("create table t (a number)", 0),
+            tag("create table t (a number)", 0),
             Tag::new("CREATE TABLE")
+        );
+        assert_eq!(
+            tag("create unique index i on t (a)", 0),
+            Tag::new("CREATE INDEX")
+        );
+        assert_eq!(
+            tag("create or replace view v as select 1 from dual", 0),
+            Tag::new("CREATE VIEW")
         );
     }
 }

@@ -3,14 +3,15 @@
 
 use pythia::sql::lexer::{tokenize, Token, TokenKind};
 
-/// The statements of `text`, each without its `;`, in order; empty ones are left out. The
-/// engine's lexer finds the semicolons, so quotes, quoted identifiers and comments are
-/// respected. A PL/SQL block (`DECLARE`, `BEGIN` not followed by `;`, `WORK` or
-/// `TRANSACTION`, `CREATE [OR REPLACE] PROCEDURE | FUNCTION | PACKAGE | TRIGGER | TYPE`)
+/// The statements of `text`, each without its `;`, with the byte offset it starts at, in
+/// order; empty ones are left out. The engine's lexer finds the semicolons, so quotes,
+/// quoted identifiers and comments are respected. A PL/SQL block (`DECLARE`, `BEGIN` that
+/// does not begin a transaction (see [`begins_transaction`]), `CREATE [OR REPLACE]
+/// PROCEDURE | FUNCTION | PACKAGE | TRIGGER | TYPE`)
 /// holds semicolons of its own: it runs to the end of the text, as one statement, its last
 /// `END;` included (PL/SQL's own). A text
 /// the lexer rejects (an unterminated quote) is its error.
-pub fn split_statements(text: &str) -> pythia::Result<Vec<String>> {
+pub fn split_statements(text: &str) -> pythia::Result<Vec<(usize, String)>> {
     let tokens = tokenize(text)?;
     let mut statements = Vec::new();
     let mut rest: &[Token] = &tokens;
@@ -27,28 +28,43 @@ pub fn split_statements(text: &str) -> pythia::Result<Vec<String>> {
                 .unwrap_or(rest.len())
         };
         let last = &rest[end - 1];
-        statements.push(text[first.start..last.end].to_string());
+        statements.push((first.start, text[first.start..last.end].to_string()));
         rest = &rest[end..];
     }
     Ok(statements)
 }
 
-fn word(token: Option<&Token>) -> &str {
+pub(crate) fn word(token: Option<&Token>) -> &str {
     match token.map(|token| &token.kind) {
         Some(TokenKind::Word(word)) => word,
         _ => "",
     }
 }
 
+/// Whether a statement whose tokens start `tokens` is PostgreSQL's `BEGIN` (`BEGIN` alone, or
+/// followed by `WORK`, `TRANSACTION` or a transaction mode: `ISOLATION`, `READ`, `NOT`,
+/// `DEFERRABLE`) or `START TRANSACTION`, rather than a PL/SQL block. The engine's parser
+/// reads the same `BEGIN` forms as a transaction's start.
+pub(crate) fn begins_transaction(tokens: &[Token]) -> bool {
+    match word(tokens.first()) {
+        "BEGIN" => {
+            matches!(
+                tokens.get(1).map(|token| &token.kind),
+                None | Some(TokenKind::Semicolon)
+            ) || matches!(
+                word(tokens.get(1)),
+                "WORK" | "TRANSACTION" | "ISOLATION" | "READ" | "NOT" | "DEFERRABLE"
+            )
+        }
+        "START" => word(tokens.get(1)) == "TRANSACTION",
+        _ => false,
+    }
+}
+
 fn is_block(tokens: &[Token]) -> bool {
     match word(tokens.first()) {
         "DECLARE" => true,
-        "BEGIN" => {
-            !matches!(
-                tokens.get(1).map(|token| &token.kind),
-                None | Some(TokenKind::Semicolon)
-            ) && !matches!(word(tokens.get(1)), "WORK" | "TRANSACTION")
-        }
+        "BEGIN" => !begins_transaction(tokens),
         "CREATE" => {
             let kind = if word(tokens.get(1)) == "OR" && word(tokens.get(2)) == "REPLACE" {
                 word(tokens.get(3))
@@ -69,7 +85,14 @@ mod tests {
     use super::split_statements;
 
     fn split(text: &str) -> Vec<String> {
-        split_statements(text).unwrap()
+        let statements = split_statements(text).unwrap();
+        for (offset, statement) in &statements {
+            assert!(text[*offset..].starts_with(statement.as_str()));
+        }
+        statements
+            .into_iter()
+            .map(|(_, statement)| statement)
+            .collect()
     }
 
     #[test]
@@ -91,6 +114,17 @@ mod tests {
         assert_eq!(
             split("BEGIN TRANSACTION; end"),
             vec!["BEGIN TRANSACTION", "end"]
+        );
+        assert_eq!(
+            split("begin isolation level serializable; insert into t values (1)"),
+            vec![
+                "begin isolation level serializable",
+                "insert into t values (1)"
+            ]
+        );
+        assert_eq!(
+            split("BEGIN READ ONLY; select 1 from dual"),
+            vec!["BEGIN READ ONLY", "select 1 from dual"]
         );
         assert_eq!(
             split("begin insert into t values (1); commit; end;"),

@@ -129,14 +129,18 @@ async fn statements_results_and_autocommit_through_a_postgresql_client() {
         sid(rows(&first, query).await),
         sid(rows(&second, query).await)
     );
-    // Between requests each session waited on 'SQL*Net message from client'.
+    // Between requests this session waited on 'SQL*Net message from client'.
+    let own = sid(rows(&first, query).await);
     let waits = rows(
         &first,
-        "select total_waits from v$system_event where event = 'SQL*Net message from client'",
+        &format!(
+            "select total_waits from v$session_event \
+             where event = 'SQL*Net message from client' and sid = {own}"
+        ),
     )
     .await;
     let waits: u64 = waits[0][0].as_deref().unwrap().parse().unwrap();
-    assert!(waits >= 4, "{waits} waits for the clients");
+    assert!(waits >= 4, "{waits} waits for the client");
     server.stop();
 }
 
@@ -202,7 +206,8 @@ async fn errors_carry_their_sqlstate_and_the_connection_goes_on() {
         "{}",
         database.message()
     );
-    // The first error ends the query string: the second insert does not run.
+    // A message of several statements is one implicit transaction, as in PostgreSQL: the
+    // first error ends it and undoes it whole; the third insert never runs.
     let error = client
         .simple_query(
             "insert into t values (1); insert into t values (1); insert into t values (2)",
@@ -210,12 +215,24 @@ async fn errors_carry_their_sqlstate_and_the_connection_goes_on() {
         .await
         .unwrap_err();
     assert_eq!(error.as_db_error().unwrap().code().code(), "23505");
-    assert_eq!(rows(&client, "select a from t").await, vec![text(&["1"])]);
-    // A syntax error points at its character (1-based).
-    let error = client.simple_query("select from").await.unwrap_err();
+    assert!(rows(&client, "select a from t").await.is_empty());
+    client
+        .simple_query("insert into t values (1)")
+        .await
+        .unwrap();
+    // A syntax error points at its character, counted in the whole message (1-based).
+    let message = "select 1 from dual; select from";
+    let error = client.simple_query(message).await.unwrap_err();
     let database = error.as_db_error().unwrap();
     assert_eq!(database.code().code(), "42601");
-    assert!(database.position().is_some());
+    let position = match database.position() {
+        Some(tokio_postgres::error::ErrorPosition::Original(position)) => *position as usize,
+        other => panic!("no position: {other:?}"),
+    };
+    assert!(
+        position > "select 1 from dual; ".len() && position <= message.len(),
+        "position {position} is not in the second statement"
+    );
     // Inside an explicit transaction a failed statement undoes only itself.
     client
         .simple_query("begin; insert into t values (3)")
@@ -238,28 +255,29 @@ async fn a_vanished_connection_loses_its_open_transaction_and_nothing_else() {
     let (instance, server) = start("vanish", &[("processes", "4")]);
     let keeper = connect(server.local_addr()).await.unwrap();
     keeper
-        .simple_query("create table t (a number)")
+        .simple_query("create table t (a number); insert into t values (0)")
         .await
         .unwrap();
     let leaver = connect(server.local_addr()).await.unwrap();
     leaver
-        .simple_query("begin; insert into t values (1)")
+        .simple_query("begin; update t set a = 1")
         .await
         .unwrap();
     drop(leaver);
-    // Its thread ends, its session rolls back, its slot in `processes` comes free: with
-    // `processes` at 4, more connections than that in turn all get in.
+    // Its thread ends and its session rolls back, releasing the row it locked: the keeper
+    // changes the row without waiting long (a lock left behind would hold it for good).
+    let update = keeper.simple_query("update t set a = 2");
+    tokio::time::timeout(std::time::Duration::from_secs(30), update)
+        .await
+        .expect("the vanished session's row lock was never released")
+        .unwrap();
+    assert_eq!(rows(&keeper, "select a from t").await, vec![text(&["2"])]);
+    // Its slot in `processes` comes free too: with `processes` at 4, more connections than
+    // that in turn all get in.
     for _ in 0..8 {
         let client = connect_when_free(server.local_addr()).await;
-        assert_eq!(
-            rows(&client, "select count(*) from t").await,
-            vec![text(&["0"])]
-        );
+        assert_eq!(rows(&client, "select a from t").await, vec![text(&["2"])]);
     }
-    assert_eq!(
-        rows(&keeper, "select count(*) from t").await,
-        vec![text(&["0"])]
-    );
     // Beyond `processes` the login fails with ORA-00020 and only that connection is refused.
     let mut held = Vec::new();
     let refused = loop {
@@ -267,7 +285,7 @@ async fn a_vanished_connection_loses_its_open_transaction_and_nothing_else() {
             Ok(client) => held.push(client),
             Err(error) => break error,
         }
-        assert!(held.len() <= 4, "processes did not bound the sessions");
+        assert!(held.len() < 4, "processes did not bound the sessions");
     };
     let database = refused.as_db_error().expect("refused by the server");
     assert_eq!(database.code().code(), "53300");
@@ -276,11 +294,68 @@ async fn a_vanished_connection_loses_its_open_transaction_and_nothing_else() {
         "{}",
         database.message()
     );
-    assert_eq!(
-        rows(&keeper, "select count(*) from t").await,
-        vec![text(&["0"])]
-    );
+    assert_eq!(rows(&keeper, "select a from t").await, vec![text(&["2"])]);
     drop(held);
-    server.stop();
+    assert_eq!(server.stop(), 0, "connection threads left running");
     drop(instance);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn transaction_modes_savepoints_and_the_extended_protocols_refusal() {
+    let (instance, server) = start("modes", &[]);
+    let client = connect(server.local_addr()).await.unwrap();
+    client
+        .simple_query("create table t (a number)")
+        .await
+        .unwrap();
+    // BEGIN with a transaction mode is a BEGIN, not a PL/SQL block.
+    client
+        .simple_query("begin isolation level read committed; insert into t values (1)")
+        .await
+        .unwrap();
+    client.simple_query("rollback").await.unwrap();
+    assert!(rows(&client, "select a from t").await.is_empty());
+    // ROLLBACK TRANSACTION TO a savepoint undoes back to it and the transaction goes on.
+    client
+        .simple_query(
+            "begin; insert into t values (1); savepoint s; insert into t values (2); \
+             rollback transaction to s; insert into t values (3); commit",
+        )
+        .await
+        .unwrap();
+    assert_eq!(
+        rows(&client, "select a from t order by a").await,
+        vec![text(&["1"]), text(&["3"])]
+    );
+    // The extended protocol is refused clearly, and the connection goes on.
+    let error = client.query("select a from t", &[]).await.unwrap_err();
+    let database = error.as_db_error().expect("refused by the server");
+    assert_eq!(database.code().code(), "0A000");
+    assert!(
+        database.message().contains("simple query"),
+        "{}",
+        database.message()
+    );
+    assert_eq!(
+        rows(&client, "select count(*) from t").await,
+        vec![text(&["2"])]
+    );
+    // Stopping the server with a transaction open rolls it back before `stop` returns: the
+    // row it locked is free at once for a session of the instance.
+    client
+        .simple_query("begin; update t set a = 10 where a = 1")
+        .await
+        .unwrap();
+    assert_eq!(server.stop(), 0, "connection threads left running");
+    let (done, finished) = std::sync::mpsc::channel();
+    std::thread::spawn(move || {
+        let mut session = instance.connect().unwrap();
+        let changed = session.execute("update t set a = 11 where a = 1").unwrap();
+        session.execute("commit").unwrap();
+        let _ = done.send(changed.rows_affected);
+    });
+    let changed = finished
+        .recv_timeout(std::time::Duration::from_secs(30))
+        .expect("the stopped connection's row lock was never released");
+    assert_eq!(changed, 1);
 }
