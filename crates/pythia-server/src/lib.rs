@@ -51,7 +51,9 @@ use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, PgWireSe
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::data::DataRow;
 use pgwire::messages::extendedquery::Sync as SyncMessage;
-use pgwire::messages::response::{EmptyQueryResponse, ReadyForQuery, TransactionStatus};
+use pgwire::messages::response::{
+    CommandComplete, EmptyQueryResponse, ReadyForQuery, TransactionStatus,
+};
 use pgwire::messages::simplequery::Query;
 use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
@@ -263,6 +265,19 @@ impl Connection {
         Ok(())
     }
 
+    /// Counts a statement's traffic in the session's statistics; `received` (non-zero for
+    /// a message's first statement) also counts the round trip and its ReadyForQuery.
+    fn count_traffic(&self, received: u64, outcome: &pythia::Result<Outcome>) {
+        if let Some(session) = &self.session {
+            let (ready, round_trips) = if received > 0 {
+                (READY_FOR_QUERY_BYTES, 1)
+            } else {
+                (0, 0)
+            };
+            session.count_client_traffic(received, wire_bytes(outcome) + ready, round_trips);
+        }
+    }
+
     /// After the last statement of a message sent with `deferred`.
     fn end_message(&mut self, succeeded: bool) -> pythia::Result<()> {
         if self.explicit {
@@ -281,6 +296,44 @@ enum Outcome {
         rows: Vec<DataRow>,
     },
     Done(Tag),
+}
+
+/// Bytes of a message's type and length fields.
+const MESSAGE_HEADER_BYTES: u64 = 5;
+/// A ReadyForQuery message.
+const READY_FOR_QUERY_BYTES: u64 = MESSAGE_HEADER_BYTES + 1;
+
+/// The bytes the protocol messages answering one statement take on the wire (RowDescription,
+/// DataRows and CommandComplete, or the ErrorResponse), as PostgreSQL frames them: what
+/// `bytes sent via SQL*Net to client` counts.
+fn wire_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
+    let command_complete = |tag: &str| MESSAGE_HEADER_BYTES + tag.len() as u64 + 1;
+    match outcome {
+        Ok(Outcome::Rows { fields, rows }) => {
+            let description: u64 = fields
+                .iter()
+                .map(|field| field.name().len() as u64 + 1 + 18)
+                .sum::<u64>()
+                + MESSAGE_HEADER_BYTES
+                + 2;
+            let data: u64 = rows
+                .iter()
+                .map(|row| MESSAGE_HEADER_BYTES + 2 + row.data.len() as u64)
+                .sum();
+            description + data + command_complete(&format!("SELECT {}", rows.len()))
+        }
+        Ok(Outcome::Done(tag)) => command_complete(&CommandComplete::from(tag.clone()).tag),
+        // Severity (twice), SQLSTATE, message and position fields, each a code byte and a
+        // NUL-terminated string, and the final NUL.
+        Err(error) => {
+            MESSAGE_HEADER_BYTES
+                + 2 * (1 + 6)
+                + (1 + 6)
+                + (1 + error.to_string().len() as u64 + 1)
+                + error.position().map_or(0, |_| 1 + 6)
+                + 1
+        }
+    }
 }
 
 /// The type a column is announced with. The simple protocol sends text; dates and
@@ -530,12 +583,20 @@ impl SimpleQueryHandler for Handlers {
             Ok(statements) => {
                 let deferred = statements.len() > 1;
                 let mut succeeded = true;
+                // The Query message: header, text, NUL. Counted with the first statement,
+                // with the round trip and the ReadyForQuery that ends it.
+                let mut received = MESSAGE_HEADER_BYTES + text.len() as u64 + 1;
                 for (offset, sql) in statements {
                     let statement = sql.clone();
                     let outcome = self
                         .backend
-                        .run(move |connection| connection.run(&statement, deferred))
+                        .run(move |connection| {
+                            let outcome = connection.run(&statement, deferred);
+                            connection.count_traffic(received, &outcome);
+                            outcome
+                        })
                         .await?;
+                    received = 0;
                     match outcome {
                         Ok(Outcome::Rows { fields, rows }) => {
                             let rows = stream::iter(rows.into_iter().map(Ok));

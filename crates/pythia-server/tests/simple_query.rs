@@ -141,6 +141,23 @@ async fn statements_results_and_autocommit_through_a_postgresql_client() {
     .await;
     let waits: u64 = waits[0][0].as_deref().unwrap().parse().unwrap();
     assert!(waits >= 4, "{waits} waits for the client");
+    // And its traffic is counted under Oracle's names: 5 messages before this one.
+    let traffic = rows(
+        &first,
+        "select n.name, m.value from v$mystat m, v$statname n \
+         where m.statistic# = n.statistic# and n.name like '%SQL*Net%' order by n.name",
+    )
+    .await;
+    let value = |name: &str| -> u64 {
+        let row = traffic
+            .iter()
+            .find(|row| row[0].as_deref() == Some(name))
+            .unwrap_or_else(|| panic!("no statistic {name}"));
+        row[1].as_deref().unwrap().parse().unwrap()
+    };
+    assert_eq!(value("SQL*Net roundtrips to/from client"), 5);
+    assert!(value("bytes received via SQL*Net from client") > 300);
+    assert!(value("bytes sent via SQL*Net to client") > 200);
     server.stop();
 }
 

@@ -261,6 +261,16 @@ impl Session {
         self.transaction.is_some()
     }
 
+    /// Counts a client's traffic for this session: `bytes received via SQL*Net from client`,
+    /// `bytes sent via SQL*Net to client` and `SQL*Net roundtrips to/from client` (the server
+    /// counts its protocol messages' sizes as they go on the wire).
+    pub fn count_client_traffic(&self, received_bytes: u64, sent_bytes: u64, round_trips: u64) {
+        let _entered = instrumentation::enter(&self.instrumentation);
+        instrumentation::add(Statistic::BytesReceivedViaSqlNetFromClient, received_bytes);
+        instrumentation::add(Statistic::BytesSentViaSqlNetToClient, sent_bytes);
+        instrumentation::add(Statistic::SqlNetRoundtripsToFromClient, round_trips);
+    }
+
     /// Runs `receive` as this session's wait for its client's next request: 'SQL*Net message
     /// from client' (idle), as a dedicated server waits between calls. The server's
     /// connection threads wait for their next message through it.
