@@ -28,7 +28,7 @@ use std::io;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex};
+use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -450,10 +450,12 @@ struct Shared {
 }
 
 /// One per connection: pgwire asks it for its handlers, so it carries the connection's
-/// thread.
+/// thread, started once the client has authenticated: a socket that never logs on costs a
+/// tokio task, not a thread, so the threads stay bounded by the sessions (`processes`).
 struct Handlers {
     shared: Arc<Shared>,
-    backend: Arc<Backend>,
+    number: u64,
+    backend: Arc<OnceLock<Arc<Backend>>>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -474,8 +476,23 @@ impl Handlers {
     fn clone_inner(&self) -> Handlers {
         Handlers {
             shared: self.shared.clone(),
+            number: self.number,
             backend: self.backend.clone(),
         }
+    }
+
+    /// The connection's thread; an error before logon (pgwire asks for no query before it).
+    fn backend(&self) -> PgWireResult<&Arc<Backend>> {
+        self.backend.get().ok_or(PgWireError::NotReadyForQuery)
+    }
+
+    /// The session's transaction status (idle before logon).
+    fn transaction_status(&self) -> TransactionStatus {
+        self.backend
+            .get()
+            .map_or(TransactionStatus::Idle, |backend| {
+                backend.transaction_status()
+            })
     }
 }
 
@@ -535,7 +552,20 @@ impl StartupHandler for Handlers {
         if let AuthOutcome::Authenticated { final_message, .. } = outcome {
             // The session logs on now, so that ORA-00020 and the like fail the login (FATAL)
             // rather than the first statement.
-            self.backend
+            let backend = Backend::spawn(
+                self.shared.instance.clone(),
+                format!("pythia-conn-{}", self.number),
+                &self.shared.live,
+            )
+            .map_err(|error| {
+                PgWireError::UserError(Box::new(ErrorInfo::new(
+                    "FATAL".into(),
+                    "53000".into(),
+                    format!("no thread for the session: {error}"),
+                )))
+            })?;
+            let backend = self.backend.get_or_init(|| backend);
+            backend
                 .run(|connection| connection.session().map(|_| ()))
                 .await?
                 .map_err(|error| {
@@ -589,7 +619,7 @@ impl SimpleQueryHandler for Handlers {
                 for (offset, sql) in statements {
                     let statement = sql.clone();
                     let outcome = self
-                        .backend
+                        .backend()?
                         .run(move |connection| {
                             let outcome = connection.run(&statement, deferred);
                             connection.count_traffic(received, &outcome);
@@ -616,7 +646,7 @@ impl SimpleQueryHandler for Handlers {
                 }
                 if deferred {
                     let ended = self
-                        .backend
+                        .backend()?
                         .run(move |connection| connection.end_message(succeeded))
                         .await?;
                     if let (true, Err(error)) = (succeeded, ended) {
@@ -629,7 +659,7 @@ impl SimpleQueryHandler for Handlers {
             }
         }
         client.set_state(PgWireConnectionState::ReadyForQuery);
-        let status = self.backend.transaction_status();
+        let status = self.transaction_status();
         client.set_transaction_status(status);
         send_ready_for_query(client, status).await
     }
@@ -723,7 +753,7 @@ impl ExtendedQueryHandler for Handlers {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         client.set_state(PgWireConnectionState::ReadyForQuery);
-        let status = self.backend.transaction_status();
+        let status = self.transaction_status();
         client.set_transaction_status(status);
         client
             .send(PgWireBackendMessage::ReadyForQuery(ReadyForQuery::new(
@@ -806,6 +836,16 @@ impl Server {
         self.local_addr
     }
 
+    /// The connections' threads alive now: one per logged-on connection, until its session
+    /// has ended.
+    pub fn connection_threads(&self) -> usize {
+        *self
+            .live
+            .threads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+    }
+
     /// Stops accepting, closes every connection, and waits (at most
     /// [`CONNECTION_DRAIN_TIMEOUT`]) for their threads to finish the statement they run and
     /// roll back what they had open: the instance can then shut down. Returns the threads
@@ -868,21 +908,10 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
-        let number = connections.fetch_add(1, Ordering::Relaxed) + 1;
-        let backend = match Backend::spawn(
-            shared.instance.clone(),
-            format!("pythia-conn-{number}"),
-            &shared.live,
-        ) {
-            Ok(backend) => backend,
-            Err(error) => {
-                eprintln!("pythia serve: no thread for a connection: {error}");
-                continue;
-            }
-        };
         let handlers = Handlers {
             shared: shared.clone(),
-            backend,
+            number: connections.fetch_add(1, Ordering::Relaxed) + 1,
+            backend: Arc::default(),
         };
         tokio::spawn(async move {
             // A connection's error ends that connection only.

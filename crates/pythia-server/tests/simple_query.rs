@@ -318,6 +318,23 @@ async fn a_vanished_connection_loses_its_open_transaction_and_nothing_else() {
 }
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn sockets_that_never_log_on_cost_no_thread() {
+    let (_instance, server) = start("sockets", &[]);
+    let idle: Vec<std::net::TcpStream> = (0..20)
+        .map(|_| std::net::TcpStream::connect(server.local_addr()).unwrap())
+        .collect();
+    let client = connect(server.local_addr()).await.unwrap();
+    assert_eq!(
+        rows(&client, "select 1 from dual").await,
+        vec![text(&["1"])]
+    );
+    assert_eq!(server.connection_threads(), 1);
+    drop(idle);
+    drop(client);
+    assert_eq!(server.stop(), 0);
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn transaction_modes_savepoints_and_the_extended_protocols_refusal() {
     let (instance, server) = start("modes", &[]);
     let client = connect(server.local_addr()).await.unwrap();
