@@ -393,3 +393,65 @@ async fn transaction_modes_savepoints_and_the_extended_protocols_refusal() {
         .expect("the stopped connection's row lock was never released");
     assert_eq!(changed, 1);
 }
+
+/// The threads of this process, from /proc.
+fn process_threads() -> usize {
+    let status = std::fs::read_to_string("/proc/self/status").unwrap();
+    let line = status
+        .lines()
+        .find(|line| line.starts_with("Threads:"))
+        .unwrap();
+    line["Threads:".len()..].trim().parse().unwrap()
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn connections_opened_and_closed_leave_no_thread_or_session_behind() {
+    let (instance, server) = start("churn", &[]);
+    let warm = connect(server.local_addr()).await.unwrap();
+    rows(&warm, "select 1 from dual").await;
+    drop(warm);
+    let settled = || async {
+        // A closed connection's thread ends a moment after the close: at most 30 s.
+        for _ in 0..3_000 {
+            if server.connection_threads() == 0 {
+                return;
+            }
+            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
+        }
+        panic!(
+            "{} connection threads never ended",
+            server.connection_threads()
+        );
+    };
+    settled().await;
+    let before = process_threads();
+    for round in 0..300 {
+        let client = connect_when_free(server.local_addr()).await;
+        if round % 3 == 0 {
+            // Some leave a transaction open behind them.
+            client
+                .simple_query("begin; select 1 from dual")
+                .await
+                .unwrap();
+        } else {
+            assert_eq!(
+                rows(&client, "select 1 from dual").await,
+                vec![text(&["1"])]
+            );
+        }
+    }
+    settled().await;
+    // The test's own runtime may have started a blocking thread or two meanwhile.
+    let after = process_threads();
+    assert!(
+        after <= before + 2,
+        "{before} threads before, {after} after"
+    );
+    // Every session ended: none is left in v$session but this one.
+    let mut session = instance.connect().unwrap();
+    let result = session
+        .execute("select count(*) from v$session where type = 'USER'")
+        .unwrap();
+    assert_eq!(result.rows[0][0].to_string(), "1");
+    server.stop();
+}
