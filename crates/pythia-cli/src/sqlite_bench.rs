@@ -14,12 +14,13 @@
 
 use std::os::unix::fs::FileExt;
 use std::path::Path;
+use std::sync::atomic::{AtomicBool, Ordering};
 use std::time::{Duration, Instant};
 
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{integer, lab_error, progress, Rng, Snapshot};
+use crate::common::{integer, lab_error, progress, run_sessions, Rng, Snapshot};
 
 const SEED: u64 = 0x5351_4c49_5445; // "SQLITE"
 const RANGE: i64 = 1_000;
@@ -306,36 +307,33 @@ fn commit_point<S>(
     commit_one: &(impl Fn(&mut S, u64, i64) -> pythia::Result<()> + Sync),
 ) -> pythia::Result<Measure> {
     let opened = std::sync::Barrier::new(sessions);
-    let counts = std::thread::scope(|scope| {
-        let workers: Vec<_> = (0..sessions as u64)
-            .map(|number| {
-                let opened = &opened;
-                scope.spawn(move || -> pythia::Result<u64> {
-                    // The barrier is passed even when opening failed: nobody waits for ever.
-                    let handle = open();
-                    opened.wait();
-                    let mut handle = handle?;
-                    let started = Instant::now();
-                    let first = first_id + number * COMMITS_PER_SESSION_MAX;
-                    let mut done = 0;
-                    while done < COMMITS_PER_SESSION_MAX {
-                        commit_one(&mut handle, number, (first + done) as i64)?;
-                        if started.elapsed() > duration {
-                            break;
-                        }
-                        done += 1;
-                    }
-                    Ok(done)
-                })
-            })
-            .collect();
-        workers
-            .into_iter()
-            .map(|worker| worker.join().expect("commit worker panicked"))
-            .collect::<pythia::Result<Vec<u64>>>()
-    })?;
+    let stop = AtomicBool::new(false);
+    let mut operations = 0;
+    run_sessions(
+        sessions,
+        &stop,
+        |number| {
+            let number = number as u64;
+            // The barrier is passed even when opening failed: nobody waits for ever.
+            let handle = open();
+            opened.wait();
+            let mut handle = handle?;
+            let started = Instant::now();
+            let first = first_id + number * COMMITS_PER_SESSION_MAX;
+            let mut done = 0;
+            while done < COMMITS_PER_SESSION_MAX && !stop.load(Ordering::Relaxed) {
+                commit_one(&mut handle, number, (first + done) as i64)?;
+                if started.elapsed() > duration {
+                    break;
+                }
+                done += 1;
+            }
+            Ok(done)
+        },
+        |done| operations += done,
+    )?;
     Ok(Measure {
-        operations: counts.iter().sum(),
+        operations,
         seconds: duration.as_secs_f64(),
     })
 }

@@ -440,6 +440,11 @@ fn error_info(error: &pythia::Error, text: &str, offset: usize, severity: &str) 
     info
 }
 
+/// An engine error in a query message `text` (see [`error_info`]), as the ErrorResponse sent.
+fn error_response(error: &pythia::Error, text: &str, offset: usize) -> PgWireBackendMessage {
+    PgWireBackendMessage::ErrorResponse(error_info(error, text, offset, "ERROR").into())
+}
+
 // ----- the protocol -----------------------------------------------------------------------
 
 /// Shared by every connection.
@@ -598,10 +603,7 @@ impl SimpleQueryHandler for Handlers {
         let text = &query.query;
         match split_statements(text) {
             Err(error) => {
-                let info = error_info(&error, text, 0, "ERROR");
-                client
-                    .feed(PgWireBackendMessage::ErrorResponse(info.into()))
-                    .await?;
+                client.feed(error_response(&error, text, 0)).await?;
             }
             Ok(statements) if statements.is_empty() => {
                 client
@@ -635,10 +637,7 @@ impl SimpleQueryHandler for Handlers {
                         }
                         Ok(Outcome::Done(tag)) => send_execution_response(client, tag).await?,
                         Err(error) => {
-                            let info = error_info(&error, text, offset, "ERROR");
-                            client
-                                .feed(PgWireBackendMessage::ErrorResponse(info.into()))
-                                .await?;
+                            client.feed(error_response(&error, text, offset)).await?;
                             succeeded = false;
                             break;
                         }
@@ -650,10 +649,7 @@ impl SimpleQueryHandler for Handlers {
                         .run(move |connection| connection.end_message(succeeded))
                         .await?;
                     if let (true, Err(error)) = (succeeded, ended) {
-                        let info = error_info(&error, text, 0, "ERROR");
-                        client
-                            .feed(PgWireBackendMessage::ErrorResponse(info.into()))
-                            .await?;
+                        client.feed(error_response(&error, text, 0)).await?;
                     }
                 }
             }

@@ -677,6 +677,12 @@ impl RedoLog {
     /// Records a completed checkpoint: recovery now starts at `lsn`.
     pub fn checkpoint_completed(&self, lsn: u64) {
         self.checkpoint_lsn.fetch_max(lsn, Ordering::AcqRel);
+        self.notify_log_waiters();
+    }
+
+    /// Wakes the sessions waiting on `written_ready` (for a checkpoint, for archiving, or for
+    /// a failed log to fail them) to look again at what they wait for.
+    fn notify_log_waiters(&self) {
         let _guard = self.written.lock();
         self.written_ready.notify_all();
     }
@@ -932,8 +938,7 @@ impl RedoLog {
     /// Turns archiving on or off. Off releases the sessions waiting for ARC0.
     pub fn set_archive_required(&self, required: bool) {
         self.archive_required.store(required, Ordering::Release);
-        let _guard = self.written.lock();
-        self.written_ready.notify_all();
+        self.notify_log_waiters();
     }
 
     /// Every sequence up to this one is archived (or needs no archiving).
@@ -944,8 +949,7 @@ impl RedoLog {
     /// ARC0 archived every sequence up to `sequence`: their groups may be reused.
     pub fn archived_through(&self, sequence: u64) {
         self.archived_sequence.fetch_max(sequence, Ordering::AcqRel);
-        let _guard = self.written.lock();
-        self.written_ready.notify_all();
+        self.notify_log_waiters();
     }
 
     /// At open: what the control file says is archived, before any redo is written.
@@ -1277,8 +1281,7 @@ impl RedoLog {
             *self.failed.lock() = Some(error.clone());
             self.has_failed.store(true, Ordering::Release);
             self.unpark_writes(u64::MAX);
-            let _guard = self.written.lock();
-            self.written_ready.notify_all();
+            self.notify_log_waiters();
         }
         result
     }

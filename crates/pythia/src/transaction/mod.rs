@@ -713,27 +713,21 @@ impl TransactionManager {
     fn end_without_commit(&self, mut transaction: Transaction) -> Result<()> {
         let changed = transaction.last_uba != 0;
         self.rollback_to(&mut transaction, 0)?;
-        if transaction.undo_block.is_none() {
-            // No undo record was ever written: the slot never went ACTIVE, nothing to undo.
-            self.finish(
-                &transaction,
-                TransactionStatus::RolledBack(self.current_scn()),
-            );
-            self.free_slot(&transaction);
-            self.count_ended();
-            return Ok(());
-        }
         let mut mtr = Mtr::new(&self.cache);
-        undo::write_slot(
-            &mut mtr,
-            self.layout.slot_address(transaction.slot),
-            SlotState {
-                xid: 0,
-                state: undo::SLOT_FREE,
-                current_block: 0,
-                commit_scn: 0,
-            },
-        )?;
+        // A slot goes ACTIVE with its transaction's first undo record: with none written there
+        // is nothing to free, and the mini-transaction below logs nothing.
+        if transaction.undo_block.is_some() {
+            undo::write_slot(
+                &mut mtr,
+                self.layout.slot_address(transaction.slot),
+                SlotState {
+                    xid: 0,
+                    state: undo::SLOT_FREE,
+                    current_block: 0,
+                    commit_scn: 0,
+                },
+            )?;
+        }
         if changed {
             let _latch = self.commit_latch.lock();
             let scn = self.current_scn() + 1;
