@@ -38,30 +38,28 @@ use pgwire::api::auth::{
     protocol_negotiation, save_startup_parameters_to_metadata, AuthDriver, AuthOutcome,
     DefaultServerParameterProvider, StartupHandler,
 };
-use pgwire::api::portal::{Format, Portal};
+use pgwire::api::portal::Format;
 use pgwire::api::query::{
     send_execution_response, send_query_response, send_ready_for_query, ExtendedQueryHandler,
     SimpleQueryHandler,
 };
-use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo, QueryResponse, Response, Tag};
-use pgwire::api::stmt::QueryParser;
+use pgwire::api::results::{FieldInfo, QueryResponse, Response, Tag};
 use pgwire::api::store::PortalStore;
-use pgwire::api::Type;
-use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, PgWireServerHandlers};
+use pgwire::api::{
+    ClientInfo, ClientPortalStore, ErrorHandler, PgWireConnectionState, PgWireServerHandlers,
+};
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::data::DataRow;
-use pgwire::messages::extendedquery::Sync as SyncMessage;
-use pgwire::messages::response::{
-    CommandComplete, EmptyQueryResponse, ReadyForQuery, TransactionStatus,
-};
+use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, TransactionStatus};
 use pgwire::messages::simplequery::Query;
 use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use pythia::sql::lexer::tokenize;
-use pythia::types::DataType;
-use pythia::{Column, Instance, Session, StatementResult, Value};
+use pythia::{Instance, Session, StatementResult, Value};
 
+mod extended;
 mod split;
+mod wire;
 
 pub use split::split_statements;
 use split::{begins_transaction, word};
@@ -111,6 +109,9 @@ type Job = Box<dyn FnOnce(&mut Connection) + Send>;
 struct Backend {
     jobs: mpsc::Sender<Job>,
     in_transaction: AtomicBool,
+    /// An extended-protocol message failed since the last Sync: the Sync rolls back the
+    /// implicit transaction instead of committing it.
+    failed: AtomicBool,
 }
 
 impl Backend {
@@ -146,6 +147,7 @@ impl Backend {
         Ok(Arc::new(Backend {
             jobs,
             in_transaction: AtomicBool::new(false),
+            failed: AtomicBool::new(false),
         }))
     }
 
@@ -167,6 +169,11 @@ impl Backend {
         let (result, open) = answer.await.map_err(|_| ended())?;
         self.in_transaction.store(open, Ordering::Release);
         Ok(result)
+    }
+
+    /// Whether a message failed since the last call, which starts the count again.
+    fn take_failed(&self) -> bool {
+        self.failed.swap(false, Ordering::AcqRel)
     }
 
     fn transaction_status(&self) -> TransactionStatus {
@@ -228,9 +235,44 @@ impl Connection {
     /// is one implicit transaction, as in PostgreSQL, ended by `end_message`.
     fn run(&mut self, sql: &str, deferred: bool) -> pythia::Result<Outcome> {
         let outcome = match control(sql) {
+            Control::Statement => self
+                .session()?
+                .execute(sql)
+                .and_then(|result| encode(result, sql, None, &Format::UnifiedText)),
+            control => return self.run_control(&control, sql),
+        };
+        if !self.explicit && !deferred {
+            self.end_implicit(outcome.is_ok())?;
+        }
+        outcome
+    }
+
+    /// Runs a statement the extended protocol parsed, with its parameters, its rows encoded
+    /// in `formats` with the column types a Describe told the client. The implicit
+    /// transaction ends at the next Sync (`end_message`).
+    fn execute_parsed(
+        &mut self,
+        parsed: &extended::Parsed,
+        binds: &[Value],
+        formats: &Format,
+    ) -> pythia::Result<Outcome> {
+        let statement = parsed.statement();
+        match &statement.kind {
+            extended::Kind::Control(control) => self.run_control(control, &statement.text),
+            extended::Kind::Statement(prepared) => {
+                let result = self.session()?.execute_prepared(prepared, binds)?;
+                encode(result, &statement.text, parsed.columns(), formats)
+            }
+        }
+    }
+
+    /// BEGIN, COMMIT, ROLLBACK and the like, which PostgreSQL's clients send to mark an
+    /// explicit transaction.
+    fn run_control(&mut self, control: &Control, sql: &str) -> pythia::Result<Outcome> {
+        match *control {
             Control::Begin => {
                 self.explicit = true;
-                return Ok(Outcome::Done(Tag::new("BEGIN")));
+                Ok(Outcome::Done(Tag::new("BEGIN")))
             }
             Control::End(instead) => {
                 let text = if instead.is_empty() { sql } else { instead };
@@ -243,17 +285,10 @@ impl Connection {
                 } else {
                     "COMMIT"
                 };
-                return Ok(Outcome::Done(Tag::new(tag)));
+                Ok(Outcome::Done(Tag::new(tag)))
             }
-            Control::Statement => self
-                .session()?
-                .execute(sql)
-                .map(|result| encode(result, sql)),
-        };
-        if !self.explicit && !deferred {
-            self.end_implicit(outcome.is_ok())?;
+            Control::Statement => Err(pythia::Error::internal("run_control: not a control")),
         }
-        outcome
     }
 
     /// Ends an implicit transaction: commits what is open, or rolls it back after an error.
@@ -336,53 +371,35 @@ fn wire_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
     }
 }
 
-/// The type a column is announced with. The simple protocol sends text; dates and
-/// timestamps go as text until they are written in PostgreSQL's format.
-fn wire_type(data_type: Option<&DataType>) -> Type {
-    match data_type {
-        Some(DataType::Number { .. }) => Type::NUMERIC,
-        Some(DataType::Float) => Type::FLOAT8,
-        Some(DataType::Varchar2 { .. }) => Type::VARCHAR,
-        Some(DataType::Char { .. }) => Type::BPCHAR,
-        Some(DataType::Boolean) => Type::BOOL,
-        Some(DataType::Date | DataType::Timestamp) | None => Type::TEXT,
-    }
-}
-
-fn encode(result: StatementResult, sql: &str) -> Outcome {
+/// A statement's result for the wire: its command tag, or its rows encoded in `formats`
+/// with the column types `described` (what a Describe told the client) or, without one,
+/// the result's own. ORA-03001 when a described statement's result no longer has the
+/// columns described (DDL between Describe and Execute), as PostgreSQL refuses a cached
+/// plan that changed its result type.
+fn encode(
+    result: StatementResult,
+    sql: &str,
+    described: Option<&[(String, pgwire::api::Type)]>,
+    formats: &Format,
+) -> pythia::Result<Outcome> {
     if !result.is_query {
-        return Outcome::Done(command_tag(sql, result.rows_affected));
+        return Ok(Outcome::Done(command_tag(sql, result.rows_affected)));
     }
-    let fields: Arc<Vec<FieldInfo>> = Arc::new(
-        result
-            .columns
-            .iter()
-            .map(|column: &Column| {
-                FieldInfo::new(
-                    column.name.clone(),
-                    None,
-                    None,
-                    wire_type(column.data_type.as_ref()),
-                    FieldFormat::Text,
-                )
-            })
-            .collect(),
-    );
-    let mut encoder = DataRowEncoder::new(fields.clone());
-    let mut rows = Vec::with_capacity(result.rows.len());
-    for row in &result.rows {
-        for value in row {
-            // Text for every type; a boolean as PostgreSQL writes it.
-            let text = match value {
-                Value::Boolean(true) => Some("t".to_string()),
-                Value::Boolean(false) => Some("f".to_string()),
-                other => other.to_text(),
-            };
-            encoder.encode_field(&text).expect("text always encodes");
+    let own = wire::described(&result.columns);
+    let columns = match described {
+        Some(described) if described.len() != own.len() => {
+            return Err(pythia::Error::new(
+                3001,
+                "unimplemented feature: cached plan must not change result type \
+                 (describe the statement again)",
+            ))
         }
-        rows.push(encoder.take_row());
-    }
-    Outcome::Rows { fields, rows }
+        Some(described) => described,
+        None => &own,
+    };
+    let fields = wire::fields(columns, formats);
+    let rows = wire::encode_rows(&fields, &result.rows)?;
+    Ok(Outcome::Rows { fields, rows })
 }
 
 /// PostgreSQL's command tags: `INSERT 0 n`, `UPDATE n`, `CREATE TABLE`, ...
@@ -474,6 +491,23 @@ impl PgWireServerHandlers for Handlers {
 
     fn extended_query_handler(&self) -> Arc<impl ExtendedQueryHandler> {
         Arc::new(self.clone_inner())
+    }
+
+    fn error_handler(&self) -> Arc<impl ErrorHandler> {
+        Arc::new(self.clone_inner())
+    }
+}
+
+/// Notes every error a handler returns (the extended protocol's: a simple query answers its
+/// own), so that the next Sync rolls back the implicit transaction.
+impl ErrorHandler for Handlers {
+    fn on_error<C>(&self, _client: &C, _error: &mut PgWireError)
+    where
+        C: ClientInfo,
+    {
+        if let Some(backend) = self.backend.get() {
+            backend.failed.store(true, Ordering::Release);
+        }
     }
 }
 
@@ -668,95 +702,6 @@ impl SimpleQueryHandler for Handlers {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         unreachable!("on_query is overridden and never calls do_query")
-    }
-}
-
-/// The extended query protocol is increment 2: until then every Parse gets a clear error,
-/// and the connection goes on (pgwire skips to the next Sync, whose ReadyForQuery reports
-/// the session's own transaction status).
-struct RefuseExtended;
-
-fn extended_refused() -> PgWireError {
-    PgWireError::UserError(Box::new(ErrorInfo::new(
-        "ERROR".into(),
-        "0A000".into(),
-        "ORA-03001: unimplemented feature: pythia serve does not take the extended query \
-         protocol (Parse, Bind, Execute) yet; send statements with the simple query protocol"
-            .into(),
-    )))
-}
-
-#[async_trait]
-impl QueryParser for RefuseExtended {
-    type Statement = String;
-
-    async fn parse_sql<C>(
-        &self,
-        _client: &C,
-        _sql: &str,
-        _types: &[Option<Type>],
-    ) -> PgWireResult<Option<String>>
-    where
-        C: ClientInfo + Unpin + Send + Sync,
-    {
-        Err(extended_refused())
-    }
-
-    fn get_parameter_types(&self, _statement: &String) -> PgWireResult<Vec<Type>> {
-        Err(extended_refused())
-    }
-
-    fn get_result_schema(
-        &self,
-        _statement: &String,
-        _format: Option<&Format>,
-    ) -> PgWireResult<Vec<FieldInfo>> {
-        Err(extended_refused())
-    }
-}
-
-#[async_trait]
-impl ExtendedQueryHandler for Handlers {
-    type Statement = String;
-    type QueryParser = RefuseExtended;
-
-    fn query_parser(&self) -> Arc<RefuseExtended> {
-        Arc::new(RefuseExtended)
-    }
-
-    async fn do_query<C>(
-        &self,
-        _client: &mut C,
-        _portal: &Portal<String>,
-        _max_rows: usize,
-    ) -> PgWireResult<Response>
-    where
-        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
-        C::PortalStore: PortalStore<Statement = String>,
-        C::Error: Debug,
-        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
-    {
-        Err(extended_refused())
-    }
-
-    /// The session's own status, as after a simple query: pgwire would report a failed
-    /// transaction after the refusal.
-    async fn on_sync<C>(&self, client: &mut C, _message: SyncMessage) -> PgWireResult<()>
-    where
-        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
-        C::PortalStore: PortalStore<Statement = String>,
-        C::Error: Debug,
-        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
-    {
-        client.set_state(PgWireConnectionState::ReadyForQuery);
-        let status = self.transaction_status();
-        client.set_transaction_status(status);
-        client
-            .send(PgWireBackendMessage::ReadyForQuery(ReadyForQuery::new(
-                status,
-            )))
-            .await?;
-        Ok(())
     }
 }
 

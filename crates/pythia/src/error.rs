@@ -190,12 +190,14 @@ fn sqlstate_for(code: u32) -> &'static str {
         955 => "42P07",                            // duplicate_table
         900..=999 | 1756 | 1789 => "42601",        // syntax_error
         1722 | 1858 | 1861 => "22P02",             // invalid_text_representation
-        1438 | 12899 | 1426 => "22003",            // numeric_value_out_of_range
+        1438 | 12899 | 1426 | 1455 => "22003",     // numeric_value_out_of_range
         1476 => "22012",                           // division_by_zero
         60 => "40P01",                             // deadlock_detected
         8177 => "40001",                           // serialization_failure
         1555 => "72000",                           // snapshot_too_old
         1013 => "57014",                           // query_canceled
+        3001 => "0A000",                           // feature_not_supported
+        1008 => "08P01",                           // protocol_violation: binds missing
         1578 => "XX001",                           // data_corrupted
         600 => "XX000",                            // internal_error
         1017 => "28P01",                           // invalid_password
@@ -232,6 +234,18 @@ mod tests {
         assert_eq!(
             Error::syntax(900, "invalid SQL statement", 3).sqlstate(),
             "42601"
+        );
+        assert_eq!(
+            Error::new(3001, "unimplemented feature").sqlstate(),
+            "0A000"
+        );
+        assert_eq!(
+            Error::new(1008, "not all variables bound").sqlstate(),
+            "08P01"
+        );
+        assert_eq!(
+            Error::new(1455, "converting column overflows integer datatype").sqlstate(),
+            "22003"
         );
     }
 }

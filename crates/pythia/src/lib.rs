@@ -14,6 +14,6 @@ pub mod types;
 pub mod views;
 pub use error::{Error, Result};
 pub use instance::Instance;
-pub use session::{Column, DescribeColumn, Session, StatementResult};
+pub use session::{Column, DescribeColumn, Description, Session, StatementResult};
 pub use sql::engine::Prepared;
 pub use types::Value;

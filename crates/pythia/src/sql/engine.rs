@@ -36,14 +36,14 @@ use crate::instrumentation::{
 };
 use crate::library_cache::session_cache::SessionCursorCache;
 use crate::library_cache::{cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, PlanSummary};
-use crate::session::{Column, DescribeColumn, StatementResult};
+use crate::session::{Column, DescribeColumn, Description, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::eval::SequenceAccess;
 use crate::sql::gather::{self, SampleSize};
 use crate::sql::optimizer::OptimizerEnvironment;
 use crate::sql::procedures::{self, StatisticsCall};
 use crate::sql::query::{self, BindValues, Reader, RowSet};
-use crate::sql::{dml, parser};
+use crate::sql::{describe, dml, parser};
 use crate::storage::heap::RowId;
 use crate::transaction::commit::{CommitDecision, CommitOptions, CommitRequest, CommitSetting};
 use crate::transaction::Transaction;
@@ -55,6 +55,9 @@ use crate::types::{DataType, Value};
 pub struct Prepared {
     text: String,
     cursor: ParsedCursor,
+    /// The parse call that made this is counted in v$sql.parse_calls with the first
+    /// execution (the child cursor it counts in is known only then); clones share it.
+    parse_call_pending: Arc<std::sync::atomic::AtomicBool>,
 }
 
 impl std::fmt::Debug for Prepared {
@@ -299,6 +302,7 @@ impl Session {
         Ok(Prepared {
             text: sql.to_string(),
             cursor: self.parse(sql, true)?,
+            parse_call_pending: Arc::new(std::sync::atomic::AtomicBool::new(true)),
         })
     }
 
@@ -313,9 +317,51 @@ impl Session {
                 // or loads is in the library cache, where the views and DDL see it).
                 session.parse_and_run(&prepared.text, binds, true)
             } else {
-                session.run_cursor(&prepared.cursor, binds, false)
+                let parse_call = prepared
+                    .parse_call_pending
+                    .swap(false, std::sync::atomic::Ordering::Relaxed);
+                session.run_cursor(&prepared.cursor, binds, parse_call)
             }
         })
+    }
+
+    /// What `prepared` takes and gives, without running it: the types its binds' contexts
+    /// give them (`sql::describe`) and, for a query, its result columns, from a plan made
+    /// with NULL binds and not kept (the first execution makes its own, as a hard parse).
+    /// Under CURSOR_SHARING=FORCE the system binds are the engine's own: none is described.
+    pub fn describe_prepared(&mut self, prepared: &Prepared) -> Result<Description> {
+        let _entered = instrumentation::enter(&self.instrumentation);
+        self.inherit_system_changes();
+        let cursor = &prepared.cursor;
+        let (dictionary, xid) = self.reader_parts();
+        let forced = !cursor.forced_binds.is_empty();
+        let binds = if forced {
+            Vec::new()
+        } else {
+            describe::bind_types(&cursor.statement, &dictionary)
+        };
+        let columns = match cursor.statement.as_ref() {
+            Statement::Select(query) => {
+                let values = if forced {
+                    cursor.forced_binds.clone()
+                } else {
+                    vec![Value::Null; binds.len()]
+                };
+                let mut bind_values = BindValues::new(values);
+                let plan_binds = bind_values.clone();
+                let plan = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
+                    query::plan_query(reader, &mut bind_values, query)
+                })?;
+                Some(
+                    plan.row_set_columns()
+                        .into_iter()
+                        .map(|(name, data_type)| Column { name, data_type })
+                        .collect(),
+                )
+            }
+            _ => None,
+        };
+        Ok(Description { binds, columns })
     }
 
     /// One user call that executes a cursor (`work`): the session's instrumentation entered,

@@ -180,7 +180,7 @@ impl BindValues {
     /// Gives the named binds of `nodes` their positions in the order the text names them
     /// first, before planning compiles them in its own order (the WHERE clause before the
     /// select list, for one): `select :b from t where a = :a` binds :b first.
-    fn register_names<'n>(&mut self, nodes: impl IntoIterator<Item = ast::Node<'n>>) {
+    pub(crate) fn register_names<'n>(&mut self, nodes: impl IntoIterator<Item = ast::Node<'n>>) {
         let mut binds: Vec<(usize, &str)> = Vec::new();
         for node in nodes {
             node.walk(&mut |node| {
@@ -195,7 +195,7 @@ impl BindValues {
         }
     }
 
-    fn index_of(&mut self, name: &str) -> usize {
+    pub(crate) fn index_of(&mut self, name: &str) -> usize {
         // `:1`, `$1`: numbered. `:name`: in order of first appearance.
         if let Ok(number) = name.parse::<usize>() {
             if number >= 1 {

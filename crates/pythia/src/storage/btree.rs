@@ -2134,7 +2134,7 @@ mod tests {
             .all(|pair| (&pair[0].key, pair[0].rowid) < (&pair[1].key, pair[1].rowid)));
         let expect = |lower: Bound<&[u8]>, upper: Bound<&[u8]>| -> Vec<IndexEntry> {
             all.iter()
-                .filter(|entry| (lower, upper).contains(entry.key.as_slice()))
+                .filter(|entry| in_range(lower, upper, &entry.key))
                 .cloned()
                 .collect()
         };
@@ -2266,7 +2266,7 @@ mod tests {
                             entries.iter().map(|entry| entry.key.as_slice()).collect();
                         for writer in 0..WRITERS {
                             for key in &key_order(writer)[..before[writer as usize]] {
-                                if (lower, upper).contains(key.as_slice()) {
+                                if in_range(lower, upper, key) {
                                     assert!(
                                         seen.contains(key.as_slice()),
                                         "scan missed {:?}",
@@ -2399,10 +2399,16 @@ mod tests {
         (!model.is_empty()).then(|| model.keys().nth(pick % model.len()).unwrap().clone())
     }
 
+    /// Whether `key` lies between the bounds (the tuple's `contains`, with its types named:
+    /// byte slices compare with other crates' buffer types too).
+    fn in_range(lower: Bound<&[u8]>, upper: Bound<&[u8]>, key: &[u8]) -> bool {
+        RangeBounds::<[u8]>::contains(&(lower, upper), key)
+    }
+
     fn model_range(model: &Model, lower: Bound<&[u8]>, upper: Bound<&[u8]>) -> Vec<IndexEntry> {
         model
             .iter()
-            .filter(|((key, _), _)| (lower, upper).contains(key.as_slice()))
+            .filter(|((key, _), _)| in_range(lower, upper, key))
             .map(|((key, rowid), (deleted, xid))| IndexEntry {
                 key: key.clone(),
                 rowid: *rowid,
