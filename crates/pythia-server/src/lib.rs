@@ -23,6 +23,7 @@
 //! explicit transaction. A failed statement undoes only itself, as in Oracle: the
 //! transaction is never in PostgreSQL's failed state.
 
+use std::collections::HashMap;
 use std::fmt::Debug;
 use std::io;
 use std::net::SocketAddr;
@@ -38,6 +39,7 @@ use pgwire::api::auth::{
     protocol_negotiation, save_startup_parameters_to_metadata, AuthDriver, AuthOutcome,
     DefaultServerParameterProvider, StartupHandler,
 };
+use pgwire::api::cancel::CancelHandler;
 use pgwire::api::portal::Format;
 use pgwire::api::query::{
     send_execution_response, send_query_response, send_ready_for_query, ExtendedQueryHandler,
@@ -49,11 +51,13 @@ use pgwire::api::{
     ClientInfo, ClientPortalStore, ErrorHandler, PgWireConnectionState, PgWireServerHandlers,
 };
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
+use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
 use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, TransactionStatus};
 use pgwire::messages::simplequery::Query;
 use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
+use pythia::instrumentation::interrupt::Interrupter;
 use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
@@ -469,6 +473,26 @@ struct Shared {
     instance: Arc<Instance>,
     driver: AuthDriver<DefaultServerParameterProvider>,
     live: Arc<Live>,
+    cancels: Arc<CancelKeys>,
+}
+
+/// Where a CancelRequest finds the session it names: the (process id, secret key) each
+/// logged-on connection was given, to its session's interrupter.
+type CancelKeys = Mutex<HashMap<(i32, Vec<u8>), Interrupter>>;
+
+/// A connection's entry in `CancelKeys`, removed when the connection ends.
+struct CancelRegistration {
+    key: (i32, Vec<u8>),
+    cancels: Arc<CancelKeys>,
+}
+
+impl Drop for CancelRegistration {
+    fn drop(&mut self) {
+        self.cancels
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner())
+            .remove(&self.key);
+    }
 }
 
 /// One per connection: pgwire asks it for its handlers, so it carries the connection's
@@ -478,6 +502,7 @@ struct Handlers {
     shared: Arc<Shared>,
     number: u64,
     backend: Arc<OnceLock<Arc<Backend>>>,
+    cancel_registration: Arc<OnceLock<CancelRegistration>>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -495,6 +520,29 @@ impl PgWireServerHandlers for Handlers {
 
     fn error_handler(&self) -> Arc<impl ErrorHandler> {
         Arc::new(self.clone_inner())
+    }
+
+    fn cancel_handler(&self) -> Arc<impl CancelHandler> {
+        Arc::new(self.clone_inner())
+    }
+}
+
+/// A CancelRequest (which comes on a connection of its own) interrupts the running
+/// statement of the session its key names: the statement fails with ORA-01013 (SQLSTATE
+/// 57014), undoing its own changes, and the session goes on. A key no connection has is
+/// ignored, as PostgreSQL ignores it.
+#[async_trait]
+impl CancelHandler for Handlers {
+    async fn on_cancel_request(&self, request: CancelRequest) {
+        let key = (request.pid, request.secret_key.to_bytes().to_vec());
+        let cancels = self
+            .shared
+            .cancels
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(interrupter) = cancels.get(&key) {
+            interrupter.cancel();
+        }
     }
 }
 
@@ -517,6 +565,7 @@ impl Handlers {
             shared: self.shared.clone(),
             number: self.number,
             backend: self.backend.clone(),
+            cancel_registration: self.cancel_registration.clone(),
         }
     }
 
@@ -604,8 +653,8 @@ impl StartupHandler for Handlers {
                 )))
             })?;
             let backend = self.backend.get_or_init(|| backend);
-            backend
-                .run(|connection| connection.session().map(|_| ()))
+            let interrupter = backend
+                .run(|connection| connection.session().map(|session| session.interrupter()))
                 .await?
                 .map_err(|error| {
                     PgWireError::UserError(Box::new(error_info(&error, "", 0, "FATAL")))
@@ -613,6 +662,18 @@ impl StartupHandler for Handlers {
             driver
                 .complete_authentication(client, final_message)
                 .await?;
+            // The key the client was just given finds this session for a cancel.
+            let (pid, secret_key) = client.pid_and_secret_key();
+            let key = (pid, secret_key.to_bytes().to_vec());
+            self.shared
+                .cancels
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner())
+                .insert(key.clone(), interrupter);
+            let _ = self.cancel_registration.set(CancelRegistration {
+                key,
+                cancels: self.shared.cancels.clone(),
+            });
         }
         Ok(())
     }
@@ -745,6 +806,7 @@ impl Server {
             instance,
             driver: AuthDriver::new(parameters),
             live: live.clone(),
+            cancels: Arc::default(),
         });
         let thread = std::thread::Builder::new()
             .name("pythia-listener".into())
@@ -853,6 +915,7 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             shared: shared.clone(),
             number: connections.fetch_add(1, Ordering::Relaxed) + 1,
             backend: Arc::default(),
+            cancel_registration: Arc::default(),
         };
         tokio::spawn(async move {
             // A connection's error ends that connection only.

@@ -887,6 +887,9 @@ impl BufferCache {
 
     /// A consistent get: the block in shared mode.
     pub fn read(&self, id: BlockId, access: impl Into<BlockAccess>) -> Result<BlockRead<'_>> {
+        // Where a running statement notices a cancel or its time limit (only inside a
+        // section the engine armed: `instrumentation::interrupt`).
+        instrumentation::interrupt::check()?;
         let access = access.into();
         instrumentation::add(Statistic::ConsistentGets, 1);
         instrumentation::add(Statistic::ConsistentGetsFromCache, 1);

@@ -165,6 +165,7 @@ pub mod names {
     pub const CURSOR_SHARING: &str = "cursor_sharing";
     pub const COMMIT_LOGGING: &str = "commit_logging";
     pub const COMMIT_WAIT: &str = "commit_wait";
+    pub const STATEMENT_TIMEOUT: &str = "statement_timeout";
     pub const DB_FILE_MULTIBLOCK_READ_COUNT: &str = "db_file_multiblock_read_count";
     pub const DB_WRITER_PROCESSES: &str = "db_writer_processes";
     pub const OPTIMIZER_MODE: &str = "optimizer_mode";
@@ -515,6 +516,17 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::Immediate,
         isses_modifiable: true,
         description: "limit of aggregate PGA memory consumed by the instance",
+    },
+    Definition {
+        // PostgreSQL's name (Oracle has no such parameter: its Resource Manager cancels a
+        // call past MAX_EST_EXEC_TIME with ORA-00040, the error used here): the longest a
+        // query or DML statement may run, in milliseconds, 0 for no limit.
+        name: names::STATEMENT_TIMEOUT,
+        kind: Kind::integer(0, 2_147_483_647),
+        default: DefaultValue::Text("0"),
+        issys_modifiable: SystemModifiable::Immediate,
+        isses_modifiable: true,
+        description: "longest a statement may run, in milliseconds, 0 for no limit (Pythia)",
     },
     Definition {
         name: names::DB_FILE_MULTIBLOCK_READ_COUNT,
@@ -1394,7 +1406,8 @@ fn invalid_value(definition: &Definition, text: &str) -> Error {
     )
 }
 
-fn unknown_parameter(name: &str, scope: SetScope) -> Error {
+/// The error for a name no parameter has, as the statement of `scope` reports it.
+pub fn unknown_parameter(name: &str, scope: SetScope) -> Error {
     let headline = match scope {
         SetScope::InitFile | SetScope::CommandLine => {
             (1078, "failure in processing system parameters")

@@ -78,6 +78,7 @@ mod accounting;
 mod enqueue;
 mod events;
 pub mod heap;
+pub mod interrupt;
 mod latch;
 mod mutex;
 mod session;

@@ -37,6 +37,7 @@ use parking_lot::{Mutex, RwLock};
 
 use super::accounting::{Counters, Writer};
 use super::events::{CompletedWait, CurrentWaitSlot, WaitEvent, WaitListener, HISTOGRAM_BUCKETS};
+use super::interrupt::{InterruptFlag, Interrupter};
 use super::stats::Statistic;
 use super::time_model::TimeModelStatistic;
 use crate::error::{Error, Result};
@@ -170,6 +171,8 @@ pub(crate) struct SessionRecord {
     /// Thread token of the thread that entered the session (0: none) and how many times.
     entered_by: AtomicU64,
     entered_depth: AtomicU32,
+    /// A cancel asked of the running statement (`interrupt`).
+    pub(crate) interrupt: InterruptFlag,
 }
 
 impl SessionRecord {
@@ -252,6 +255,7 @@ impl SessionInstrumentation {
             wait_listener: Mutex::new(None),
             entered_by: AtomicU64::new(0),
             entered_depth: AtomicU32::new(0),
+            interrupt: InterruptFlag::default(),
         });
         let handle = Arc::new(SessionInstrumentation {
             record: record.clone(),
@@ -273,6 +277,11 @@ impl SessionInstrumentation {
 
     pub fn sid(&self) -> u32 {
         self.record.sid
+    }
+
+    /// A handle that cancels this session's running statement from another thread.
+    pub fn interrupter(&self) -> Interrupter {
+        Interrupter(self.record.clone())
     }
 
     /// v$session.serial#: distinguishes this session from earlier ones with the same sid.

@@ -32,12 +32,13 @@ use crate::error::{Error, Result};
 use crate::instance::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::instance::Instance;
 use crate::instrumentation::{
-    self, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic, WaitEvent,
+    self, interrupt, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic, WaitEvent,
 };
 use crate::library_cache::session_cache::SessionCursorCache;
 use crate::library_cache::{cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, PlanSummary};
 use crate::session::{Column, DescribeColumn, Description, StatementResult};
 use crate::sql::ast::{self, Statement};
+use crate::sql::client_settings::{self, ClientSettings};
 use crate::sql::eval::SequenceAccess;
 use crate::sql::gather::{self, SampleSize};
 use crate::sql::optimizer::OptimizerEnvironment;
@@ -110,6 +111,8 @@ pub struct Session {
     /// table, private to each session too), at most `PLAN_TABLE_ROWS_MAX` rows.
     plan_table: Vec<PlanTableRow>,
     next_plan_id: u64,
+    /// What PostgreSQL's SET kept of its own settings (`sql::client_settings`).
+    client_settings: ClientSettings,
 }
 
 /// ORA-00979 (not a GROUP BY expression) and ORA-00937 (not a single-group group function):
@@ -153,6 +156,8 @@ struct StatementSettings {
     session_cached_cursors: usize,
     /// `db_file_multiblock_read_count`: blocks per I/O of a full scan.
     multiblock_read_count: usize,
+    /// `statement_timeout`: the longest a query or DML statement may run.
+    statement_timeout: Option<std::time::Duration>,
     /// `commit_wait` and `commit_logging` as the session set them itself (unset otherwise)...
     commit_session: CommitSetting,
     /// ... and as the system did: a COMMIT's options are decided from both.
@@ -187,6 +192,10 @@ impl StatementSettings {
             session_cached_cursors: parameters.get_integer(names::SESSION_CACHED_CURSORS) as usize,
             multiblock_read_count: parameters.get_integer(names::DB_FILE_MULTIBLOCK_READ_COUNT)
                 as usize,
+            statement_timeout: match parameters.get_integer(names::STATEMENT_TIMEOUT) {
+                0 => None,
+                milliseconds => Some(std::time::Duration::from_millis(milliseconds as u64)),
+            },
             commit_session: commit_setting(parameters, true),
             commit_system: commit_setting(&instance.parameters(), false),
         }
@@ -242,6 +251,7 @@ impl Session {
             settings,
             plan_table: Vec::new(),
             next_plan_id: 1,
+            client_settings: ClientSettings::default(),
         })
     }
 
@@ -252,6 +262,13 @@ impl Session {
     /// The session's id, as `v$session.sid` shows it.
     pub fn sid(&self) -> u32 {
         self.instrumentation.sid()
+    }
+
+    /// A handle that cancels this session's running query or DML statement from another
+    /// thread: it fails with ORA-01013, undoing its own changes, and the session goes on
+    /// (`instrumentation::interrupt`).
+    pub fn interrupter(&self) -> interrupt::Interrupter {
+        self.instrumentation.interrupter()
     }
 
     /// The session's parameters (its copy: ALTER SESSION changes only these).
@@ -510,6 +527,83 @@ impl Session {
             .set_open_cursors(self.sid(), self.cursor_cache.open_cursors());
     }
 
+    /// PostgreSQL's `SET name = value`: a Pythia parameter for the session (as ALTER
+    /// SESSION; `statement_timeout` also in PostgreSQL's units, `'5s'`), else one of
+    /// PostgreSQL's client settings, kept for SHOW (`sql::client_settings`).
+    fn set_setting(&mut self, name: &str, value: &ast::ParameterValue) -> Result<StatementResult> {
+        use crate::instance::parameters::{definition, names};
+        let name = name.to_lowercase();
+        let text = parameter_text(value);
+        if definition(&name).is_none() && ClientSettings::takes(&name) {
+            // PostgreSQL folds an unquoted word to lower case, as it does names.
+            let text = match value {
+                ast::ParameterValue::Identifier(word) => word.to_lowercase(),
+                _ => text,
+            };
+            self.client_settings.set(&name, &text)?;
+        } else {
+            let text = match client_settings::milliseconds(&text) {
+                Some(milliseconds) if name == names::STATEMENT_TIMEOUT => milliseconds.to_string(),
+                _ => text,
+            };
+            let set = self.parameters.set(&name, &text, SetScope::AlterSession);
+            self.parameters_changed();
+            set?;
+        }
+        Ok(StatementResult::done("SET"))
+    }
+
+    /// PostgreSQL's `SHOW name`: one row, one column named after the setting (a Pythia
+    /// parameter's value as v$parameter shows it, or a client setting's); `SHOW ALL`: every
+    /// one, as rows of (name, setting). An unknown name is ALTER SESSION's error for it.
+    fn show_setting(&self, name: &str) -> Result<StatementResult> {
+        use crate::instance::parameters::{definition, unknown_parameter, DEFINITIONS};
+        let name = name.to_lowercase();
+        let parameter = |name: &str| {
+            self.parameters
+                .value(name)
+                .map_or_else(String::new, |value| value.display_value())
+        };
+        let text = Some(DataType::varchar2(4000));
+        let (columns, rows) = if name == "all" {
+            let mut rows: Vec<(String, String)> = DEFINITIONS
+                .iter()
+                .filter(|definition| !definition.is_hidden())
+                .map(|definition| (definition.name.to_string(), parameter(definition.name)))
+                .collect();
+            rows.extend(self.client_settings.all());
+            rows.sort();
+            let rows = rows
+                .into_iter()
+                .map(|(name, value)| vec![Value::text(name), Value::text(value)])
+                .collect();
+            (vec![("NAME", text), ("SETTING", text)], rows)
+        } else {
+            let value = match definition(&name) {
+                Some(_) => parameter(&name),
+                None => self
+                    .client_settings
+                    .get(&name)
+                    .ok_or_else(|| unknown_parameter(&name, SetScope::AlterSession))?,
+            };
+            (vec![(name.as_str(), text)], vec![vec![Value::text(value)]])
+        };
+        let count = rows.len() as u64;
+        Ok(StatementResult {
+            is_query: true,
+            columns: columns
+                .into_iter()
+                .map(|(name, data_type)| Column {
+                    name: name.to_string(),
+                    data_type,
+                })
+                .collect(),
+            rows,
+            rows_affected: count,
+            feedback: format!("{count} rows selected."),
+        })
+    }
+
     /// The columns of a table or view, for `DESCRIBE`. ORA-04043 when there is no such object.
     pub fn describe(&mut self, name: &str) -> Result<Vec<DescribeColumn>> {
         let _entered = instrumentation::enter(&self.instrumentation);
@@ -714,6 +808,8 @@ impl Session {
                 Ok(StatementResult::done("Session altered."))
             }
             Statement::AlterSystem(action) => self.alter_system(action),
+            Statement::Set { name, value } => self.set_setting(name, value),
+            Statement::Show(name) => self.show_setting(name),
             Statement::Explain {
                 statement_id,
                 statement,
@@ -1048,6 +1144,7 @@ impl Session {
         };
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
+        let limit = self.settings.statement_timeout;
         let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
             let plan = match kept {
                 Some(plan) => plan,
@@ -1087,7 +1184,7 @@ impl Session {
                     plan
                 }
             };
-            let rows = query::execute(reader, &plan)?;
+            let rows = interrupt::interruptible(limit, || query::execute(reader, &plan))?;
             Ok((plan, rows))
         })?;
         let rows = RowSet {
@@ -1166,7 +1263,11 @@ impl Session {
             None => self.instance.transactions().begin()?,
         };
         let start = transaction.last_uba;
-        let result = work(self, &mut transaction);
+        // The statement's work stops at a cancel or its time limit; the rollback below
+        // always runs to its end (`rollback_to` is shielded).
+        let result = interrupt::interruptible(self.settings.statement_timeout, || {
+            work(self, &mut transaction)
+        });
         if result.is_err() {
             let undone = self
                 .instance

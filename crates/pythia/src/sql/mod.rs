@@ -1,5 +1,6 @@
 //! The SQL layer: lexer -> parser -> planner -> executor.
 pub mod ast;
+pub(crate) mod client_settings;
 pub(crate) mod describe;
 pub mod dml;
 pub mod engine;

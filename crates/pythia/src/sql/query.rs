@@ -3282,6 +3282,9 @@ fn join_level(
                      identity: u64,
                      row: &mut Vec<Value>|
      -> Result<bool> {
+        // Each candidate row is a point where a cancel or the time limit stops a statement
+        // whose rows come from memory (a hash join's probes) as well as from blocks.
+        crate::instrumentation::interrupt::check()?;
         let current: &[Value] = if alone {
             candidate
         } else {

@@ -744,17 +744,20 @@ impl TransactionManager {
         Ok(())
     }
 
-    /// Undoes every change newer than `stop_uba` (a savepoint, or 0 for all).
+    /// Undoes every change newer than `stop_uba` (a savepoint, or 0 for all). Shielded: a
+    /// cancel or a time limit never stops an undo halfway (`instrumentation::interrupt`).
     pub fn rollback_to(&self, transaction: &mut Transaction, stop_uba: u64) -> Result<()> {
-        let mut uba = transaction.last_uba;
-        while uba != 0 && uba != stop_uba {
-            let record = undo::read(&self.cache, uba)?;
-            self.apply_inverse(transaction.xid, uba, &record)?;
-            instrumentation::add(Statistic::RollbackChangesUndoRecordsApplied, 1);
-            uba = record.previous_uba;
-            transaction.last_uba = uba;
-        }
-        Ok(())
+        instrumentation::interrupt::shielded(|| {
+            let mut uba = transaction.last_uba;
+            while uba != 0 && uba != stop_uba {
+                let record = undo::read(&self.cache, uba)?;
+                self.apply_inverse(transaction.xid, uba, &record)?;
+                instrumentation::add(Statistic::RollbackChangesUndoRecordsApplied, 1);
+                uba = record.previous_uba;
+                transaction.last_uba = uba;
+            }
+            Ok(())
+        })
     }
 
     /// Applies the inverse of one undo record, if the change it undoes is still there.
@@ -805,7 +808,7 @@ impl TransactionManager {
         }
         instrumentation::add(Statistic::EnqueueRequests, 1);
         instrumentation::add(Statistic::EnqueueWaits, 1);
-        {
+        let waited = {
             let _wait = instrumentation::wait(
                 WaitEvent::EnqueueTxRowLockContention,
                 0x5458_0006,
@@ -813,14 +816,19 @@ impl TransactionManager {
                 holder & 0xFFFF,
             );
             let mut status = entry.status.lock();
-            while *status == TransactionStatus::Active {
+            let mut waited = Ok(());
+            while *status == TransactionStatus::Active && waited.is_ok() {
                 entry
                     .finished
                     .wait_for(&mut status, Duration::from_millis(100));
+                // A cancel or the statement's time limit ends the wait (the statement
+                // fails; the holder goes on).
+                waited = instrumentation::interrupt::check_waiting();
             }
-        }
+            waited
+        };
         self.waits_for.lock().remove(&waiter);
-        Ok(())
+        waited
     }
 
     /// Drops the entries of transactions that ended before every running snapshot began:
