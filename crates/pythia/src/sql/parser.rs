@@ -2934,6 +2934,7 @@ impl<'a> Parser<'a> {
 
     /// `name(args) [[AS] alias [(column, ...)]]`, a function call next.
     fn parse_function_table(&mut self) -> Result<TableReference> {
+        let position = self.position();
         let (name, args) = match self.parse_name_expression()? {
             Expr::Function {
                 name,
@@ -2941,7 +2942,7 @@ impl<'a> Parser<'a> {
                 distinct: false,
                 star: false,
             } => (name, args),
-            _ => return Err(self.error(Syntax::InvalidTableName)),
+            _ => return Err(Syntax::InvalidTableName.at(position)),
         };
         let alias = self.parse_table_alias()?;
         let columns = if alias.is_some() && self.is(&TokenKind::LeftParen) {
@@ -3080,7 +3081,7 @@ impl<'a> Parser<'a> {
                 }
                 // PostgreSQL's `OPERATOR(schema.op)` and `COLLATE name`.
                 "OPERATOR" if self.peek_nth(1) == Some(&TokenKind::LeftParen) => {
-                    Some(PRECEDENCE_COMPARISON)
+                    self.operator_call_precedence()
                 }
                 "COLLATE" if self.identifier_nth(1).is_some() => Some(PRECEDENCE_POSTFIX),
                 _ => None,
@@ -3098,6 +3099,23 @@ impl<'a> Parser<'a> {
             TokenKind::DoubleColon => Some(PRECEDENCE_POSTFIX),
             TokenKind::OuterJoin if matches!(left, Expr::Column { .. }) => Some(PRECEDENCE_POSTFIX),
             _ => None,
+        }
+    }
+
+    /// The precedence of `OPERATOR([schema.]op)`, next: the operator's own.
+    fn operator_call_precedence(&self) -> Option<u8> {
+        let offset = if self.peek_nth(3) == Some(&TokenKind::Period) {
+            4
+        } else {
+            2
+        };
+        match self.peek_nth(offset)? {
+            TokenKind::RegularExpressionMatch { .. } => Some(PRECEDENCE_COMPARISON),
+            kind if comparison_operator(kind).is_some() => Some(PRECEDENCE_COMPARISON),
+            TokenKind::Plus | TokenKind::Minus | TokenKind::Concat => Some(PRECEDENCE_ADDITIVE),
+            TokenKind::Star | TokenKind::Slash => Some(PRECEDENCE_MULTIPLICATIVE),
+            // Not an operator: parse_operator_call reports it.
+            _ => Some(PRECEDENCE_COMPARISON),
         }
     }
 
@@ -5755,6 +5773,149 @@ mod tests {
         }
         assert_eq!(parse("BEGIN END;").unwrap_err().code(), 6550);
         assert_error("BEGIN p(1) END;", 933, "END");
+    }
+
+    fn call(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::Function {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            star: false,
+        }
+    }
+
+    fn text(value: &str) -> Expr {
+        Expr::Literal(Literal::String(value.to_string()))
+    }
+
+    #[test]
+    fn postgresql_table_functions_in_from() {
+        // pgbench's generator: the alias names the table and, PostgreSQL's rule for a
+        // function of one column, the column.
+        let from =
+            select("select aid, (aid - 1) / 100000 + 1 from generate_series(1, 100000) as aid")
+                .from;
+        assert_eq!(
+            from,
+            vec![TableReference::TableFunction {
+                name: "GENERATE_SERIES".into(),
+                args: vec![number("1"), number("100000")],
+                alias: Some("AID".into()),
+                columns: Vec::new(),
+            }]
+        );
+        let from = select("select * from pg_catalog.generate_series(0, 9, 3) g(x), t").from;
+        assert_eq!(
+            from[0],
+            TableReference::TableFunction {
+                name: "PG_CATALOG.GENERATE_SERIES".into(),
+                args: vec![number("0"), number("9"), number("3")],
+                alias: Some("G".into()),
+                columns: vec!["X".into()],
+            }
+        );
+        assert!(matches!(&from[1], TableReference::Table { name, .. } if name.name == "T"));
+        // No alias, and Oracle's TABLE(...) form unchanged.
+        assert!(matches!(
+            &select("select * from generate_series(1, 2)").from[0],
+            TableReference::TableFunction { alias: None, columns, .. } if columns.is_empty()
+        ));
+        assert!(matches!(
+            &select("select * from table(dbms_xplan.display)").from[0],
+            TableReference::TableFunction { name, .. } if name == "DBMS_XPLAN.DISPLAY"
+        ));
+        assert_error("select * from generate_series(1, 2) as g(x", 907, "");
+        assert_error("select * from f(distinct a)", 903, "f(");
+    }
+
+    #[test]
+    fn postgresql_operators_casts_and_arrays() {
+        let regexp = |args: Vec<Expr>| call("REGEXP_LIKE", args);
+        let not = |expr: Expr| Expr::Unary {
+            op: UnaryOperator::Not,
+            expr: Box::new(expr),
+        };
+        assert_eq!(condition("a ~ '^x'"), regexp(vec![column("A"), text("^x")]));
+        assert_eq!(
+            condition("a ~* 'x'"),
+            regexp(vec![column("A"), text("x"), text("i")])
+        );
+        assert_eq!(
+            condition("a !~ 'x'"),
+            not(regexp(vec![column("A"), text("x")]))
+        );
+        assert_eq!(
+            condition("a !~* 'x'"),
+            not(regexp(vec![column("A"), text("x"), text("i")]))
+        );
+        // psql's \d pattern match: OPERATOR(schema.op) is the operator, COLLATE is read and
+        // not kept, and binds tighter than the comparison.
+        assert_eq!(
+            condition("c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default AND b"),
+            Expr::Binary {
+                left: Box::new(regexp(vec![
+                    qualified_column("C", "RELNAME"),
+                    text("^(t)$")
+                ])),
+                op: BinaryOperator::And,
+                right: Box::new(column("B")),
+            }
+        );
+        assert_eq!(condition("a OPERATOR(=) 1"), condition("a = 1"));
+        assert_eq!(
+            condition("a operator(pg_catalog.+) 1 = 2"),
+            condition("a + 1 = 2")
+        );
+        assert_eq!(condition("a COLLATE \"C\" < b"), condition("a < b"));
+        assert_error("SELECT * FROM T WHERE a OPERATOR(pg_catalog.,) 1", 936, ",");
+        assert_error("SELECT * FROM T WHERE a OPERATOR(~ 1", 907, "1");
+        // Casts: the object identifier types are functions, an array type is its text.
+        assert_eq!(
+            expression("c.oid::pg_catalog.regclass::pg_catalog.text"),
+            Expr::Cast {
+                expr: Box::new(call("REGCLASS", vec![qualified_column("C", "OID")])),
+                data_type: DataType::Varchar2 { length: 4000 },
+            }
+        );
+        assert_eq!(
+            expression("CAST(x AS regtype)"),
+            call("REGTYPE", vec![column("X")])
+        );
+        assert_eq!(
+            expression("p::pg_catalog.int2[]"),
+            Expr::Cast {
+                expr: Box::new(column("P")),
+                data_type: DataType::Varchar2 { length: 4000 },
+            }
+        );
+        assert_eq!(
+            expression("x::oid"),
+            Expr::Cast {
+                expr: Box::new(column("X")),
+                data_type: DataType::Integer,
+            }
+        );
+        // Subscripts and ARRAY(query).
+        assert_eq!(
+            expression("prattrs[s + 1]"),
+            call(
+                ARRAY_ELEMENT,
+                vec![
+                    column("PRATTRS"),
+                    binary(column("S"), BinaryOperator::Add, number("1"))
+                ]
+            )
+        );
+        assert_error("SELECT a[1 FROM DUAL", 907, "FROM");
+        let Expr::Function { name, args, .. } =
+            expression("array(select rolname from r order by 1)")
+        else {
+            panic!("ARRAY(query) is a function");
+        };
+        assert_eq!(name, "ARRAY");
+        assert!(matches!(args.as_slice(), [Expr::ScalarSubquery(_)]));
+        // ARRAY of something else is a call of a function ARRAY (unknown to the planner).
+        assert_eq!(expression("array(1)"), call("ARRAY", vec![number("1")]));
     }
 
     #[test]
