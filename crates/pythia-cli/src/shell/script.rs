@@ -516,6 +516,7 @@ const SQL_START_WORDS: &[&str] = &[
     "SELECT",
     "TRUNCATE",
     "UPDATE",
+    "VACUUM",
     "VALUES",
     "WITH",
 ];

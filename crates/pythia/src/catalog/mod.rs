@@ -74,6 +74,7 @@
 //! at once, as Oracle updates SEQ$. After a crash the numbers of the unused cached range are
 //! skipped, never handed out twice.
 
+pub mod pg_catalog;
 pub mod statistics;
 pub mod views;
 

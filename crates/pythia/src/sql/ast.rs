@@ -117,9 +117,10 @@ pub enum Statement {
         cache: Option<bool>,
     },
     /// `DROP TABLE [IF EXISTS] name [CASCADE CONSTRAINTS] [PURGE]`; PostgreSQL's bare `CASCADE`
-    /// also sets `cascade_constraints`.
+    /// also sets `cascade_constraints`, and PostgreSQL's list `DROP TABLE a, b` gives
+    /// several names (Oracle's form has one).
     DropTable {
-        name: ObjectName,
+        names: Vec<ObjectName>,
         if_exists: bool,
         purge: bool,
         cascade_constraints: bool,
@@ -224,8 +225,14 @@ pub enum Statement {
     /// PostgreSQL `SHOW name` (`SHOW ALL` has the name `ALL`; `SHOW TIME ZONE` is `TIMEZONE`,
     /// `SHOW TRANSACTION ISOLATION LEVEL` is `TRANSACTION_ISOLATION`).
     Show(String),
-    /// PostgreSQL `VACUUM ...`; everything after the keyword is ignored.
-    Vacuum,
+    /// PostgreSQL `VACUUM [FULL] [FREEZE] [VERBOSE] [ANALYZE] [table [(columns)], ...]` or
+    /// `VACUUM (option [value], ...) [table, ...]`: `analyze` when ANALYZE is one of the
+    /// options (not turned off), `tables` empty for every table. Column lists and the
+    /// other options are accepted and not kept.
+    Vacuum {
+        analyze: bool,
+        tables: Vec<ObjectName>,
+    },
 }
 
 /// What ANALYZE TABLE does.
@@ -372,12 +379,15 @@ pub enum TableReference {
         query: Box<Query>,
         alias: Option<String>,
     },
-    /// `TABLE(name[(args)]) [alias]`: rows from a table function (`DBMS_XPLAN.DISPLAY`);
-    /// `name` is qualified with `.` where written so.
+    /// `TABLE(name[(args)]) [alias]`: rows from a table function (`DBMS_XPLAN.DISPLAY`),
+    /// or PostgreSQL's `name(args) [[AS] alias [(columns)]]` (`generate_series(1, 10) AS x`);
+    /// `name` is qualified with `.` where written so. `columns` names the function's
+    /// columns (empty when not written).
     TableFunction {
         name: String,
         args: Vec<Expr>,
         alias: Option<String>,
+        columns: Vec<String>,
     },
     Join {
         left: Box<TableReference>,
@@ -1153,7 +1163,7 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         | Statement::Analyze { .. }
         | Statement::Set { .. }
         | Statement::Show(_)
-        | Statement::Vacuum => {}
+        | Statement::Vacuum { .. } => {}
     }
 }
 

@@ -810,6 +810,7 @@ impl Session {
             Statement::AlterSystem(action) => self.alter_system(action),
             Statement::Set { name, value } => self.set_setting(name, value),
             Statement::Show(name) => self.show_setting(name),
+            Statement::Vacuum { analyze, tables } => self.vacuum(*analyze, tables),
             Statement::Explain {
                 statement_id,
                 statement,
@@ -1058,6 +1059,9 @@ impl Session {
             return Ok(Some(self.plan_table_rows()));
         }
         if let Some(rows) = dictionary_view(name, dictionary, self.instance.cache())? {
+            return Ok(Some(rows));
+        }
+        if let Some(rows) = catalog::pg_catalog::pg_catalog_view(name, dictionary) {
             return Ok(Some(rows));
         }
         let context = crate::views::ViewContext {
@@ -1757,16 +1761,26 @@ impl Session {
                 Ok(StatementResult::done("Table renamed."))
             }
             Statement::DropTable {
-                name,
+                names,
                 if_exists,
                 cascade_constraints,
                 ..
             } => {
-                if *if_exists && !catalog.current().tables.contains_key(&name.name) {
-                    return Ok(StatementResult::done("Table dropped."));
+                // PostgreSQL's list: every name is checked before any table goes, so that a
+                // missing one (without IF EXISTS) drops nothing; IF EXISTS skips the missing.
+                let dictionary = catalog.current();
+                let mut existing = Vec::with_capacity(names.len());
+                for name in names {
+                    if dictionary.tables.contains_key(&name.name) {
+                        existing.push(name.name.as_str());
+                    } else if !*if_exists {
+                        return Err(Error::table_not_found());
+                    }
                 }
-                self.drop_referenced_keys(&name.name, *cascade_constraints)?;
-                catalog.drop_table(&name.name)?;
+                for name in &existing {
+                    self.drop_referenced_keys(name, *cascade_constraints, &existing)?;
+                    catalog.drop_table(name)?;
+                }
                 Ok(StatementResult::done("Table dropped."))
             }
             Statement::Truncate { tables } => {
@@ -1855,6 +1869,42 @@ impl Session {
             }
             _ => Err(unsupported("this statement")),
         }
+    }
+
+    /// PostgreSQL's VACUUM: nothing to reclaim (old row versions are in undo and space
+    /// freed by DELETE is reused, as in Oracle), so plain VACUUM only checks its tables'
+    /// names. VACUUM ANALYZE gathers optimizer statistics of its tables (every table when
+    /// none is named), each as `ANALYZE TABLE t COMPUTE STATISTICS` would, in its own
+    /// transaction after committing what the session has open.
+    fn vacuum(&mut self, analyze: bool, names: &[ast::ObjectName]) -> Result<StatementResult> {
+        let tables: Vec<Arc<TableDef>> = if names.is_empty() {
+            self.instance
+                .catalog()
+                .current()
+                .tables
+                .values()
+                .cloned()
+                .collect()
+        } else {
+            names
+                .iter()
+                .map(|name| self.table(name))
+                .collect::<Result<_>>()?
+        };
+        const NOTHING: &str =
+            "VACUUM did nothing: old row versions are kept in undo, as in Oracle, so there is nothing to reclaim";
+        if !analyze {
+            return Ok(StatementResult::done(format!("{NOTHING}.")));
+        }
+        self.commit(None)?;
+        for table in &tables {
+            self.gather(table, SampleSize::All, true)?;
+        }
+        Ok(StatementResult::done(format!(
+            "{NOTHING}; ANALYZE gathered the optimizer statistics of {} table{}.",
+            tables.len(),
+            if tables.len() == 1 { "" } else { "s" }
+        )))
     }
 
     /// Gathers statistics of `table` (and of its indexes with `cascade`; without, the
@@ -2732,8 +2782,9 @@ impl Session {
     }
 
     /// DROP TABLE of a table other tables' foreign keys reference: ORA-02449, or with
-    /// CASCADE CONSTRAINTS those foreign keys are dropped first.
-    fn drop_referenced_keys(&self, name: &str, cascade: bool) -> Result<()> {
+    /// CASCADE CONSTRAINTS those foreign keys are dropped first. The foreign keys of tables
+    /// in `dropping` (the statement's other tables, which go too) never stop it.
+    fn drop_referenced_keys(&self, name: &str, cascade: bool, dropping: &[&str]) -> Result<()> {
         let instance = self.instance.clone();
         let catalog = instance.catalog();
         let children: Vec<String> = catalog
@@ -2748,7 +2799,10 @@ impl Session {
         if children.is_empty() {
             return Ok(());
         }
-        if !cascade {
+        let outside = children
+            .iter()
+            .any(|child| !dropping.contains(&child.as_str()));
+        if outside && !cascade {
             return Err(Error::new(
                 2449,
                 "unique/primary keys in table referenced by foreign keys",

@@ -25,6 +25,7 @@ use rustc_hash::FxHashSet;
 use crate::catalog::SequenceDef;
 use crate::error::{Error, Result};
 use crate::sql::ast::{BinaryOperator, UnaryOperator};
+use crate::sql::postgresql::{self, CatalogFunction};
 use crate::types::{date_format, datetime, number_format, DataType, Family, GroupKey, Value};
 
 #[derive(Clone, Debug)]
@@ -115,6 +116,8 @@ pub enum SubqueryKind {
         op: BinaryOperator,
         all: bool,
     },
+    /// PostgreSQL's `ARRAY(SELECT ...)`: its rows' one column as an array's text form.
+    Array,
 }
 
 /// Runs a correlated subquery's plan with the outer values it reads.
@@ -164,12 +167,26 @@ pub enum Function {
     Replace,
     ToDate,
     AddMonths,
+    /// `REGEXP_LIKE(source, pattern[, match_parameter])`, and PostgreSQL's `~` operators.
+    RegexpLike,
+    /// PostgreSQL's arrays in their text form (`sql::postgresql`): `array_to_string`,
+    /// `array_upper`, and `ARRAY_ELEMENT(array, index)`, which `array[index]` is.
+    ArrayToString,
+    ArrayUpper,
+    ArrayElement,
+    /// A function over PostgreSQL's catalogs (`format_type`, `pg_get_indexdef`, ...).
+    Catalog(CatalogFunction),
 }
 
 impl Function {
     /// The function named `name` (upper case) with `arguments` arguments, or the error.
     pub fn resolve(name: &str, arguments: usize) -> Result<Function> {
         use Function as F;
+        // PostgreSQL's clients qualify built-in functions with their schema.
+        let name = name
+            .strip_prefix(crate::catalog::pg_catalog::SCHEMA)
+            .and_then(|rest| rest.strip_prefix('.'))
+            .unwrap_or(name);
         let (function, min, max) = match name {
             "NVL" => (F::Nvl, 2, 2),
             "COALESCE" => (F::Coalesce, 1, usize::MAX),
@@ -207,7 +224,14 @@ impl Function {
             "REPLACE" => (F::Replace, 2, 3),
             "TO_DATE" => (F::ToDate, 1, 2),
             "ADD_MONTHS" => (F::AddMonths, 2, 2),
-            _ => return Err(Error::new(904, format!("\"{name}\": invalid identifier"))),
+            "REGEXP_LIKE" => (F::RegexpLike, 2, 3),
+            "ARRAY_TO_STRING" => (F::ArrayToString, 2, 3),
+            "ARRAY_UPPER" => (F::ArrayUpper, 2, 2),
+            crate::sql::parser::ARRAY_ELEMENT => (F::ArrayElement, 2, 2),
+            _ => match CatalogFunction::resolve(name) {
+                Some((function, min, max)) => (F::Catalog(function), min, max),
+                None => return Err(Error::new(904, format!("\"{name}\": invalid identifier"))),
+            },
         };
         if arguments < min {
             return Err(Error::new(938, "not enough arguments for function"));
@@ -228,6 +252,9 @@ pub struct Context<'a> {
     pub outer: &'a [Value],
     /// Runs correlated subqueries; None where there is no statement to run them in.
     pub subqueries: Option<&'a dyn SubqueryRunner>,
+    /// The dictionary version the statement reads, for the catalog functions; None where
+    /// there is no statement (they are NULL there).
+    pub dictionary: Option<&'a crate::catalog::Dictionary>,
 }
 
 impl Subquery {
@@ -279,6 +306,10 @@ impl Subquery {
             SubqueryKind::Quantified { expr, op, all } => {
                 let value = expr.evaluate(row, context)?;
                 quantified(&value, *op, *all, first_column(rows))
+            }
+            SubqueryKind::Array => {
+                let values = first_column(rows).collect::<Result<Vec<_>>>()?;
+                Ok(postgresql::array_text(&values))
             }
         }
     }
@@ -658,7 +689,7 @@ impl Expr {
                         visit(expr)
                     }
                     SubqueryKind::RowIn { exprs, .. } => exprs.iter().for_each(&mut *visit),
-                    SubqueryKind::Scalar | SubqueryKind::Exists { .. } => {}
+                    SubqueryKind::Scalar | SubqueryKind::Exists { .. } | SubqueryKind::Array => {}
                 }
             }
             Expr::Unary(_, expr) | Expr::IsNull(expr, _) | Expr::Cast(expr, _) => visit(expr),
@@ -870,6 +901,23 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
         .collect::<Result<Vec<_>>>()?;
     let null_in = values.iter().any(Value::is_null);
     match function {
+        F::Catalog(catalog) => postgresql::catalog_function(catalog, &values, context.dictionary),
+        F::ArrayToString | F::RegexpLike if values[0].is_null() || values[1].is_null() => {
+            Ok(Value::Null)
+        }
+        F::ArrayToString => {
+            let null_text = values.get(2).and_then(Value::to_text);
+            postgresql::array_to_string(
+                &text_of(&values[0]),
+                &text_of(&values[1]),
+                null_text.as_deref(),
+            )
+        }
+        F::RegexpLike => {
+            let parameter = values.get(2).and_then(Value::to_text).unwrap_or_default();
+            postgresql::regexp_like(&text_of(&values[0]), &text_of(&values[1]), &parameter)
+                .map(Value::Boolean)
+        }
         F::Sysdate => Ok(Value::Date(now_micros() / 1_000_000)),
         F::Systimestamp => Ok(Value::Timestamp(now_micros())),
         F::User => Ok(Value::text(crate::catalog::OWNER)),
@@ -902,6 +950,8 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
         _ if null_in => Ok(Value::Null),
         F::Upper => Ok(Value::text(text_of(&values[0]).to_uppercase())),
         F::Lower => Ok(Value::text(text_of(&values[0]).to_lowercase())),
+        F::ArrayUpper => postgresql::array_upper(&text_of(&values[0]), integer_of(&values[1])?),
+        F::ArrayElement => postgresql::array_element(&text_of(&values[0]), integer_of(&values[1])?),
         F::Length => Ok(Value::integer(text_of(&values[0]).chars().count() as i64)),
         F::Substr => {
             let text: Vec<char> = text_of(&values[0]).chars().collect();
@@ -1295,6 +1345,7 @@ mod tests {
                     sequences: &NoSequences,
                     outer: &[],
                     subqueries: None,
+                    dictionary: None,
                 };
                 for probe in &probes {
                     let row = [probe.clone()];

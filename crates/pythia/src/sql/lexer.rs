@@ -87,6 +87,15 @@ pub enum TokenKind {
     DoubleColon,
     /// Oracle's outer-join marker `(+)`, also written with spaces inside: `( + )`.
     OuterJoin,
+    /// PostgreSQL's regular expression match operators: `~`, `~*` (case-insensitive), and
+    /// their negations `!~`, `!~*`.
+    RegularExpressionMatch {
+        negated: bool,
+        case_insensitive: bool,
+    },
+    /// `[` and `]`: PostgreSQL's array subscripts and array types (`int2[]`).
+    LeftBracket,
+    RightBracket,
 }
 
 impl TokenKind {
@@ -578,6 +587,20 @@ impl Lexer<'_> {
             '>' if next == Some(b'=') => (TokenKind::GreaterOrEqual, 2),
             '>' => (TokenKind::Greater, 1),
             '!' | '^' if next == Some(b'=') => (TokenKind::NotEqual, 2),
+            '~' | '!' if character == '~' || next == Some(b'~') => {
+                let negated = character == '!';
+                let tilde_end = start + negated as usize + 1;
+                let case_insensitive = self.byte_at(tilde_end) == Some(b'*');
+                (
+                    TokenKind::RegularExpressionMatch {
+                        negated,
+                        case_insensitive,
+                    },
+                    tilde_end - start + case_insensitive as usize,
+                )
+            }
+            '[' => (TokenKind::LeftBracket, 1),
+            ']' => (TokenKind::RightBracket, 1),
             '|' if next == Some(b'|') => (TokenKind::Concat, 2),
             '+' => (TokenKind::Plus, 1),
             '-' => (TokenKind::Minus, 1),
@@ -737,6 +760,38 @@ mod tests {
             (TokenKind::Equal, "="),
         ];
         assert_eq!(lex(sql), expected);
+    }
+
+    #[test]
+    fn postgresql_regular_expression_operators_and_brackets() {
+        let matching = |negated, case_insensitive| TokenKind::RegularExpressionMatch {
+            negated,
+            case_insensitive,
+        };
+        assert_eq!(
+            lex("a ~ b !~ c ~* d !~* e != f x[1] int2[]"),
+            vec![
+                (word("A"), "a"),
+                (matching(false, false), "~"),
+                (word("B"), "b"),
+                (matching(true, false), "!~"),
+                (word("C"), "c"),
+                (matching(false, true), "~*"),
+                (word("D"), "d"),
+                (matching(true, true), "!~*"),
+                (word("E"), "e"),
+                (TokenKind::NotEqual, "!="),
+                (word("F"), "f"),
+                (word("X"), "x"),
+                (TokenKind::LeftBracket, "["),
+                (TokenKind::Number("1".into()), "1"),
+                (TokenKind::RightBracket, "]"),
+                (word("INT2"), "int2"),
+                (TokenKind::LeftBracket, "["),
+                (TokenKind::RightBracket, "]"),
+            ]
+        );
+        assert_eq!(error("a ! b").0, 911);
     }
 
     #[test]

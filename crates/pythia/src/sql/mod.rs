@@ -10,6 +10,7 @@ pub mod hints;
 pub mod lexer;
 pub mod optimizer;
 pub mod parser;
+pub mod postgresql;
 pub mod print;
 pub mod procedures;
 pub mod query;

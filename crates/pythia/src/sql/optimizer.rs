@@ -45,6 +45,10 @@ pub const DEFAULT_INDEX: IndexStatistics = IndexStatistics {
 /// Rows a view or table function is assumed to return when nothing better is known.
 pub const DEFAULT_VIEW_ROWS: f64 = 100.0;
 
+/// Rows assumed of a table function whose arguments are not known at planning time
+/// (Oracle's default cardinality of a collection: 8168 rows).
+pub const DEFAULT_COLLECTION_ROWS: f64 = 8168.0;
+
 /// CPU cost of reading and filtering one row, in single-block reads (about 50,000 rows take
 /// as long as one random read).
 pub const ROW_CPU: f64 = 1.0 / 50_000.0;

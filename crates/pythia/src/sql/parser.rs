@@ -346,6 +346,37 @@ fn balanced(op: BinaryOperator, first: Expr, mut rest: Vec<Expr>) -> Expr {
     }
 }
 
+/// The function PostgreSQL's subscript `a[i]` is: the i-th element of an array's text form.
+pub const ARRAY_ELEMENT: &str = "ARRAY_ELEMENT";
+
+/// PostgreSQL's `left ~ right` (and `~*`, `!~`, `!~*`) as Oracle's
+/// `[NOT] REGEXP_LIKE(left, right[, 'i'])`.
+fn regular_expression_match(
+    left: Expr,
+    right: Expr,
+    negated: bool,
+    case_insensitive: bool,
+) -> Expr {
+    let mut args = vec![left, right];
+    if case_insensitive {
+        args.push(Expr::Literal(Literal::String("i".to_string())));
+    }
+    let matched = Expr::Function {
+        name: "REGEXP_LIKE".to_string(),
+        args,
+        distinct: false,
+        star: false,
+    };
+    if negated {
+        Expr::Unary {
+            op: UnaryOperator::Not,
+            expr: Box::new(matched),
+        }
+    } else {
+        matched
+    }
+}
+
 fn binary(left: Expr, op: BinaryOperator, right: Expr) -> Expr {
     Expr::Binary {
         left: Box::new(left),
@@ -542,12 +573,6 @@ impl<'a> Parser<'a> {
 
     fn error(&self, syntax: Syntax) -> Error {
         syntax.at(self.position())
-    }
-
-    fn skip_to_statement_end(&mut self) {
-        while !self.at_statement_end() {
-            self.index += 1;
-        }
     }
 
     /// Skips a balanced parenthesized group starting at the current `(`, and returns the byte
@@ -767,12 +792,66 @@ impl<'a> Parser<'a> {
             Some("CALL") => self.parse_call(),
             Some("SET") => self.parse_set(),
             Some("SHOW") => self.parse_show(),
-            Some("VACUUM") => {
-                self.skip_to_statement_end();
-                Ok(Statement::Vacuum)
-            }
+            Some("VACUUM") => self.parse_vacuum(),
             _ => Err(self.error(Syntax::InvalidSqlStatement)),
         }
+    }
+
+    /// PostgreSQL's VACUUM, in its parenthesized form or its older one of keywords.
+    fn parse_vacuum(&mut self) -> Result<Statement> {
+        self.index += 1;
+        let mut analyze = false;
+        if self.eat(&TokenKind::LeftParen) {
+            loop {
+                let option = self.parse_identifier(Syntax::MissingRightParenthesis)?;
+                // An option's value: a boolean word, a number or a string (`PARALLEL 2`).
+                let enabled = match self.peek() {
+                    Some(TokenKind::Word(word)) => match word.as_str() {
+                        "TRUE" | "ON" => {
+                            self.index += 1;
+                            true
+                        }
+                        "FALSE" | "OFF" => {
+                            self.index += 1;
+                            false
+                        }
+                        _ => true,
+                    },
+                    Some(TokenKind::Number(_) | TokenKind::String(_)) => {
+                        self.index += 1;
+                        true
+                    }
+                    _ => true,
+                };
+                if option == "ANALYZE" || option == "ANALYSE" {
+                    analyze = enabled;
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+            self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        } else {
+            while let Some(word @ ("FULL" | "FREEZE" | "VERBOSE" | "ANALYZE" | "ANALYSE")) =
+                self.peek_word()
+            {
+                analyze |= word.starts_with("ANALY");
+                self.index += 1;
+            }
+        }
+        let mut tables = Vec::new();
+        if !self.at_statement_end() {
+            loop {
+                tables.push(self.parse_object_name(Syntax::InvalidTableName)?);
+                if self.is(&TokenKind::LeftParen) {
+                    self.parse_identifier_list(Syntax::MissingRightParenthesis)?;
+                }
+                if !self.eat(&TokenKind::Comma) {
+                    break;
+                }
+            }
+        }
+        Ok(Statement::Vacuum { analyze, tables })
     }
 
     fn plsql_error(&self) -> Error {
@@ -1975,7 +2054,10 @@ impl<'a> Parser<'a> {
                 if if_exists {
                     self.index += 2;
                 }
-                let name = self.parse_object_name(Syntax::InvalidTableName)?;
+                let mut names = vec![self.parse_object_name(Syntax::InvalidTableName)?];
+                while self.eat(&TokenKind::Comma) {
+                    names.push(self.parse_object_name(Syntax::InvalidTableName)?);
+                }
                 let mut purge = false;
                 let mut cascade_constraints = false;
                 loop {
@@ -1989,7 +2071,7 @@ impl<'a> Parser<'a> {
                     }
                 }
                 Ok(Statement::DropTable {
-                    name,
+                    names,
                     if_exists,
                     purge,
                     cascade_constraints,
@@ -2818,6 +2900,9 @@ impl<'a> Parser<'a> {
         if self.is_word("TABLE") && self.peek_nth(1) == Some(&TokenKind::LeftParen) {
             return self.parse_table_function();
         }
+        if self.function_call_ahead() {
+            return self.parse_function_table();
+        }
         if !self.is(&TokenKind::LeftParen) {
             return self.parse_named_table();
         }
@@ -2831,6 +2916,46 @@ impl<'a> Parser<'a> {
         let inner = self.parse_table_reference()?;
         self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
         Ok(inner)
+    }
+
+    /// Whether a name followed by `(` comes next (`f(`, `schema.f(`): in a FROM list,
+    /// PostgreSQL's call of a function that returns rows.
+    fn function_call_ahead(&self) -> bool {
+        self.identifier_nth(0).is_some()
+            && match self.peek_nth(1) {
+                Some(TokenKind::LeftParen) => true,
+                Some(TokenKind::Period) => {
+                    self.identifier_nth(2).is_some()
+                        && self.peek_nth(3) == Some(&TokenKind::LeftParen)
+                }
+                _ => false,
+            }
+    }
+
+    /// `name(args) [[AS] alias [(column, ...)]]`, a function call next.
+    fn parse_function_table(&mut self) -> Result<TableReference> {
+        let position = self.position();
+        let (name, args) = match self.parse_name_expression()? {
+            Expr::Function {
+                name,
+                args,
+                distinct: false,
+                star: false,
+            } => (name, args),
+            _ => return Err(Syntax::InvalidTableName.at(position)),
+        };
+        let alias = self.parse_table_alias()?;
+        let columns = if alias.is_some() && self.is(&TokenKind::LeftParen) {
+            self.parse_identifier_list(Syntax::MissingRightParenthesis)?
+        } else {
+            Vec::new()
+        };
+        Ok(TableReference::TableFunction {
+            name,
+            args,
+            alias,
+            columns,
+        })
     }
 
     fn parse_named_table(&mut self) -> Result<TableReference> {
@@ -2856,7 +2981,12 @@ impl<'a> Parser<'a> {
         };
         self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
         let alias = self.parse_table_alias()?;
-        Ok(TableReference::TableFunction { name, args, alias })
+        Ok(TableReference::TableFunction {
+            name,
+            args,
+            alias,
+            columns: Vec::new(),
+        })
     }
 
     fn finish_inline_view(&mut self, query: Box<Query>) -> Result<TableReference> {
@@ -2949,8 +3079,15 @@ impl<'a> Parser<'a> {
                 "NOT" if matches!(self.peek_word_nth(1), Some("LIKE" | "BETWEEN" | "IN")) => {
                     Some(PRECEDENCE_COMPARISON)
                 }
+                // PostgreSQL's `OPERATOR(schema.op)` and `COLLATE name`.
+                "OPERATOR" if self.peek_nth(1) == Some(&TokenKind::LeftParen) => {
+                    self.operator_call_precedence()
+                }
+                "COLLATE" if self.identifier_nth(1).is_some() => Some(PRECEDENCE_POSTFIX),
                 _ => None,
             },
+            TokenKind::RegularExpressionMatch { .. } => Some(PRECEDENCE_COMPARISON),
+            TokenKind::LeftBracket => Some(PRECEDENCE_POSTFIX),
             TokenKind::Equal
             | TokenKind::NotEqual
             | TokenKind::Less
@@ -2962,6 +3099,23 @@ impl<'a> Parser<'a> {
             TokenKind::DoubleColon => Some(PRECEDENCE_POSTFIX),
             TokenKind::OuterJoin if matches!(left, Expr::Column { .. }) => Some(PRECEDENCE_POSTFIX),
             _ => None,
+        }
+    }
+
+    /// The precedence of `OPERATOR([schema.]op)`, next: the operator's own.
+    fn operator_call_precedence(&self) -> Option<u8> {
+        let offset = if self.peek_nth(3) == Some(&TokenKind::Period) {
+            4
+        } else {
+            2
+        };
+        match self.peek_nth(offset)? {
+            TokenKind::RegularExpressionMatch { .. } => Some(PRECEDENCE_COMPARISON),
+            kind if comparison_operator(kind).is_some() => Some(PRECEDENCE_COMPARISON),
+            TokenKind::Plus | TokenKind::Minus | TokenKind::Concat => Some(PRECEDENCE_ADDITIVE),
+            TokenKind::Star | TokenKind::Slash => Some(PRECEDENCE_MULTIPLICATIVE),
+            // Not an operator: parse_operator_call reports it.
+            _ => Some(PRECEDENCE_COMPARISON),
         }
     }
 
@@ -2984,6 +3138,26 @@ impl<'a> Parser<'a> {
         if self.eat_word("IS") {
             return self.parse_is_null(left);
         }
+        if self.is_word("COLLATE") {
+            // Comparisons are binary (Oracle's BINARY, PostgreSQL's "C"): the collation
+            // is read and not kept.
+            self.index += 1;
+            if self.peek_nth(1) == Some(&TokenKind::Period) {
+                self.index += 2;
+            }
+            // Any word names a collation, reserved ones too (`pg_catalog.default`).
+            match self.peek() {
+                Some(TokenKind::Word(_) | TokenKind::QuotedIdentifier(_)) => self.index += 1,
+                _ => return Err(self.error(Syntax::InvalidIdentifier)),
+            }
+            return Ok(left);
+        }
+        if self.is_word("OPERATOR") {
+            return self.parse_operator_call(left, precedence);
+        }
+        if self.eat(&TokenKind::LeftBracket) {
+            return self.parse_subscript(left);
+        }
         let negated = self.eat_word("NOT");
         match self.peek_word() {
             Some("LIKE") => return self.parse_like(left, negated),
@@ -3004,13 +3178,20 @@ impl<'a> Parser<'a> {
                 .parse_expression_above(precedence)
                 .map(|right| binary(left, op, right));
         }
+        if let TokenKind::RegularExpressionMatch {
+            negated,
+            case_insensitive,
+        } = *kind
+        {
+            self.index += 1;
+            return self
+                .parse_expression_above(precedence)
+                .map(|right| regular_expression_match(left, right, negated, case_insensitive));
+        }
         match kind {
             TokenKind::DoubleColon => {
                 self.index += 1;
-                self.parse_data_type().map(|data_type| Expr::Cast {
-                    expr: Box::new(left),
-                    data_type,
-                })
+                self.parse_cast_target(left)
             }
             TokenKind::OuterJoin => {
                 self.index += 1;
@@ -3018,6 +3199,55 @@ impl<'a> Parser<'a> {
             }
             _ => Err(self.error(Syntax::MissingExpression)),
         }
+    }
+
+    /// PostgreSQL's `OPERATOR(schema.op) right` after `left`: the operator as if written
+    /// alone (`OPERATOR(pg_catalog.~)` is `~`). The schema is read and not kept.
+    fn parse_operator_call(&mut self, left: Expr, precedence: u8) -> Result<Expr> {
+        self.index += 2;
+        if self.identifier_nth(0).is_some() && self.peek_nth(1) == Some(&TokenKind::Period) {
+            self.index += 2;
+        }
+        let Some(kind) = self.peek().cloned() else {
+            return Err(self.error(Syntax::MissingExpression));
+        };
+        let operator_position = self.index;
+        self.index += 1;
+        self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        if let TokenKind::RegularExpressionMatch {
+            negated,
+            case_insensitive,
+        } = kind
+        {
+            return self
+                .parse_expression_above(precedence)
+                .map(|right| regular_expression_match(left, right, negated, case_insensitive));
+        }
+        let op = comparison_operator(&kind)
+            .or_else(|| arithmetic_operator(&kind))
+            .ok_or_else(|| {
+                self.tokens.get(operator_position).map_or_else(
+                    || self.error(Syntax::MissingExpression),
+                    |token| Syntax::MissingExpression.at(token.start),
+                )
+            })?;
+        if op.is_comparison() {
+            return self.parse_comparison(left, op, precedence);
+        }
+        self.parse_expression_above(precedence)
+            .map(|right| binary(left, op, right))
+    }
+
+    /// `[index]` after an array value, the `[` read: `ARRAY_ELEMENT(array, index)`.
+    fn parse_subscript(&mut self, left: Expr) -> Result<Expr> {
+        let index = self.parse_expression()?;
+        self.expect(&TokenKind::RightBracket, Syntax::MissingRightParenthesis)?;
+        Ok(Expr::Function {
+            name: ARRAY_ELEMENT.to_string(),
+            args: vec![left, index],
+            distinct: false,
+            star: false,
+        })
     }
 
     /// `[NOT] NULL` after IS.
@@ -3218,6 +3448,12 @@ impl<'a> Parser<'a> {
             }
             "CASE" => self.parse_case(),
             "CAST" if next == Some(&TokenKind::LeftParen) => self.parse_cast(),
+            "ARRAY"
+                if next == Some(&TokenKind::LeftParen)
+                    && matches!(self.peek_word_nth(2), Some("SELECT" | "WITH")) =>
+            {
+                self.parse_array_subquery()
+            }
             "EXISTS" => self.parse_exists(false),
             "ROWNUM" => {
                 self.index += 1;
@@ -3454,11 +3690,65 @@ impl<'a> Parser<'a> {
     /// `AS type)` of a CAST.
     fn finish_cast(&mut self, expr: Expr) -> Result<Expr> {
         self.expect_word("AS", Syntax::MissingKeyword)?;
-        let data_type = self.parse_data_type()?;
+        let cast = self.parse_cast_target(expr)?;
         self.expect(&TokenKind::RightParen, Syntax::MissingRightParenthesis)?;
+        Ok(cast)
+    }
+
+    /// The type `expr` is cast to, after `::` or CAST's AS, and the cast. PostgreSQL's
+    /// names may be qualified with `pg_catalog.`; `oid` is INTEGER and `name` VARCHAR2(64);
+    /// an array type (`int2[]`) is its text form, VARCHAR2(4000) (Pythia has no arrays);
+    /// a cast to an object identifier type (`regclass`, `regtype`, `regnamespace`) is the
+    /// function of that name (`REGCLASS(expr)`: an oid's name, or a name's oid).
+    fn parse_cast_target(&mut self, expr: Expr) -> Result<Expr> {
+        if self.is_word("PG_CATALOG") && self.peek_nth(1) == Some(&TokenKind::Period) {
+            self.index += 2;
+        }
+        let data_type = match self.peek_word() {
+            Some(word @ ("REGCLASS" | "REGTYPE" | "REGNAMESPACE")) => {
+                let name = word.to_string();
+                self.index += 1;
+                return Ok(Expr::Function {
+                    name,
+                    args: vec![expr],
+                    distinct: false,
+                    star: false,
+                });
+            }
+            Some("OID") => {
+                self.index += 1;
+                DataType::Integer
+            }
+            Some("NAME") => {
+                self.index += 1;
+                DataType::Varchar2 { length: 64 }
+            }
+            _ => self.parse_data_type()?,
+        };
+        let data_type = if self.is(&TokenKind::LeftBracket)
+            && self.peek_nth(1) == Some(&TokenKind::RightBracket)
+        {
+            self.index += 2;
+            DataType::Varchar2 { length: 4000 }
+        } else {
+            data_type
+        };
         Ok(Expr::Cast {
             expr: Box::new(expr),
             data_type,
+        })
+    }
+
+    /// PostgreSQL's `ARRAY(query)`: the function ARRAY over the query as a subquery, which
+    /// the planner turns into the array of the query's values (in their text form).
+    fn parse_array_subquery(&mut self) -> Result<Expr> {
+        self.index += 2;
+        let query = self.parse_query_and_right_parenthesis()?;
+        Ok(Expr::Function {
+            name: "ARRAY".to_string(),
+            args: vec![Expr::ScalarSubquery(query)],
+            distinct: false,
+            star: false,
         })
     }
 
@@ -4737,7 +5027,7 @@ mod tests {
         assert_eq!(
             parse_ok("DROP TABLE scott.t CASCADE CONSTRAINTS PURGE"),
             Statement::DropTable {
-                name: ObjectName::qualified("SCOTT", "T"),
+                names: vec![ObjectName::qualified("SCOTT", "T")],
                 if_exists: false,
                 purge: true,
                 cascade_constraints: true
@@ -4746,12 +5036,27 @@ mod tests {
         assert_eq!(
             parse_ok("DROP TABLE IF EXISTS t"),
             Statement::DropTable {
-                name: ObjectName::new("T"),
+                names: vec![ObjectName::new("T")],
                 if_exists: true,
                 purge: false,
                 cascade_constraints: false
             }
         );
+        // pgbench's first statement: PostgreSQL drops a list of tables.
+        assert_eq!(
+            parse_ok("drop table if exists pgbench_accounts, pgbench_branches, s.pgbench_history"),
+            Statement::DropTable {
+                names: vec![
+                    ObjectName::new("PGBENCH_ACCOUNTS"),
+                    ObjectName::new("PGBENCH_BRANCHES"),
+                    ObjectName::qualified("S", "PGBENCH_HISTORY")
+                ],
+                if_exists: true,
+                purge: false,
+                cascade_constraints: false
+            }
+        );
+        assert_error("DROP TABLE a, ", 903, "");
         assert_eq!(
             parse_ok("TRUNCATE TABLE t DROP STORAGE"),
             Statement::Truncate {
@@ -5470,6 +5775,149 @@ mod tests {
         assert_error("BEGIN p(1) END;", 933, "END");
     }
 
+    fn call(name: &str, args: Vec<Expr>) -> Expr {
+        Expr::Function {
+            name: name.to_string(),
+            args,
+            distinct: false,
+            star: false,
+        }
+    }
+
+    fn text(value: &str) -> Expr {
+        Expr::Literal(Literal::String(value.to_string()))
+    }
+
+    #[test]
+    fn postgresql_table_functions_in_from() {
+        // pgbench's generator: the alias names the table and, PostgreSQL's rule for a
+        // function of one column, the column.
+        let from =
+            select("select aid, (aid - 1) / 100000 + 1 from generate_series(1, 100000) as aid")
+                .from;
+        assert_eq!(
+            from,
+            vec![TableReference::TableFunction {
+                name: "GENERATE_SERIES".into(),
+                args: vec![number("1"), number("100000")],
+                alias: Some("AID".into()),
+                columns: Vec::new(),
+            }]
+        );
+        let from = select("select * from pg_catalog.generate_series(0, 9, 3) g(x), t").from;
+        assert_eq!(
+            from[0],
+            TableReference::TableFunction {
+                name: "PG_CATALOG.GENERATE_SERIES".into(),
+                args: vec![number("0"), number("9"), number("3")],
+                alias: Some("G".into()),
+                columns: vec!["X".into()],
+            }
+        );
+        assert!(matches!(&from[1], TableReference::Table { name, .. } if name.name == "T"));
+        // No alias, and Oracle's TABLE(...) form unchanged.
+        assert!(matches!(
+            &select("select * from generate_series(1, 2)").from[0],
+            TableReference::TableFunction { alias: None, columns, .. } if columns.is_empty()
+        ));
+        assert!(matches!(
+            &select("select * from table(dbms_xplan.display)").from[0],
+            TableReference::TableFunction { name, .. } if name == "DBMS_XPLAN.DISPLAY"
+        ));
+        assert_error("select * from generate_series(1, 2) as g(x", 907, "");
+        assert_error("select * from f(distinct a)", 903, "f(");
+    }
+
+    #[test]
+    fn postgresql_operators_casts_and_arrays() {
+        let regexp = |args: Vec<Expr>| call("REGEXP_LIKE", args);
+        let not = |expr: Expr| Expr::Unary {
+            op: UnaryOperator::Not,
+            expr: Box::new(expr),
+        };
+        assert_eq!(condition("a ~ '^x'"), regexp(vec![column("A"), text("^x")]));
+        assert_eq!(
+            condition("a ~* 'x'"),
+            regexp(vec![column("A"), text("x"), text("i")])
+        );
+        assert_eq!(
+            condition("a !~ 'x'"),
+            not(regexp(vec![column("A"), text("x")]))
+        );
+        assert_eq!(
+            condition("a !~* 'x'"),
+            not(regexp(vec![column("A"), text("x"), text("i")]))
+        );
+        // psql's \d pattern match: OPERATOR(schema.op) is the operator, COLLATE is read and
+        // not kept, and binds tighter than the comparison.
+        assert_eq!(
+            condition("c.relname OPERATOR(pg_catalog.~) '^(t)$' COLLATE pg_catalog.default AND b"),
+            Expr::Binary {
+                left: Box::new(regexp(vec![
+                    qualified_column("C", "RELNAME"),
+                    text("^(t)$")
+                ])),
+                op: BinaryOperator::And,
+                right: Box::new(column("B")),
+            }
+        );
+        assert_eq!(condition("a OPERATOR(=) 1"), condition("a = 1"));
+        assert_eq!(
+            condition("a operator(pg_catalog.+) 1 = 2"),
+            condition("a + 1 = 2")
+        );
+        assert_eq!(condition("a COLLATE \"C\" < b"), condition("a < b"));
+        assert_error("SELECT * FROM T WHERE a OPERATOR(pg_catalog.,) 1", 936, ",");
+        assert_error("SELECT * FROM T WHERE a OPERATOR(~ 1", 907, "1");
+        // Casts: the object identifier types are functions, an array type is its text.
+        assert_eq!(
+            expression("c.oid::pg_catalog.regclass::pg_catalog.text"),
+            Expr::Cast {
+                expr: Box::new(call("REGCLASS", vec![qualified_column("C", "OID")])),
+                data_type: DataType::Varchar2 { length: 4000 },
+            }
+        );
+        assert_eq!(
+            expression("CAST(x AS regtype)"),
+            call("REGTYPE", vec![column("X")])
+        );
+        assert_eq!(
+            expression("p::pg_catalog.int2[]"),
+            Expr::Cast {
+                expr: Box::new(column("P")),
+                data_type: DataType::Varchar2 { length: 4000 },
+            }
+        );
+        assert_eq!(
+            expression("x::oid"),
+            Expr::Cast {
+                expr: Box::new(column("X")),
+                data_type: DataType::Integer,
+            }
+        );
+        // Subscripts and ARRAY(query).
+        assert_eq!(
+            expression("prattrs[s + 1]"),
+            call(
+                ARRAY_ELEMENT,
+                vec![
+                    column("PRATTRS"),
+                    binary(column("S"), BinaryOperator::Add, number("1"))
+                ]
+            )
+        );
+        assert_error("SELECT a[1 FROM DUAL", 907, "FROM");
+        let Expr::Function { name, args, .. } =
+            expression("array(select rolname from r order by 1)")
+        else {
+            panic!("ARRAY(query) is a function");
+        };
+        assert_eq!(name, "ARRAY");
+        assert!(matches!(args.as_slice(), [Expr::ScalarSubquery(_)]));
+        // ARRAY of something else is a call of a function ARRAY (unknown to the planner).
+        assert_eq!(expression("array(1)"), call("ARRAY", vec![number("1")]));
+    }
+
     #[test]
     fn postgresql_set_show_and_vacuum() {
         assert_eq!(
@@ -5517,11 +5965,34 @@ mod tests {
             parse_ok("SHOW TRANSACTION ISOLATION LEVEL"),
             Statement::Show("TRANSACTION_ISOLATION".into())
         );
+        let vacuum = |analyze: bool, tables: &[&str]| Statement::Vacuum {
+            analyze,
+            tables: tables.iter().map(|name| ObjectName::new(*name)).collect(),
+        };
         assert_eq!(
             parse_ok("VACUUM ANALYZE pgbench_accounts"),
-            Statement::Vacuum
+            vacuum(true, &["PGBENCH_ACCOUNTS"])
         );
-        assert_eq!(parse_ok("VACUUM"), Statement::Vacuum);
+        assert_eq!(parse_ok("VACUUM"), vacuum(false, &[]));
+        // What pgbench -i sends: a list of tables.
+        assert_eq!(
+            parse_ok("vacuum analyze pgbench_branches, pgbench_tellers"),
+            vacuum(true, &["PGBENCH_BRANCHES", "PGBENCH_TELLERS"])
+        );
+        assert_eq!(
+            parse_ok("VACUUM FULL FREEZE VERBOSE t (a, b), u"),
+            vacuum(false, &["T", "U"])
+        );
+        assert_eq!(
+            parse_ok("VACUUM (VERBOSE, ANALYZE) t"),
+            vacuum(true, &["T"])
+        );
+        assert_eq!(
+            parse_ok("VACUUM (ANALYZE off, PARALLEL 2, INDEX_CLEANUP 'auto')"),
+            vacuum(false, &[])
+        );
+        assert_error("VACUUM (ANALYZE", 907, "");
+        assert_error("VACUUM t u", 933, "u");
     }
 
     #[test]

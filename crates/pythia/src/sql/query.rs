@@ -43,6 +43,8 @@
 //! Everything is materialized in memory between the pipeline and the result, counted
 //! against the statement's work area (`WorkArea`: ORA-04036 beyond `pga_aggregate_limit`).
 
+use rust_decimal::prelude::ToPrimitive;
+use rust_decimal::Decimal;
 use rustc_hash::{FxHashMap, FxHashSet};
 use std::cell::RefCell;
 
@@ -227,6 +229,7 @@ impl<'a> Reader<'a> {
             sequences: self.sequences,
             outer: self.outer,
             subqueries: Some(self),
+            dictionary: Some(self.dictionary),
         }
     }
 
@@ -568,6 +571,103 @@ enum SourceKind {
     Rows(Arc<Vec<Vec<Value>>>, bool),
     /// Rows a plan makes at each execution: an inline view, a set operation's branches.
     Planned(Arc<PlannedRows>),
+    /// PostgreSQL's `generate_series(start, stop[, step])`: one NUMBER column, its values
+    /// made one at a time as the source is read, from arguments evaluated at each execution
+    /// (constants, binds, an enclosing query's columns).
+    Series(Arc<Series>),
+}
+
+/// The arguments of a `generate_series` source.
+#[derive(Clone, Debug)]
+struct Series {
+    start: Expr,
+    stop: Expr,
+    /// None: 1.
+    step: Option<Expr>,
+}
+
+impl Series {
+    /// The table function's name, without PostgreSQL's `PG_CATALOG.` qualifier.
+    const NAME: &'static str = "GENERATE_SERIES";
+
+    /// The (start, stop, step) of one execution; None when an argument is NULL (no rows).
+    fn bounds(&self, context: &Context) -> Result<Option<(Decimal, Decimal, Decimal)>> {
+        let number = |expr: &Expr| -> Result<Option<Decimal>> {
+            let value = expr.evaluate(&[], context)?;
+            if value.is_null() {
+                return Ok(None);
+            }
+            value
+                .cast(&DataType::number())?
+                .as_decimal()
+                .map(Some)
+                .ok_or_else(|| Error::new(1722, "invalid number"))
+        };
+        let step = match &self.step {
+            Some(step) => number(step)?,
+            None => Some(Decimal::ONE),
+        };
+        let (Some(start), Some(stop), Some(step)) =
+            (number(&self.start)?, number(&self.stop)?, step)
+        else {
+            return Ok(None);
+        };
+        if step.is_zero() {
+            return Err(Error::new(
+                1428,
+                "argument '0' is out of range: generate_series' step size cannot equal zero",
+            ));
+        }
+        Ok(Some((start, stop, step)))
+    }
+
+    /// Calls `visit` with each value in turn until it returns false; false if it did.
+    fn for_each(
+        &self,
+        context: &Context,
+        visit: &mut dyn FnMut(u64, Decimal) -> Result<bool>,
+    ) -> Result<bool> {
+        let Some((start, stop, step)) = self.bounds(context)? else {
+            return Ok(true);
+        };
+        let mut value = start;
+        let mut position = 0u64;
+        while if step.is_sign_positive() {
+            value <= stop
+        } else {
+            value >= stop
+        } {
+            if !visit(position, value)? {
+                return Ok(false);
+            }
+            position += 1;
+            // A value beyond NUMBER's range ends the series, as it would end PostgreSQL's.
+            match value.checked_add(step) {
+                Some(next) => value = next,
+                None => break,
+            }
+        }
+        Ok(true)
+    }
+
+    /// How many rows it makes when its arguments are constants, else None.
+    fn constant_rows(&self) -> Option<f64> {
+        let constant = |expr: &Expr| match expr {
+            Expr::Constant(value) => value.as_decimal(),
+            _ => None,
+        };
+        let start = constant(&self.start)?;
+        let stop = constant(&self.stop)?;
+        let step = match &self.step {
+            Some(step) => constant(step)?,
+            None => Decimal::ONE,
+        };
+        if step.is_zero() {
+            return None;
+        }
+        let count = ((stop - start) / step).floor() + Decimal::ONE;
+        Some(count.to_f64().unwrap_or(0.0).max(0.0))
+    }
 }
 
 /// A plan whose rows are a source of another: a query, or a set operation of two.
@@ -828,12 +928,17 @@ enum AggregateFunction {
     Avg,
     Min,
     Max,
+    /// PostgreSQL's `string_agg(text, separator)`: the non-NULL values in the order the
+    /// rows come, each after the separator evaluated on its row (not before the first).
+    StringAgg,
 }
 
 #[derive(Clone, Debug)]
 struct Aggregate {
     function: AggregateFunction,
     argument: Option<Expr>,
+    /// STRING_AGG's separator, evaluated on the row.
+    separator: Option<Expr>,
     distinct: bool,
 }
 
@@ -1256,6 +1361,7 @@ impl QueryPlan {
                 SourceKind::Table { .. } => true,
                 SourceKind::Rows(_, constant) => *constant,
                 SourceKind::Planned(planned) => planned.reusable(),
+                SourceKind::Series(_) => true,
             });
         self.rows_touch_no_block = self.sources.len() == 1 && !self.touches_blocks();
         self.mark_needed_columns();
@@ -1417,9 +1523,13 @@ fn aggregate_function(name: &str) -> Option<AggregateFunction> {
         "AVG" => AggregateFunction::Avg,
         "MIN" => AggregateFunction::Min,
         "MAX" => AggregateFunction::Max,
+        "STRING_AGG" | "PG_CATALOG.STRING_AGG" => AggregateFunction::StringAgg,
         _ => return None,
     })
 }
+
+/// The longest text STRING_AGG makes (VARCHAR2's limit): ORA-01489 beyond.
+const STRING_AGG_BYTES_MAX: usize = 4000;
 
 /// Views inside views may nest this deep; deeper is taken for a circular definition.
 const VIEW_DEPTH_MAX: usize = 32;
@@ -1979,7 +2089,17 @@ impl Planner<'_, '_> {
                 self.add_source(kind, qualifier, name.name.clone(), &columns, outer, sources);
                 Ok(())
             }
-            ast::TableReference::TableFunction { name, args, alias } => {
+            ast::TableReference::TableFunction {
+                name,
+                args,
+                alias,
+                columns,
+            } if name.strip_prefix("PG_CATALOG.").unwrap_or(name) == Series::NAME => {
+                self.add_series(args, alias.as_deref(), columns, outer, sources)
+            }
+            ast::TableReference::TableFunction {
+                name, args, alias, ..
+            } => {
                 let mut values = Vec::with_capacity(args.len());
                 for arg in args {
                     let expr = self.compile(arg)?;
@@ -2402,6 +2522,24 @@ impl Planner<'_, '_> {
                     .map(|result| self.compile(result).map(Box::new))
                     .transpose()?,
             },
+            E::Function { name, args, .. } if name == "ARRAY" => match args.as_slice() {
+                // PostgreSQL's ARRAY(query): the array of the query's values, as text.
+                [E::ScalarSubquery(query)] => match self.subquery(query, true)? {
+                    PlannedSubquery::Rows(rows) => {
+                        let values: Vec<Value> =
+                            rows.rows.into_iter().map(|mut row| row.remove(0)).collect();
+                        Expr::Constant(crate::sql::postgresql::array_text(&values))
+                    }
+                    PlannedSubquery::Correlated(plan, arguments) => {
+                        Expr::Subquery(Box::new(Subquery {
+                            plan,
+                            arguments,
+                            kind: SubqueryKind::Array,
+                        }))
+                    }
+                },
+                _ => return Err(Error::invalid_identifier(name)),
+            },
             E::Function { name, args, .. } => {
                 let function = Function::resolve(name, args.len())?;
                 let args = args
@@ -2478,7 +2616,12 @@ impl Planner<'_, '_> {
         {
             return Ok(Expr::Column(grouping.keys.len() + position));
         }
-        if !(star || args.len() == 1) {
+        let arguments_wanted = if function == AggregateFunction::StringAgg {
+            2
+        } else {
+            1
+        };
+        if !(star || args.len() == arguments_wanted) || (star && arguments_wanted == 2) {
             return Err(Error::new(909, "invalid number of arguments"));
         }
         // The argument is computed from the row, not the group.
@@ -2498,10 +2641,21 @@ impl Planner<'_, '_> {
                 }
             }
         };
+        let separator = match args.get(1) {
+            Some(separator) if arguments_wanted == 2 => match self.compile(separator) {
+                Ok(separator) => Some(separator),
+                Err(error) => {
+                    self.grouping = saved;
+                    return Err(error);
+                }
+            },
+            _ => None,
+        };
         let mut grouping = saved.expect("grouping");
         grouping.aggregates.push(Aggregate {
             function,
             argument,
+            separator,
             distinct,
         });
         grouping.aggregate_asts.push(expr.clone());
@@ -2824,6 +2978,59 @@ impl Planner<'_, '_> {
 
     /// Adds a source of `kind` to the FROM list: its columns to the scope, qualified by
     /// `qualifier`, after those already there.
+    /// `generate_series(start, stop[, step]) [[AS] alias [(column)]]`: PostgreSQL names its
+    /// one column after the column list, else the alias, else the function.
+    fn add_series(
+        &mut self,
+        args: &[ast::Expr],
+        alias: Option<&str>,
+        columns: &[String],
+        outer: bool,
+        sources: &mut Vec<Source>,
+    ) -> Result<()> {
+        if args.len() < 2 {
+            return Err(Error::new(938, "not enough arguments for function"));
+        }
+        if args.len() > 3 {
+            return Err(Error::new(939, "too many arguments for function"));
+        }
+        if columns.len() > 1 {
+            return Err(Error::new(1730, "invalid number of column names specified"));
+        }
+        let mut compiled = Vec::with_capacity(args.len());
+        for arg in args {
+            let expr = self.compile(arg)?;
+            // An argument is evaluated before the FROM list's rows exist (no LATERAL).
+            if expr.max_column().is_some() {
+                return Err(Error::new(
+                    904,
+                    "generate_series' arguments cannot read columns of the FROM list it is in",
+                ));
+            }
+            compiled.push(expr);
+        }
+        let mut compiled = compiled.into_iter();
+        let series = Series {
+            start: compiled.next().unwrap_or(Expr::Constant(Value::Null)),
+            stop: compiled.next().unwrap_or(Expr::Constant(Value::Null)),
+            step: compiled.next(),
+        };
+        let qualifier = alias.unwrap_or(Series::NAME).to_string();
+        let column = columns
+            .first()
+            .cloned()
+            .unwrap_or_else(|| qualifier.clone());
+        self.add_source(
+            SourceKind::Series(Arc::new(series)),
+            qualifier,
+            Series::NAME.to_string(),
+            &[(column, Some(DataType::number()))],
+            outer,
+            sources,
+        );
+        Ok(())
+    }
+
     fn add_source(
         &mut self,
         kind: SourceKind,
@@ -2958,6 +3165,8 @@ enum Accumulator {
     Sum(RunningSum),
     Avg(RunningSum, u64),
     Extreme(Value),
+    /// STRING_AGG's text so far; None before the first value.
+    Text(Option<String>),
 }
 
 struct GroupState {
@@ -3181,6 +3390,7 @@ fn new_group(keys: Vec<Value>, aggregates: &[Aggregate]) -> GroupState {
                 AggregateFunction::Min | AggregateFunction::Max => {
                     Accumulator::Extreme(Value::Null)
                 }
+                AggregateFunction::StringAgg => Accumulator::Text(None),
             })
             .collect(),
         distinct_seen: aggregates.iter().map(|_| HashSet::new()).collect(),
@@ -3231,6 +3441,29 @@ fn accumulate(
                     *best = value.into_owned();
                 }
             }
+            Accumulator::Text(text) => {
+                let value = value.to_text().unwrap_or_default();
+                match text {
+                    None => *text = Some(value),
+                    Some(text) => {
+                        if let Some(separator) = &aggregate.separator {
+                            let separator = separator.evaluate(row, context)?;
+                            text.push_str(&separator.to_text().unwrap_or_default());
+                        }
+                        text.push_str(&value);
+                    }
+                }
+                // VARCHAR2's bound, as Oracle's LISTAGG has it.
+                if text
+                    .as_ref()
+                    .is_some_and(|text| text.len() > STRING_AGG_BYTES_MAX)
+                {
+                    return Err(Error::new(
+                        1489,
+                        "result of string concatenation is too long",
+                    ));
+                }
+            }
         }
     }
     Ok(())
@@ -3248,6 +3481,7 @@ fn finish(accumulator: Accumulator) -> Result<Value> {
             }
         }
         Accumulator::Extreme(value) => value,
+        Accumulator::Text(text) => text.map_or(Value::Null, Value::text),
     })
 }
 
@@ -3600,6 +3834,13 @@ fn read_source(
             }
             Ok(true)
         }
+        SourceKind::Series(series) => {
+            let context = reader.context(0);
+            series.for_each(&context, &mut |position, value| {
+                let mut candidate = vec![Value::Number(value)];
+                visit(&mut candidate, false, position, row)
+            })
+        }
         SourceKind::Planned(planned) => {
             // The rows are held for this visit only: what they took of the work area is
             // given back when they are dropped (nested loops run them once per row before).
@@ -3892,6 +4133,7 @@ pub fn evaluate_constant(
             sequences,
             outer: &[],
             subqueries: None,
+            dictionary: None,
         },
     )
 }
@@ -4039,6 +4281,10 @@ fn source_node(source: &Source) -> PlanNode {
         }
         SourceKind::Rows(..) => PlanNode::new("FIXED TABLE", Some("FULL"))
             .on(&source.name, "TABLE (FIXED)")
+            .estimated(estimate),
+        // Oracle's name for rows a table function makes.
+        SourceKind::Series(_) => PlanNode::new("COLLECTION ITERATOR", Some("PICKLER FETCH"))
+            .on(&source.name, "PROCEDURE")
             .estimated(estimate),
         SourceKind::Planned(planned) => {
             let view = PlanNode::new("VIEW", None)

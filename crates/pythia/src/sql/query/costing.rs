@@ -8,7 +8,7 @@ use std::ops::Range;
 use super::*;
 use crate::sql::optimizer::{
     self, Estimate, OptimizerEnvironment, ScopeFacts, SourceFacts, DEFAULT_BOUNDED_RANGE,
-    DEFAULT_EQUALITY, DEFAULT_RANGE, DEFAULT_VIEW_ROWS, ROW_CPU,
+    DEFAULT_COLLECTION_ROWS, DEFAULT_EQUALITY, DEFAULT_RANGE, DEFAULT_VIEW_ROWS, ROW_CPU,
 };
 
 /// What a source's access is estimated to yield and cost: the table step (per execution of
@@ -73,6 +73,10 @@ fn source_facts(reader: &Reader, source: &Source) -> SourceFacts {
             &reader.optimizer,
         ),
         SourceKind::Rows(rows, _) => optimizer::row_facts(rows.len() as f64, source.width),
+        SourceKind::Series(series) => optimizer::row_facts(
+            series.constant_rows().unwrap_or(DEFAULT_COLLECTION_ROWS),
+            source.width,
+        ),
         SourceKind::Planned(planned) => {
             optimizer::row_facts(planned_estimate(planned).rows, source.width)
         }
@@ -163,7 +167,7 @@ fn scan_estimate(
     let bytes = rows * own.row_len;
     match &source.kind {
         SourceKind::Table { .. } => optimizer::full_scan(own, selectivity, environment),
-        SourceKind::Rows(..) => Estimate {
+        SourceKind::Rows(..) | SourceKind::Series(_) => Estimate {
             cost: own.rows * ROW_CPU,
             rows,
             bytes,
