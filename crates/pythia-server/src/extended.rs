@@ -298,7 +298,7 @@ impl ExtendedQueryHandler for Handlers {
 
     async fn do_query<C>(
         &self,
-        _client: &mut C,
+        client: &mut C,
         portal: &Portal<Parsed>,
         _max_rows: usize,
     ) -> PgWireResult<Response>
@@ -323,7 +323,12 @@ impl ExtendedQueryHandler for Handlers {
                 fields,
                 stream::iter(rows.into_iter().map(Ok)),
             ))),
-            Ok(Outcome::Done(tag)) => Ok(Response::Execution(tag)),
+            Ok(Outcome::Done(tag, notice)) => {
+                if let Some(notice) = notice {
+                    client.feed(crate::notice_response(&notice)).await?;
+                }
+                Ok(Response::Execution(tag))
+            }
             Err(error) => Err(user_error(error_info(
                 &error,
                 &statement.message,

@@ -276,7 +276,7 @@ impl Connection {
         match *control {
             Control::Begin => {
                 self.explicit = true;
-                Ok(Outcome::Done(Tag::new("BEGIN")))
+                Ok(Outcome::Done(Tag::new("BEGIN"), None))
             }
             Control::End(instead) => {
                 let text = if instead.is_empty() { sql } else { instead };
@@ -289,7 +289,7 @@ impl Connection {
                 } else {
                     "COMMIT"
                 };
-                Ok(Outcome::Done(Tag::new(tag)))
+                Ok(Outcome::Done(Tag::new(tag), None))
             }
             Control::Statement => Err(pythia::Error::internal("run_control: not a control")),
         }
@@ -334,7 +334,16 @@ enum Outcome {
         fields: Arc<Vec<FieldInfo>>,
         rows: Vec<DataRow>,
     },
-    Done(Tag),
+    /// A statement without rows: its command tag, and what the client should be told
+    /// besides (`StatementResult::notice`), sent as a NOTICE before the tag.
+    Done(Tag, Option<String>),
+}
+
+/// A NOTICE, as PostgreSQL sends one (severity, SQLSTATE 00000, the message).
+fn notice_response(message: &str) -> PgWireBackendMessage {
+    PgWireBackendMessage::NoticeResponse(
+        ErrorInfo::new("NOTICE".into(), "00000".into(), message.to_string()).into(),
+    )
 }
 
 /// Bytes of a message's type and length fields.
@@ -361,7 +370,13 @@ fn wire_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
                 .sum();
             description + data + command_complete(&format!("SELECT {}", rows.len()))
         }
-        Ok(Outcome::Done(tag)) => command_complete(&CommandComplete::from(tag.clone()).tag),
+        Ok(Outcome::Done(tag, notice)) => {
+            command_complete(&CommandComplete::from(tag.clone()).tag)
+                + notice.as_ref().map_or(0, |notice| {
+                    // Severity (twice), SQLSTATE and message fields, and the final NUL.
+                    MESSAGE_HEADER_BYTES + 2 * (1 + 7) + (1 + 6) + (1 + notice.len() as u64 + 1) + 1
+                })
+        }
         // Severity (twice), SQLSTATE, message and position fields, each a code byte and a
         // NUL-terminated string, and the final NUL.
         Err(error) => {
@@ -387,7 +402,10 @@ fn encode(
     formats: &Format,
 ) -> pythia::Result<Outcome> {
     if !result.is_query {
-        return Ok(Outcome::Done(command_tag(sql, result.rows_affected)));
+        return Ok(Outcome::Done(
+            command_tag(sql, result.rows_affected),
+            result.notice,
+        ));
     }
     let own = wire::described(&result.columns);
     let columns = match described {
@@ -730,7 +748,12 @@ impl SimpleQueryHandler for Handlers {
                             send_query_response(client, QueryResponse::new(fields, rows), true)
                                 .await?
                         }
-                        Ok(Outcome::Done(tag)) => send_execution_response(client, tag).await?,
+                        Ok(Outcome::Done(tag, notice)) => {
+                            if let Some(notice) = notice {
+                                client.feed(notice_response(&notice)).await?;
+                            }
+                            send_execution_response(client, tag).await?
+                        }
                         Err(error) => {
                             client.feed(error_response(&error, text, offset)).await?;
                             succeeded = false;

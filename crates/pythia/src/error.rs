@@ -195,7 +195,7 @@ fn sqlstate_for(code: u32) -> &'static str {
         60 => "40P01",                             // deadlock_detected
         8177 => "40001",                           // serialization_failure
         1555 => "72000",                           // snapshot_too_old
-        1013 => "57014",                           // query_canceled
+        1013 | 40 => "57014",                      // query_canceled (ORA-00040: a time limit)
         3001 => "0A000",                           // feature_not_supported
         1008 => "08P01",                           // protocol_violation: binds missing
         1578 => "XX001",                           // data_corrupted

@@ -29,6 +29,9 @@ pub struct StatementResult {
     /// SQL*Plus feedback: `Table created.`, `3 rows updated.`, `Commit complete.`; for a
     /// query, `no rows selected` or `n rows selected.`.
     pub feedback: String,
+    /// What a client should be told besides the result (the server sends it as a NOTICE):
+    /// what VACUUM did, for one.
+    pub notice: Option<String>,
 }
 
 /// What a prepared statement takes and gives, known before it runs
@@ -55,6 +58,23 @@ pub struct DescribeColumn {
 pub use crate::sql::engine::Session;
 
 impl StatementResult {
+    /// A query's result: its columns and rows, with SQL*Plus's feedback for them.
+    pub(crate) fn query(columns: Vec<Column>, rows: Vec<Vec<Value>>) -> StatementResult {
+        let count = rows.len() as u64;
+        StatementResult {
+            is_query: true,
+            columns,
+            rows,
+            rows_affected: count,
+            feedback: match count {
+                0 => "no rows selected".to_string(),
+                1 => "1 row selected.".to_string(),
+                n => format!("{n} rows selected."),
+            },
+            notice: None,
+        }
+    }
+
     pub(crate) fn done(feedback: impl Into<String>) -> StatementResult {
         StatementResult {
             feedback: feedback.into(),

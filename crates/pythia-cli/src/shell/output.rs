@@ -372,6 +372,7 @@ mod tests {
                 1 => "1 row selected.".into(),
                 n => format!("{n} rows selected."),
             },
+            ..Default::default()
         }
     }
 

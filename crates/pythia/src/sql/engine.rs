@@ -588,20 +588,14 @@ impl Session {
             };
             (vec![(name.as_str(), text)], vec![vec![Value::text(value)]])
         };
-        let count = rows.len() as u64;
-        Ok(StatementResult {
-            is_query: true,
-            columns: columns
-                .into_iter()
-                .map(|(name, data_type)| Column {
-                    name: name.to_string(),
-                    data_type,
-                })
-                .collect(),
-            rows,
-            rows_affected: count,
-            feedback: format!("{count} rows selected."),
-        })
+        let columns = columns
+            .into_iter()
+            .map(|(name, data_type)| Column {
+                name: name.to_string(),
+                data_type,
+            })
+            .collect();
+        Ok(StatementResult::query(columns, rows))
     }
 
     /// The columns of a table or view, for `DESCRIBE`. ORA-04043 when there is no such object.
@@ -1195,22 +1189,12 @@ impl Session {
             columns: plan.row_set_columns(),
             rows,
         };
-        let count = rows.rows.len() as u64;
-        Ok(StatementResult {
-            is_query: true,
-            columns: rows
-                .columns
-                .into_iter()
-                .map(|(name, data_type)| Column { name, data_type })
-                .collect(),
-            rows: rows.rows,
-            rows_affected: count,
-            feedback: match count {
-                0 => "no rows selected".to_string(),
-                1 => "1 row selected.".to_string(),
-                n => format!("{n} rows selected."),
-            },
-        })
+        let columns = rows
+            .columns
+            .into_iter()
+            .map(|(name, data_type)| Column { name, data_type })
+            .collect();
+        Ok(StatementResult::query(columns, rows.rows))
     }
 
     /// The objects a statement depends on: the names its text uses, and through each view
@@ -1893,18 +1877,23 @@ impl Session {
         };
         const NOTHING: &str =
             "VACUUM did nothing: old row versions are kept in undo, as in Oracle, so there is nothing to reclaim";
-        if !analyze {
-            return Ok(StatementResult::done(format!("{NOTHING}.")));
-        }
-        self.commit(None)?;
-        for table in &tables {
-            self.gather(table, SampleSize::All, true)?;
-        }
-        Ok(StatementResult::done(format!(
-            "{NOTHING}; ANALYZE gathered the optimizer statistics of {} table{}.",
-            tables.len(),
-            if tables.len() == 1 { "" } else { "s" }
-        )))
+        let said = if analyze {
+            self.commit(None)?;
+            for table in &tables {
+                self.gather(table, SampleSize::All, true)?;
+            }
+            format!(
+                "{NOTHING}; ANALYZE gathered the optimizer statistics of {} table{}.",
+                tables.len(),
+                if tables.len() == 1 { "" } else { "s" }
+            )
+        } else {
+            format!("{NOTHING}.")
+        };
+        Ok(StatementResult {
+            notice: Some(said.clone()),
+            ..StatementResult::done(said)
+        })
     }
 
     /// Gathers statistics of `table` (and of its indexes with `cascade`; without, the

@@ -1,0 +1,93 @@
+//! Stopping a running statement through the server: a CancelRequest from another
+//! connection (psql's Ctrl-C, tokio-postgres's cancel token) and `SET statement_timeout`.
+//! The statement fails with SQLSTATE 57014 and its ORA- text; the connection goes on.
+//!
+//! The long query is a cross join that would run for many seconds: the cancel or the
+//! limit under test stops it, and `LONG_QUERY_BOUND` fails the test if neither does.
+
+use std::sync::Arc;
+use std::time::Duration;
+
+use tokio_postgres::NoTls;
+
+mod common;
+use common::{connect, start};
+
+const LONG_QUERY: &str = "select count(*) from t a, t b, t c where a.v + b.v + c.v = 1";
+
+/// The first column of the first row a simple query returns.
+async fn first_value(client: &tokio_postgres::Client, sql: &str) -> String {
+    client
+        .simple_query(sql)
+        .await
+        .unwrap()
+        .into_iter()
+        .find_map(|message| match message {
+            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+        .unwrap_or_else(|| panic!("no row from {sql}"))
+}
+
+/// How long the long query may take to stop before the test fails.
+const LONG_QUERY_BOUND: Duration = Duration::from_secs(60);
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
+    let (_instance, server) = start("cancel", &[]);
+    let client = Arc::new(connect(server.local_addr()).await.unwrap());
+    client
+        .batch_execute(
+            "create table t (id number primary key, v number); \
+             insert into t select x, 0 from generate_series(1, 3000) as x",
+        )
+        .await
+        .unwrap();
+
+    // A cancel request from its own connection, as libpq sends one.
+    let running = {
+        let client = client.clone();
+        tokio::spawn(async move { client.simple_query(LONG_QUERY).await })
+    };
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    client.cancel_token().cancel_query(NoTls).await.unwrap();
+    let error = tokio::time::timeout(LONG_QUERY_BOUND, running)
+        .await
+        .expect("the cancel did not stop the query")
+        .unwrap()
+        .unwrap_err();
+    let database = error.as_db_error().expect("an error from the server");
+    assert_eq!(database.code().code(), "57014");
+    assert!(
+        database.message().starts_with("ORA-01013"),
+        "{}",
+        database.message()
+    );
+    // The connection goes on.
+    assert_eq!(first_value(&client, "select count(*) from t").await, "3000");
+
+    // statement_timeout, set the way PostgreSQL's clients set it.
+    client
+        .batch_execute("set statement_timeout = '200ms'")
+        .await
+        .unwrap();
+    let error = tokio::time::timeout(LONG_QUERY_BOUND, client.simple_query(LONG_QUERY))
+        .await
+        .expect("statement_timeout did not stop the query")
+        .unwrap_err();
+    let database = error.as_db_error().expect("an error from the server");
+    assert_eq!(database.code().code(), "57014");
+    assert!(
+        database.message().starts_with("ORA-00040"),
+        "{}",
+        database.message()
+    );
+    // Through the extended protocol too.
+    let error = tokio::time::timeout(LONG_QUERY_BOUND, client.query(LONG_QUERY, &[]))
+        .await
+        .expect("statement_timeout did not stop the query")
+        .unwrap_err();
+    assert_eq!(error.as_db_error().unwrap().code().code(), "57014");
+    assert_eq!(first_value(&client, "show statement_timeout").await, "200");
+    assert_eq!(server.stop(), 0);
+}

@@ -1,0 +1,277 @@
+//! The real PostgreSQL clients, which nobody on this project wrote, against `pythia serve`:
+//! psql, pgbench and psycopg 3, as `scripts/install_pg_clients.sh` installs them (the test
+//! command, `scripts/test.sh`, runs it first). A missing client fails the test with the
+//! script's name: these tests never pass by skipping.
+//!
+//! Each client runs as a child process against a server on a free loopback port, bounded
+//! in time (`CLIENT_TIMEOUT`): a hung protocol exchange fails the test instead of hanging
+//! it.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Output, Stdio};
+use std::time::{Duration, Instant};
+
+mod common;
+use common::start;
+
+/// The longest a client process may run before the test kills it and fails.
+const CLIENT_TIMEOUT: Duration = Duration::from_secs(300);
+
+const INSTALL: &str = "scripts/install_pg_clients.sh";
+
+fn workspace_root() -> PathBuf {
+    Path::new(env!("CARGO_MANIFEST_DIR")).join("../..")
+}
+
+/// A client program: on PATH, or in Debian's PostgreSQL 15 directory.
+fn client(name: &str) -> PathBuf {
+    let debian = Path::new("/usr/lib/postgresql/15/bin").join(name);
+    if debian.exists() {
+        return debian;
+    }
+    std::env::var_os("PATH")
+        .and_then(|paths| {
+            std::env::split_paths(&paths)
+                .map(|directory| directory.join(name))
+                .find(|candidate| candidate.exists())
+        })
+        .unwrap_or_else(|| panic!("{name} is not installed: run {INSTALL}"))
+}
+
+/// The Python that has psycopg 3.
+fn python() -> PathBuf {
+    let python = std::env::var_os("PYTHIA_PYTHON")
+        .map(PathBuf::from)
+        .unwrap_or_else(|| workspace_root().join("target/pg-clients/venv/bin/python"));
+    assert!(
+        python.exists(),
+        "{} has no psycopg: run {INSTALL}",
+        python.display()
+    );
+    python
+}
+
+/// Runs `command` to its end (at most `CLIENT_TIMEOUT`), and fails the test with its
+/// output unless it exits 0.
+fn run(command: &mut Command) -> Output {
+    let shown = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .unwrap_or_else(|error| panic!("{shown}: {error}"));
+    let started = Instant::now();
+    while child.try_wait().unwrap().is_none() {
+        if started.elapsed() > CLIENT_TIMEOUT {
+            let _ = child.kill();
+            let output = child.wait_with_output().unwrap();
+            panic!(
+                "{shown} ran longer than {CLIENT_TIMEOUT:?}\nstdout:\n{}\nstderr:\n{}",
+                String::from_utf8_lossy(&output.stdout),
+                String::from_utf8_lossy(&output.stderr)
+            );
+        }
+        std::thread::sleep(Duration::from_millis(20));
+    }
+    let output = child.wait_with_output().unwrap();
+    assert!(
+        output.status.success(),
+        "{shown} failed ({})\nstdout:\n{}\nstderr:\n{}",
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr)
+    );
+    output
+}
+
+#[test]
+fn psycopg_3_runs_a_python_applications_work() {
+    let (_instance, server) = start("clients-psycopg", &[]);
+    let address = server.local_addr();
+    let script = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/psycopg_check.py");
+    let output = run(Command::new(python())
+        .arg(script)
+        .arg(address.ip().to_string())
+        .arg(address.port().to_string()));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+    assert_eq!(server.stop(), 0);
+}
+
+/// `psql -c` against `address`, each command in turn; its standard output.
+fn psql(address: std::net::SocketAddr, commands: &[&str]) -> String {
+    let mut command = Command::new(client("psql"));
+    command
+        .args(["-X", "-v", "ON_ERROR_STOP=1", "-h"])
+        .arg(address.ip().to_string())
+        .arg("-p")
+        .arg(address.port().to_string())
+        .args(["-U", "system", "-d", "pythia"]);
+    for sql in commands {
+        command.arg("-c").arg(sql);
+    }
+    String::from_utf8(run(&mut command).stdout).unwrap()
+}
+
+/// `pgbench` against `address` with `arguments`; its standard output.
+fn pgbench(address: std::net::SocketAddr, arguments: &[&str]) -> String {
+    let mut command = Command::new(client("pgbench"));
+    command
+        .arg("-h")
+        .arg(address.ip().to_string())
+        .arg("-p")
+        .arg(address.port().to_string())
+        .args(["-U", "system"])
+        .args(arguments)
+        .arg("pythia");
+    String::from_utf8(run(&mut command).stdout).unwrap()
+}
+
+/// The one number on the line of pgbench's report that starts with `label`.
+fn reported(report: &str, label: &str) -> String {
+    report
+        .lines()
+        .find_map(|line| line.trim().strip_prefix(label))
+        .unwrap_or_else(|| panic!("no '{label}' in:\n{report}"))
+        .trim()
+        .to_string()
+}
+
+/// The sums pgbench's transactions keep equal: accounts, tellers, branches, history.
+fn balances(address: std::net::SocketAddr) -> Vec<String> {
+    let out = psql(
+        address,
+        &[
+            "select (select sum(abalance) from pgbench_accounts) || ',' || \
+              (select sum(tbalance) from pgbench_tellers) || ',' || \
+              (select sum(bbalance) from pgbench_branches) || ',' || \
+              (select sum(delta) from pgbench_history) from dual",
+        ],
+    );
+    let line = out
+        .lines()
+        .nth(2)
+        .unwrap_or_else(|| panic!("no sums in:\n{out}"));
+    line.trim().split(',').map(str::to_string).collect()
+}
+
+#[test]
+fn pgbench_initializes_and_runs_its_scripts_in_every_query_mode() {
+    let (_instance, server) = start("clients-pgbench", &[("processes", "40")]);
+    let address = server.local_addr();
+    pgbench(address, &["-i", "-I", "dtGvp", "-s", "1", "-q"]);
+    assert_eq!(
+        psql(address, &["select count(*) from pgbench_accounts"])
+            .lines()
+            .nth(2)
+            .map(str::trim),
+        Some("100000")
+    );
+    // Every built-in script in every query mode, with 1, 8 and 32 clients in turn: no
+    // transaction fails, and every one asked for is done.
+    // tpcb-like first: until simple-update runs, all four sums are equal.
+    let runs = [
+        ("tpcb-like", "simple", "1"),
+        ("tpcb-like", "extended", "8"),
+        ("tpcb-like", "prepared", "32"),
+        ("simple-update", "simple", "8"),
+        ("simple-update", "extended", "1"),
+        ("simple-update", "prepared", "8"),
+        ("select-only", "simple", "8"),
+        ("select-only", "extended", "32"),
+        ("select-only", "prepared", "1"),
+    ];
+    for (script, mode, clients) in runs {
+        let transactions = 64;
+        let report = pgbench(
+            address,
+            &[
+                "-n",
+                "-b",
+                script,
+                "-M",
+                mode,
+                "-c",
+                clients,
+                "-j",
+                "2",
+                "-t",
+                &transactions.to_string(),
+            ],
+        );
+        let expected = transactions * clients.parse::<u64>().unwrap();
+        assert_eq!(
+            reported(&report, "number of transactions actually processed:"),
+            format!("{expected}/{expected}"),
+            "{script} -M {mode} -c {clients}:\n{report}"
+        );
+        assert!(
+            reported(&report, "number of failed transactions:").starts_with("0 "),
+            "{script} -M {mode} -c {clients}:\n{report}"
+        );
+        // The balances add up: tpcb-like gives each delta to an account, a teller, a
+        // branch and history; simple-update to an account and history only.
+        let sums = balances(address);
+        assert_eq!(sums.len(), 4, "{sums:?}");
+        assert_eq!(
+            sums[0], sums[3],
+            "accounts and history after {script}: {sums:?}"
+        );
+        assert_eq!(
+            sums[1], sums[2],
+            "tellers and branches after {script}: {sums:?}"
+        );
+        if script == "tpcb-like" {
+            assert_eq!(sums[0], sums[1], "after {script}: {sums:?}");
+        }
+    }
+    assert_eq!(server.stop(), 0);
+}
+
+#[test]
+fn psql_describes_tables_as_it_describes_postgresqls() {
+    let (_instance, server) = start("clients-psql", &[]);
+    let address = server.local_addr();
+    psql(
+        address,
+        &[
+            "create table pgbench_accounts (aid int not null primary key, bid int, \
+           abalance int, filler char(84))",
+        ],
+    );
+    let listed = psql(address, &["\\dt"]);
+    assert!(
+        listed.contains("pgbench_accounts | table"),
+        "\\dt printed:\n{listed}"
+    );
+    let described = psql(address, &["\\d pgbench_accounts"]);
+    for line in [
+        "Table \"system.pgbench_accounts\"",
+        "aid      | integer       |           | not null |",
+        "filler   | character(84) |           |          |",
+        "PRIMARY KEY, btree (aid)",
+    ] {
+        assert!(described.contains(line), "no '{line}' in:\n{described}");
+    }
+    // An error keeps its ORA- text and psql's caret; the server goes on.
+    let mut failing = Command::new(client("psql"));
+    failing
+        .args(["-X", "-h"])
+        .arg(address.ip().to_string())
+        .arg("-p")
+        .arg(address.port().to_string())
+        .args([
+            "-U",
+            "system",
+            "-d",
+            "pythia",
+            "-c",
+            "select * from missing",
+        ]);
+    let output = failing.output().unwrap();
+    let error = String::from_utf8_lossy(&output.stderr);
+    assert!(error.contains("ORA-00942"), "{error}");
+    assert!(psql(address, &["select 1 from dual"]).contains("(1 row)"));
+    assert_eq!(server.stop(), 0);
+}

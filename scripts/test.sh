@@ -1,0 +1,9 @@
+#!/usr/bin/env bash
+# The test command (the README's quick start; .ci/run runs it): installs what the server's
+# tests drive Pythia with, the PostgreSQL clients psql, pgbench and psycopg 3
+# (scripts/install_pg_clients.sh, which does nothing once they are there), then runs every
+# test of the workspace. Arguments go to `cargo test`.
+set -euo pipefail
+cd "$(dirname "$0")/.."
+scripts/install_pg_clients.sh
+cargo test --workspace "$@"
