@@ -465,6 +465,9 @@ pub struct RedoLog {
     /// wait for.
     #[cfg(test)]
     slow_copies: AtomicBool,
+    /// Crash tests: every record is written and synced as it is appended
+    /// (`set_sync_every_record`).
+    sync_every_record: AtomicBool,
     /// LGWR's view of which sequence each group holds: the headers written or read.
     group_sequences: Mutex<Vec<FileHeader>>,
     /// Archiving is on (`log_archive_dest` set): a group is reused only once ARC0 has
@@ -616,6 +619,7 @@ impl RedoLog {
             adaptive: AdaptiveSync::new(),
             #[cfg(test)]
             slow_copies: AtomicBool::new(false),
+            sync_every_record: AtomicBool::new(false),
         })
     }
 
@@ -830,8 +834,19 @@ impl RedoLog {
                 self.wake_lgwr();
             }
             let start = run_start + padding;
+            if self.sync_every_record.load(Ordering::Relaxed) {
+                self.flush_to(start + length)?;
+            }
             return Ok((start, start + length));
         }
+    }
+
+    /// For crash tests (`tests/ddl_crash.rs`): when on, every record is written and synced as
+    /// it is appended, before its mini-transaction lets its blocks go, so that a simulated
+    /// crash at the n-th sync falls after the n-th change of a statement: between any two of
+    /// its mini-transactions, not only where its commit or a full buffer writes the log.
+    pub fn set_sync_every_record(&self, on: bool) {
+        self.sync_every_record.store(on, Ordering::Relaxed);
     }
 
     /// One of the 'redo copy' latches: the first free one from this thread's own, else (all
@@ -1859,8 +1874,7 @@ mod tests {
     /// buffer, then left changes in the datafiles that no redo describes: an index branch
     /// naming a block whose formatting was lost (ORA-00600 at the next open), a transaction
     /// table slot naming an undo block that never got its records (an uncommitted
-    /// transaction's rows kept), space allocated to no segment. Found by crashing a CREATE
-    /// INDEX at each of its syncs.
+    /// transaction's rows kept), space allocated to no segment. Found by `tests/ddl_crash.rs`.
     #[test]
     fn a_block_write_waits_for_the_whole_record_that_starts_where_a_write_ended() {
         let vfs = SimVfs::new(6);
