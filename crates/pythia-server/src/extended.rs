@@ -38,6 +38,7 @@ use pgwire::messages::response::ReadyForQuery;
 use pgwire::messages::PgWireBackendMessage;
 use pythia::{Prepared, Value};
 
+use crate::copy::CopyStatement;
 use crate::wire;
 use crate::{control, error_info, split_statements, Backend, Control, Handlers, Outcome};
 
@@ -61,6 +62,8 @@ pub(crate) enum Kind {
     Control(Control),
     /// Everything else: a cursor the session prepared.
     Statement(Prepared),
+    /// COPY FROM STDIN or TO STDOUT, which runs when executed (`copy`).
+    Copy(CopyStatement),
 }
 
 /// A statement's parameters and result columns as announced to the client.
@@ -118,8 +121,11 @@ impl QueryParser for Parser {
         let Some((offset, text)) = statements.pop() else {
             return Ok(None); // only comments: an empty query
         };
-        let kind = match control(&text) {
-            Control::Statement => {
+        let kind = match (crate::copy::parse(&text), control(&text)) {
+            (Some(copy), _) => Kind::Copy(
+                copy.map_err(|error| user_error(error_info(&error, sql, offset, "ERROR")))?,
+            ),
+            (None, Control::Statement) => {
                 let to_prepare = text.clone();
                 let prepared = backend
                     .run(move |connection| connection.session()?.prepare(&to_prepare))
@@ -127,7 +133,7 @@ impl QueryParser for Parser {
                     .map_err(|error| user_error(error_info(&error, sql, offset, "ERROR")))?;
                 Kind::Statement(prepared)
             }
-            other => Kind::Control(other),
+            (None, other) => Kind::Control(other),
         };
         Ok(Some(Parsed(Arc::new(ParsedStatement {
             message: sql.to_string(),
@@ -172,7 +178,7 @@ impl Handlers {
             return Ok(described);
         }
         let described = match &parsed.0.kind {
-            Kind::Control(_) => Described {
+            Kind::Control(_) | Kind::Copy(_) => Described {
                 parameters: Vec::new(),
                 columns: None,
             },
@@ -308,9 +314,12 @@ impl ExtendedQueryHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        let parsed = portal.statement.statement.clone();
+        if let Kind::Copy(copy) = &parsed.statement().kind {
+            return self.copy_response(copy.clone()).await;
+        }
         let values: Vec<Value> =
             wire::parameters(portal, &Self::parameter_types(&portal.statement))?;
-        let parsed = portal.statement.statement.clone();
         let formats = portal.result_column_format.clone();
         let running = parsed.clone();
         let outcome = self

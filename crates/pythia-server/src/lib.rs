@@ -61,6 +61,7 @@ use pythia::instrumentation::interrupt::Interrupter;
 use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
+mod copy;
 mod extended;
 mod split;
 mod wire;
@@ -105,6 +106,8 @@ struct Connection {
     session: Option<Session>,
     /// Inside `BEGIN` ... `COMMIT`: statements do not commit on their own.
     explicit: bool,
+    /// A `COPY ... FROM STDIN` taking rows (`copy`).
+    copy_in: Option<copy::CopyIn>,
 }
 
 type Job = Box<dyn FnOnce(&mut Connection) + Send>;
@@ -132,6 +135,7 @@ impl Backend {
                 instance,
                 session: None,
                 explicit: false,
+                copy_in: None,
             };
             loop {
                 let job = match &connection.session {
@@ -263,6 +267,7 @@ impl Connection {
         let statement = parsed.statement();
         match &statement.kind {
             extended::Kind::Control(control) => self.run_control(control, &statement.text),
+            extended::Kind::Copy(_) => Err(pythia::Error::internal("execute_parsed: a COPY")),
             extended::Kind::Statement(prepared) => {
                 let result = self.session()?.execute_prepared(prepared, binds)?;
                 encode(result, &statement.text, parsed.columns(), formats)
@@ -521,6 +526,8 @@ struct Handlers {
     number: u64,
     backend: Arc<OnceLock<Arc<Backend>>>,
     cancel_registration: Arc<OnceLock<CancelRegistration>>,
+    /// CopyData gathered for the connection's thread (`copy::COPY_BATCH_BYTES`).
+    copy_buffer: Arc<Mutex<Vec<u8>>>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -541,6 +548,10 @@ impl PgWireServerHandlers for Handlers {
     }
 
     fn cancel_handler(&self) -> Arc<impl CancelHandler> {
+        Arc::new(self.clone_inner())
+    }
+
+    fn copy_handler(&self) -> Arc<impl pgwire::api::copy::CopyHandler> {
         Arc::new(self.clone_inner())
     }
 }
@@ -584,6 +595,7 @@ impl Handlers {
             number: self.number,
             backend: self.backend.clone(),
             cancel_registration: self.cancel_registration.clone(),
+            copy_buffer: self.copy_buffer.clone(),
         }
     }
 
@@ -717,6 +729,25 @@ impl SimpleQueryHandler for Handlers {
         match split_statements(text) {
             Err(error) => {
                 client.feed(error_response(&error, text, 0)).await?;
+            }
+            Ok(statements) if statements.iter().any(|(_, sql)| copy::parse(sql).is_some()) => {
+                let (_, sql) = &statements[0];
+                match copy::parse(sql) {
+                    Some(statement) if statements.len() == 1 => {
+                        if !self.copy_statement(client, text, statement).await? {
+                            // COPY FROM STDIN: CopyData follow; ReadyForQuery after CopyDone.
+                            return Ok(());
+                        }
+                    }
+                    _ => {
+                        let error = pythia::Error::new(
+                            3001,
+                            "unimplemented feature: COPY must be the only statement of its \
+                             message",
+                        );
+                        client.feed(error_response(&error, text, 0)).await?;
+                    }
+                }
             }
             Ok(statements) if statements.is_empty() => {
                 client
@@ -939,6 +970,7 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
             number: connections.fetch_add(1, Ordering::Relaxed) + 1,
             backend: Arc::default(),
             cancel_registration: Arc::default(),
+            copy_buffer: Arc::default(),
         };
         tokio::spawn(async move {
             // A connection's error ends that connection only.

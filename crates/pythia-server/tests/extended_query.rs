@@ -71,8 +71,8 @@ async fn parameters_and_columns_are_described_and_travel_in_binary() {
 
     let select = client
         .prepare(
-            "select aid, small, balance, rate, filler, name, opened, active, aid * 2 twice \
-             from accounts where aid = $1",
+            "select aid, small, balance, rate, filler, name, opened, active, aid * 2 twice, \
+             substr(name, 1, 2) part from accounts where aid = $1",
         )
         .await
         .unwrap();
@@ -93,8 +93,10 @@ async fn parameters_and_columns_are_described_and_travel_in_binary() {
             ("name", &Type::VARCHAR),
             ("opened", &Type::TIMESTAMP),
             ("active", &Type::BOOL),
-            // An expression whose type the planner does not know travels as text.
-            ("twice", &Type::TEXT),
+            // Arithmetic is a number; an expression whose type the planner does not know
+            // travels as text.
+            ("twice", &Type::NUMERIC),
+            ("part", &Type::TEXT),
         ]
     );
     let row = client.query_one(&select, &[&7i64]).await.unwrap();
@@ -106,7 +108,8 @@ async fn parameters_and_columns_are_described_and_travel_in_binary() {
     assert_eq!(row.get::<_, String>(5), "seven");
     assert_eq!(row.get::<_, NaiveDateTime>(6), opened);
     assert!(row.get::<_, bool>(7));
-    assert_eq!(row.get::<_, String>(8), "14");
+    assert_eq!(row.get::<_, Decimal>(8), Decimal::from(14));
+    assert_eq!(row.get::<_, String>(9), "se");
 
     // NULL both ways.
     client

@@ -677,6 +677,12 @@ impl Instance {
         self.user_sessions.fetch_sub(1, Ordering::AcqRel);
     }
 
+    /// The user sessions of this instance live now (what `processes` and `sessions` bound;
+    /// v$session shows the sessions of every instance of the process).
+    pub fn user_sessions(&self) -> u64 {
+        self.user_sessions.load(Ordering::Acquire)
+    }
+
     /// The instance's parameters (a cheap copy).
     pub fn parameters(&self) -> Parameters {
         self.parameters.read().clone()
