@@ -62,9 +62,11 @@ use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
 mod extended;
+pub mod metrics;
 mod split;
 mod wire;
 
+pub use metrics::MetricsEndpoint;
 pub use split::split_statements;
 use split::{begins_transaction, word};
 
