@@ -5,10 +5,10 @@
 //! are closed after the read timeout, and the largest exposition Pythia can produce fits
 //! the bound.
 //!
-//! The checker is written here rather than taken from a crate: `prometheus-parse`, the
-//! one maintained Rust parser of this format, splits label values on commas and merges the
-//! buckets of every labelled histogram of a name into one, so it would pass expositions
-//! that Prometheus refuses or reads differently.
+//! The checker is written here rather than taken from a crate: `prometheus-parse` (0.2.5)
+//! splits label values on commas, merges the buckets of every labelled histogram of a name
+//! into one and skips lines it cannot read, so it would pass expositions that Prometheus
+//! refuses or reads differently.
 
 use std::collections::{BTreeMap, HashMap, HashSet};
 use std::future::Future;
