@@ -67,6 +67,10 @@ enum Action {
         /// The address to listen on (a loopback address).
         #[arg(long, default_value = "127.0.0.1:5432")]
         listen: std::net::SocketAddr,
+        /// Also serve Prometheus metrics (GET /metrics) on this loopback address, e.g.
+        /// 127.0.0.1:9187.
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<std::net::SocketAddr>,
         /// An initialization parameter for this run, applied after DIR/init.ora (repeatable).
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
@@ -166,8 +170,9 @@ fn main() {
         Action::Serve {
             dir,
             listen,
+            metrics,
             parameters,
-        } => std::process::exit(serve::run(&dir, listen, &parameters)),
+        } => std::process::exit(serve::run(&dir, listen, metrics, &parameters)),
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
             if let Err(error) = crash::worker(&dir) {

@@ -1,11 +1,17 @@
-//! `pythia serve`: opens the instance and serves it over PostgreSQL's wire protocol until
-//! SIGINT or SIGTERM, then stops the server and shuts the instance down cleanly.
+//! `pythia serve`: opens the instance and serves it over PostgreSQL's wire protocol (and,
+//! with `--metrics ADDR`, its Prometheus metrics over HTTP) until SIGINT or SIGTERM, then
+//! stops both and shuts the instance down cleanly.
 
 use std::net::SocketAddr;
 use std::path::Path;
 
 /// Runs the server; returns the process exit status.
-pub fn run(dir: &Path, listen: SocketAddr, parameters: &[(String, String)]) -> i32 {
+pub fn run(
+    dir: &Path,
+    listen: SocketAddr,
+    metrics: Option<SocketAddr>,
+    parameters: &[(String, String)],
+) -> i32 {
     let overrides: Vec<(&str, &str)> = parameters
         .iter()
         .map(|(name, value)| (name.as_str(), value.as_str()))
@@ -31,10 +37,31 @@ pub fn run(dir: &Path, listen: SocketAddr, parameters: &[(String, String)]) -> i
         server.local_addr(),
         pythia_server::SERVER_VERSION
     );
+    let metrics = match metrics
+        .map(|address| pythia_server::MetricsEndpoint::start(instance.clone(), address))
+        .transpose()
+    {
+        Ok(metrics) => metrics,
+        Err(error) => {
+            eprintln!("pythia serve: --metrics: {error}");
+            server.stop();
+            let _ = instance.shutdown();
+            return 1;
+        }
+    };
+    if let Some(metrics) = &metrics {
+        println!(
+            "pythia serve: Prometheus metrics on http://{}/metrics",
+            metrics.local_addr()
+        );
+    }
     if let Err(error) = pythia_server::wait_for_interrupt() {
         eprintln!("pythia serve: waiting for a signal: {error}");
     }
     println!("pythia serve: stopping");
+    if let Some(metrics) = metrics {
+        metrics.stop();
+    }
     let running = server.stop();
     if running > 0 {
         eprintln!("pythia serve: {running} connection threads still running after the wait");

@@ -63,9 +63,11 @@ use pythia::{Instance, Session, StatementResult, Value};
 
 mod copy;
 mod extended;
+pub mod metrics;
 mod split;
 mod wire;
 
+pub use metrics::MetricsEndpoint;
 pub use split::split_statements;
 use split::{begins_transaction, word};
 

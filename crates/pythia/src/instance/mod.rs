@@ -774,6 +774,11 @@ impl Instance {
         write_alert(&self.dir, message);
     }
 
+    /// Open until `shutdown` or `abandon` (what `oracledb_up` of the metrics endpoint shows).
+    pub fn is_open(&self) -> bool {
+        !self.closed.load(Ordering::Acquire)
+    }
+
     /// Clean shutdown: checkpoint, mark the control file clean, stop the background threads.
     pub fn shutdown(&self) -> Result<()> {
         if self.closed.swap(true, Ordering::AcqRel) {
