@@ -895,6 +895,7 @@ impl CopyHandler for Handlers {
             self.backend()?
                 .run(move |connection| connection.copy_in_data(&batch))
                 .await?;
+            self.await_client(true);
         }
         Ok(())
     }
@@ -907,7 +908,9 @@ impl CopyHandler for Handlers {
     {
         match self.copy_end(client, true).await? {
             Ok(rows) => {
-                send_execution_response(client, Tag::new("COPY").with_rows(rows as usize)).await
+                send_execution_response(client, Tag::new("COPY").with_rows(rows as usize)).await?;
+                self.await_client(false);
+                Ok(())
             }
             Err(error) => Err(PgWireError::UserError(Box::new(error_info(
                 &error, "", 0, "ERROR",

@@ -358,8 +358,13 @@ impl ExtendedQueryHandler for Handlers {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         client.portal_store().rm_portal(DEFAULT_NAME);
-        if let Some(backend) = self.backend.get() {
-            let succeeded = !backend.take_failed();
+        // Work for the session only when an implicit transaction is open to end: a Sync
+        // after a query, or inside BEGIN, has nothing to do.
+        let succeeded = !self
+            .backend
+            .get()
+            .is_some_and(|backend| backend.take_failed());
+        if let Some(backend) = self.backend.get().filter(|backend| backend.implicit_open()) {
             let ended = backend
                 .run(move |connection| connection.end_message(succeeded))
                 .await?;
@@ -379,6 +384,7 @@ impl ExtendedQueryHandler for Handlers {
                 status,
             )))
             .await?;
+        self.await_client(false);
         Ok(())
     }
 }

@@ -23,13 +23,14 @@
 //! explicit transaction. A failed statement undoes only itself, as in Oracle: the
 //! transaction is never in PostgreSQL's failed state.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::io;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
@@ -58,6 +59,7 @@ use pgwire::messages::simplequery::Query;
 use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use pythia::instrumentation::interrupt::Interrupter;
+use pythia::instrumentation::WaitGuard;
 use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
@@ -102,7 +104,7 @@ pub const SERVER_VERSION: &str = concat!("15.0 (Pythia ", env!("CARGO_PKG_VERSIO
 
 // ----- the connection's thread ------------------------------------------------------------
 
-/// What lives on a connection's thread and never leaves it.
+/// What a connection's thread keeps for its session.
 struct Connection {
     instance: Arc<Instance>,
     session: Option<Session>,
@@ -110,75 +112,84 @@ struct Connection {
     explicit: bool,
     /// A `COPY ... FROM STDIN` taking rows (`copy`).
     copy_in: Option<copy::CopyIn>,
+    /// A panic ended the session: the connection takes no more work.
+    dead: bool,
 }
 
-type Job = Box<dyn FnOnce(&mut Connection) + Send>;
-
-/// The protocol side's handle on a connection's thread.
+/// A connection's session and what the protocol keeps of it. It lives on the connection's
+/// thread, which runs this connection's protocol too: the work of a request runs where its
+/// message was read, with no hand-off between threads.
 struct Backend {
-    jobs: mpsc::Sender<Job>,
+    connection: Mutex<Connection>,
+    /// After the last work: a transaction is open, or an explicit one began (the status
+    /// ReadyForQuery reports)...
     in_transaction: AtomicBool,
+    /// ... and an implicit transaction is open (a Sync ends it).
+    implicit_open: AtomicBool,
     /// An extended-protocol message failed since the last Sync: the Sync rolls back the
     /// implicit transaction instead of committing it.
     failed: AtomicBool,
 }
 
+thread_local! {
+    /// The connection thread's wait for its client ('SQL*Net message from client'), from
+    /// its last answer to its next request (`Handlers::await_client`).
+    static CLIENT_WAIT: RefCell<Option<WaitGuard>> = const { RefCell::new(None) };
+}
+
 impl Backend {
-    fn spawn(instance: Arc<Instance>, name: String, live: &Arc<Live>) -> io::Result<Arc<Backend>> {
-        let (jobs, inbox) = mpsc::channel::<Job>();
-        *live
-            .threads
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
-        let counted = LiveThread(live.clone());
-        std::thread::Builder::new().name(name).spawn(move || {
-            let _counted = counted;
-            let mut connection = Connection {
+    fn new(instance: Arc<Instance>) -> Backend {
+        Backend {
+            connection: Mutex::new(Connection {
                 instance,
                 session: None,
                 explicit: false,
                 copy_in: None,
-            };
-            loop {
-                let job = match &connection.session {
-                    Some(session) => session.wait_for_client(|| inbox.recv()),
-                    None => inbox.recv(),
-                };
-                // No job: the connection closed (its senders are gone).
-                let Ok(job) = job else { break };
-                // A panic leaves the session in an unknown state: end it. The client's
-                // request gets no answer, which its side reports as the backend ending.
-                if std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
-                    break;
-                }
-            }
-            // The session is dropped here, on its own thread: an open transaction rolls back.
-        })?;
-        Ok(Arc::new(Backend {
-            jobs,
+                dead: false,
+            }),
             in_transaction: AtomicBool::new(false),
+            implicit_open: AtomicBool::new(false),
             failed: AtomicBool::new(false),
-        }))
+        }
     }
 
-    /// Runs `work` on the connection's thread and awaits its answer without blocking tokio.
-    async fn run<R: Send + 'static>(
-        &self,
-        work: impl FnOnce(&mut Connection) -> R + Send + 'static,
-    ) -> PgWireResult<R> {
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let job: Job = Box::new(move |connection| {
-            let result = work(connection);
-            let open = connection
-                .session
-                .as_ref()
-                .is_some_and(|session| session.in_transaction() || connection.explicit);
-            let _ = reply.send((result, open));
-        });
-        self.jobs.send(job).map_err(|_| ended())?;
-        let (result, open) = answer.await.map_err(|_| ended())?;
-        self.in_transaction.store(open, Ordering::Release);
-        Ok(result)
+    /// Runs `work` on the connection (on this, the connection's own thread). A panic ends
+    /// the session, whose state is then unknown: its transaction rolls back, and the
+    /// connection gets a FATAL error.
+    async fn run<R>(&self, work: impl FnOnce(&mut Connection) -> R) -> PgWireResult<R> {
+        // The client's request is here: its wait ends.
+        end_client_wait();
+        let mut connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if connection.dead {
+            return Err(ended());
+        }
+        match std::panic::catch_unwind(AssertUnwindSafe(|| work(&mut connection))) {
+            Ok(result) => {
+                let open = connection
+                    .session
+                    .as_ref()
+                    .is_some_and(|session| session.in_transaction());
+                self.in_transaction
+                    .store(open || connection.explicit, Ordering::Release);
+                self.implicit_open
+                    .store(open && !connection.explicit, Ordering::Release);
+                Ok(result)
+            }
+            Err(_) => {
+                connection.dead = true;
+                connection.copy_in = None;
+                connection.session = None;
+                Err(ended())
+            }
+        }
+    }
+
+    /// Whether an implicit transaction is open, for a Sync to end.
+    fn implicit_open(&self) -> bool {
+        self.implicit_open.load(Ordering::Acquire)
     }
 
     /// Whether a message failed since the last call, which starts the count again.
@@ -195,11 +206,16 @@ impl Backend {
     }
 }
 
+/// Ends the connection thread's wait for its client, recording it.
+fn end_client_wait() {
+    let _ = CLIENT_WAIT.try_with(|wait| wait.borrow_mut().take());
+}
+
 fn ended() -> PgWireError {
     PgWireError::UserError(Box::new(ErrorInfo::new(
         "FATAL".into(),
         "XX000".into(),
-        "the server thread of this session has ended".into(),
+        "the session of this connection ended after an internal error".into(),
     )))
 }
 
@@ -499,6 +515,8 @@ struct Shared {
     driver: AuthDriver<DefaultServerParameterProvider>,
     live: Arc<Live>,
     cancels: Arc<CancelKeys>,
+    /// Set when the server stops: every connection's thread closes its connection.
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 /// Where a CancelRequest finds the session it names: the (process id, secret key) each
@@ -587,6 +605,8 @@ impl ErrorHandler for Handlers {
         if let Some(backend) = self.backend.get() {
             backend.failed.store(true, Ordering::Release);
         }
+        // pgwire answers the error: the client's next request is awaited.
+        self.await_client(false);
     }
 }
 
@@ -604,6 +624,23 @@ impl Handlers {
     /// The connection's thread; an error before logon (pgwire asks for no query before it).
     fn backend(&self) -> PgWireResult<&Arc<Backend>> {
         self.backend.get().ok_or(PgWireError::NotReadyForQuery)
+    }
+
+    /// Starts the session's wait for its client, after an answer: 'SQL*Net message from
+    /// client', or 'SQL*Net more data from client' (`more_data`) inside a COPY. The next
+    /// request's work ends it (`Backend::run`).
+    fn await_client(&self, more_data: bool) {
+        let Some(backend) = self.backend.get() else {
+            return;
+        };
+        let connection = backend
+            .connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(session) = &connection.session {
+            let wait = session.wait_for_client(more_data);
+            let _ = CLIENT_WAIT.try_with(|slot| *slot.borrow_mut() = Some(wait));
+        }
     }
 
     /// The session's transaction status (idle before logon).
@@ -672,19 +709,9 @@ impl StartupHandler for Handlers {
         if let AuthOutcome::Authenticated { final_message, .. } = outcome {
             // The session logs on now, so that ORA-00020 and the like fail the login (FATAL)
             // rather than the first statement.
-            let backend = Backend::spawn(
-                self.shared.instance.clone(),
-                format!("pythia-conn-{}", self.number),
-                &self.shared.live,
-            )
-            .map_err(|error| {
-                PgWireError::UserError(Box::new(ErrorInfo::new(
-                    "FATAL".into(),
-                    "53000".into(),
-                    format!("no thread for the session: {error}"),
-                )))
-            })?;
-            let backend = self.backend.get_or_init(|| backend);
+            let backend = self
+                .backend
+                .get_or_init(|| Arc::new(Backend::new(self.shared.instance.clone())));
             let interrupter = backend
                 .run(|connection| connection.session().map(|session| session.interrupter()))
                 .await?
@@ -694,6 +721,7 @@ impl StartupHandler for Handlers {
             driver
                 .complete_authentication(client, final_message)
                 .await?;
+            self.await_client(false);
             // The key the client was just given finds this session for a cancel.
             let (pid, secret_key) = client.pid_and_secret_key();
             let key = (pid, secret_key.to_bytes().to_vec());
@@ -738,6 +766,7 @@ impl SimpleQueryHandler for Handlers {
                     Some(statement) if statements.len() == 1 => {
                         if !self.copy_statement(client, text, statement).await? {
                             // COPY FROM STDIN: CopyData follow; ReadyForQuery after CopyDone.
+                            self.await_client(true);
                             return Ok(());
                         }
                     }
@@ -808,7 +837,9 @@ impl SimpleQueryHandler for Handlers {
         client.set_state(PgWireConnectionState::ReadyForQuery);
         let status = self.transaction_status();
         client.set_transaction_status(status);
-        send_ready_for_query(client, status).await
+        send_ready_for_query(client, status).await?;
+        self.await_client(false);
+        Ok(())
     }
 
     async fn do_query<C>(&self, _client: &mut C, _query: &str) -> PgWireResult<Vec<Response>>
@@ -830,6 +861,7 @@ pub struct Server {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
     live: Arc<Live>,
+    stopping: tokio::sync::watch::Sender<bool>,
 }
 
 impl Server {
@@ -848,9 +880,9 @@ impl Server {
         let listener = std::net::TcpListener::bind(listen)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("pythia-net")
+        // The listener's runtime: accepting, and sockets until their first byte. Each
+        // connection then runs on a thread of its own (`spawn_connection`).
+        let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
             .build()?;
@@ -858,11 +890,13 @@ impl Server {
         let mut parameters = DefaultServerParameterProvider::default();
         parameters.server_version = SERVER_VERSION.into();
         let live = Arc::new(Live::default());
+        let (stopping, _) = tokio::sync::watch::channel(false);
         let shared = Arc::new(Shared {
             instance,
             driver: AuthDriver::new(parameters),
             live: live.clone(),
             cancels: Arc::default(),
+            stopping: stopping.clone(),
         });
         let thread = std::thread::Builder::new()
             .name("pythia-listener".into())
@@ -880,14 +914,15 @@ impl Server {
                         _ = stopped => {}
                     }
                 });
-                // Dropping the runtime ends every connection's task: their threads end
-                // with them and roll back what they had open.
+                // Dropping the runtime ends the tasks of sockets that have not spoken yet;
+                // the connections' threads end on `stopping`.
             })?;
         Ok(Server {
             local_addr,
             stop: Some(stop),
             thread: Some(thread),
             live,
+            stopping,
         })
     }
 
@@ -917,6 +952,7 @@ impl Server {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        self.stopping.send_replace(true);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -955,8 +991,22 @@ pub fn wait_for_interrupt() -> io::Result<()> {
     })
 }
 
+/// How long a socket may stay silent after it connects before it is closed: until its
+/// client sends its first byte it costs a task of the listener, not a thread.
+pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connection threads beyond `processes` that may be logging on at once; more connections
+/// wait for one to end (at most `FIRST_BYTE_TIMEOUT`) before they are closed.
+pub const LOGON_THREADS_SPARE: usize = 16;
+
 async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
     let connections = AtomicU64::new(0);
+    let processes = shared
+        .instance
+        .parameters()
+        .get_integer(pythia::instance::parameters::names::PROCESSES)
+        .max(1) as usize;
+    let threads = Arc::new(tokio::sync::Semaphore::new(processes + LOGON_THREADS_SPARE));
     loop {
         let (socket, _peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -967,18 +1017,86 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
-        let handlers = Handlers {
-            shared: shared.clone(),
-            number: connections.fetch_add(1, Ordering::Relaxed) + 1,
-            backend: Arc::default(),
-            cancel_registration: Arc::default(),
-            copy_buffer: Arc::default(),
-        };
+        let number = connections.fetch_add(1, Ordering::Relaxed) + 1;
+        let shared = shared.clone();
+        let threads = threads.clone();
         tokio::spawn(async move {
-            // A connection's error ends that connection only.
-            let _ = pgwire::tokio::process_socket(socket, None, handlers).await;
+            let started = async {
+                // The first byte (peeked, left for the protocol); none, the client left.
+                let first = socket.peek(&mut [0u8; 1]).await.ok()?;
+                if first == 0 {
+                    return None;
+                }
+                threads.acquire_owned().await.ok()
+            };
+            let Ok(Some(permit)) = tokio::time::timeout(FIRST_BYTE_TIMEOUT, started).await else {
+                return; // silent, or no thread came free: closed
+            };
+            let Ok(socket) = socket.into_std() else {
+                return;
+            };
+            if let Err(error) = spawn_connection(socket, shared, number, permit) {
+                eprintln!("pythia serve: no thread for connection {number}: {error}");
+            }
         });
     }
+}
+
+/// Starts connection `number`'s thread: Oracle's dedicated server, which reads its
+/// client's socket, runs its session and answers, all on one thread with a runtime of its
+/// own. The thread ends when the connection does (or the server stops); the session's
+/// open transaction rolls back with it.
+fn spawn_connection(
+    socket: std::net::TcpStream,
+    shared: Arc<Shared>,
+    number: u64,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) -> io::Result<()> {
+    *shared
+        .live
+        .threads
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
+    let counted = LiveThread(shared.live.clone());
+    let mut stopping = shared.stopping.subscribe();
+    std::thread::Builder::new()
+        .name(format!("pythia-conn-{number}"))
+        .spawn(move || {
+            let _counted = counted;
+            let _permit = permit;
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .enable_time()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(error) => {
+                    eprintln!("pythia serve: connection {number}: {error}");
+                    return;
+                }
+            };
+            runtime.block_on(async move {
+                let Ok(socket) = tokio::net::TcpStream::from_std(socket) else {
+                    return;
+                };
+                let handlers = Handlers {
+                    shared,
+                    number,
+                    backend: Arc::default(),
+                    cancel_registration: Arc::default(),
+                    copy_buffer: Arc::default(),
+                };
+                tokio::select! {
+                    // A connection's error ends that connection only.
+                    _ = pgwire::tokio::process_socket(socket, None, handlers) => {}
+                    _ = stopping.wait_for(|stop| *stop) => {}
+                }
+            });
+            // The session was dropped with the connection's handlers, on this thread: an
+            // open transaction rolled back.
+            end_client_wait();
+        })?;
+    Ok(())
 }
 
 #[cfg(test)]

@@ -291,13 +291,19 @@ impl Session {
         instrumentation::add(Statistic::SqlNetRoundtripsToFromClient, round_trips);
     }
 
-    /// Runs `receive` as this session's wait for its client's next request: 'SQL*Net message
-    /// from client' (idle), as a dedicated server waits between calls. The server's
-    /// connection threads wait for their next message through it.
-    pub fn wait_for_client<R>(&self, receive: impl FnOnce() -> R) -> R {
+    /// Starts this session's wait for its client, as a dedicated server waits on its
+    /// socket: 'SQL*Net message from client' (idle) for the next request, or 'SQL*Net more
+    /// data from client' (`more_data`) for the rest of one (a COPY's rows). The wait is
+    /// recorded when the guard drops, on this thread; the server's connection threads keep
+    /// it while they read the socket.
+    pub fn wait_for_client(&self, more_data: bool) -> instrumentation::WaitGuard {
         let _entered = instrumentation::enter(&self.instrumentation);
-        let _wait = instrumentation::wait(WaitEvent::SqlNetMessageFromClient, 0, 0, 0);
-        receive()
+        let event = if more_data {
+            WaitEvent::SqlNetMoreDataFromClient
+        } else {
+            WaitEvent::SqlNetMessageFromClient
+        };
+        instrumentation::wait(event, 0, 1, 0)
     }
 
     /// Parses and executes one statement.
