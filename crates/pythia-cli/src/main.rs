@@ -22,6 +22,7 @@ mod dbv;
 mod hitpath;
 mod hotcursor;
 mod oltp;
+mod pgbench;
 mod scan;
 mod serve;
 mod slammer;
@@ -78,7 +79,8 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice` or `crash`.
+        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice`, `crash` or `pgbench` (against
+        /// PostgreSQL 15: not in the default run).
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -89,7 +91,8 @@ enum Action {
         /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
         /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
         /// shared_pool_size; crash takes seed and kills; commit takes sessions and seconds (part 2
-        /// alone, 1 and N sessions); the other experiments ignore them.
+        /// alone, 1 and N sessions); pgbench takes scale and seconds; the other experiments
+        /// ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },

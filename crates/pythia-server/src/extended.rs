@@ -20,10 +20,12 @@ use std::fmt::Debug;
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use futures::{stream, Sink, SinkExt};
-use pgwire::api::portal::{Format, Portal};
+use pgwire::api::copy::{send_copy_in_response, send_copy_out_response};
+use pgwire::api::portal::{Format, Portal, PortalExecutionState};
 use pgwire::api::query::ExtendedQueryHandler;
-use pgwire::api::results::{FieldInfo, QueryResponse, Response};
+use pgwire::api::results::{FieldInfo, QueryResponse, Response, Tag};
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::Entry;
 use pgwire::api::store::PortalStore;
@@ -32,8 +34,12 @@ use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, DEFAULT_
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::data::{NoData, ParameterDescription, RowDescription};
 use pgwire::messages::extendedquery::{
+    Bind, BindComplete, Execute, Parse, ParseComplete, PortalSuspended,
+};
+use pgwire::messages::extendedquery::{
     Describe, Sync as SyncMessage, TARGET_TYPE_BYTE_PORTAL, TARGET_TYPE_BYTE_STATEMENT,
 };
+use pgwire::messages::response::EmptyQueryResponse;
 use pgwire::messages::response::ReadyForQuery;
 use pgwire::messages::PgWireBackendMessage;
 use pythia::{Prepared, Value};
@@ -241,6 +247,149 @@ impl ExtendedQueryHandler for Handlers {
         Arc::new(Parser {
             backend: self.backend.clone(),
         })
+    }
+
+    /// Overridden to buffer ParseComplete rather than flush it (pgwire's default sends it at
+    /// once): the answers to Parse, Bind, Describe and Execute leave in one write at Sync
+    /// (or Flush), as PostgreSQL sends them, not one TCP segment each.
+    async fn on_parse<C>(&self, client: &mut C, message: Parse) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Parsed>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let name = message.name.as_deref().unwrap_or(DEFAULT_NAME).to_owned();
+        match StoredStatement::parse(client, &message, self.query_parser()).await? {
+            Some(statement) => client.portal_store().put_statement(Arc::new(statement)),
+            None => client.portal_store().put_empty_statement(&name),
+        }
+        client
+            .feed(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
+            .await?;
+        Ok(())
+    }
+
+    /// Overridden to buffer BindComplete (see `on_parse`).
+    async fn on_bind<C>(&self, client: &mut C, message: Bind) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Parsed>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        let statement_name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
+        let portal_name = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
+        match client.portal_store().get_statement(statement_name) {
+            Some(Entry::Value(statement)) => {
+                let portal = Portal::try_new(&message, statement)?;
+                client.portal_store().put_portal(Arc::new(portal));
+            }
+            Some(Entry::Empty) if message.parameters.is_empty() => {
+                client.portal_store().put_empty_portal(portal_name);
+            }
+            Some(Entry::Empty) => {
+                return Err(user_error(ErrorInfo::new(
+                    "ERROR".into(),
+                    "08P01".into(),
+                    format!(
+                        "ORA-01006: bind variable does not exist: the statement {statement_name:?} \
+                         is empty and the Bind gives {} parameters",
+                        message.parameters.len()
+                    ),
+                )))
+            }
+            None => return Err(PgWireError::StatementNotFound(statement_name.to_owned())),
+        }
+        client
+            .feed(PgWireBackendMessage::BindComplete(BindComplete::new()))
+            .await?;
+        Ok(())
+    }
+
+    /// Overridden to buffer the answer (see `on_parse`): the rows, PortalSuspended or
+    /// CommandComplete go out with the ReadyForQuery of the next Sync. A row limit suspends
+    /// the portal, whose next Execute goes on where it stopped.
+    async fn on_execute<C>(&self, client: &mut C, message: Execute) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Parsed>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if !matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
+            return Err(PgWireError::NotReadyForQuery);
+        }
+        let portal_name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+        let max_rows = message.max_rows.max(0) as usize;
+        let portal = match client.portal_store().get_portal(portal_name) {
+            Some(Entry::Value(portal)) => portal,
+            Some(Entry::Empty) => {
+                client
+                    .feed(PgWireBackendMessage::EmptyQueryResponse(
+                        EmptyQueryResponse::new(),
+                    ))
+                    .await?;
+                return Ok(());
+            }
+            None => return Err(PgWireError::PortalNotFound(portal_name.to_owned())),
+        };
+        client.set_state(PgWireConnectionState::QueryInProgress);
+        let started = matches!(
+            *portal.state().lock().await,
+            PortalExecutionState::Suspended(_) | PortalExecutionState::Finished
+        );
+        if !started {
+            match self.do_query(client, &portal, max_rows).await {
+                Ok(Response::Query(rows)) => portal.start(rows).await,
+                Ok(Response::Execution(tag)) => {
+                    client
+                        .feed(PgWireBackendMessage::CommandComplete(tag.into()))
+                        .await?;
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Ok(());
+                }
+                Ok(Response::CopyIn(copy)) => {
+                    client.set_state(PgWireConnectionState::CopyInProgress(true));
+                    return send_copy_in_response(client, copy).await;
+                }
+                Ok(Response::CopyOut(copy)) => {
+                    send_copy_out_response(client, copy).await?;
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Ok(());
+                }
+                Ok(_) => {
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Err(PgWireError::UserError(Box::new(ErrorInfo::new(
+                        "ERROR".into(),
+                        "XX000".into(),
+                        "ORA-00600: internal error code, arguments: [on_execute: an answer \
+                         Pythia does not give]"
+                            .into(),
+                    ))));
+                }
+                Err(error) => {
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Err(error);
+                }
+            }
+        }
+        let fetched = portal.fetch(max_rows).await;
+        client.set_state(PgWireConnectionState::ReadyForQuery);
+        let mut fetched = fetched?;
+        let command = fetched.response.command_tag().to_owned();
+        let mut rows = 0;
+        while let Some(row) = fetched.response.data_rows().next().await {
+            client.feed(PgWireBackendMessage::DataRow(row?)).await?;
+            rows += 1;
+        }
+        let end = if fetched.suspended {
+            PgWireBackendMessage::PortalSuspended(PortalSuspended::new())
+        } else {
+            PgWireBackendMessage::CommandComplete(Tag::new(&command).with_rows(rows).into())
+        };
+        client.feed(end).await?;
+        Ok(())
     }
 
     /// Overridden to describe through the engine, on the connection's thread, and to answer
