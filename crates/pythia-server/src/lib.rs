@@ -82,6 +82,8 @@ pub const CONNECTION_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 struct Live {
     threads: Mutex<usize>,
     ended: Condvar,
+    /// Connections ended by a panic on their thread (a bug: the fuzz test asserts none).
+    panics: AtomicU64,
 }
 
 /// Counts a connection's thread in `Live` until dropped, however the thread ends.
@@ -940,6 +942,12 @@ impl Server {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Connections ended by a panic on their thread since the server started (each ended
+    /// alone; a panic is a bug, which the fuzz test looks for).
+    pub fn connection_panics(&self) -> u64 {
+        self.live.panics.load(Ordering::Relaxed)
+    }
+
     /// Stops accepting, closes every connection, and waits (at most
     /// [`CONNECTION_DRAIN_TIMEOUT`]) for their threads to finish the statement they run and
     /// roll back what they had open: the instance can then shut down. Returns the threads
@@ -1075,23 +1083,31 @@ fn spawn_connection(
                     return;
                 }
             };
-            runtime.block_on(async move {
-                let Ok(socket) = tokio::net::TcpStream::from_std(socket) else {
-                    return;
-                };
-                let handlers = Handlers {
-                    shared,
-                    number,
-                    backend: Arc::default(),
-                    cancel_registration: Arc::default(),
-                    copy_buffer: Arc::default(),
-                };
-                tokio::select! {
-                    // A connection's error ends that connection only.
-                    _ = pgwire::tokio::process_socket(socket, None, handlers) => {}
-                    _ = stopping.wait_for(|stop| *stop) => {}
-                }
-            });
+            let live = shared.live.clone();
+            let served = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                runtime.block_on(async move {
+                    let Ok(socket) = tokio::net::TcpStream::from_std(socket) else {
+                        return;
+                    };
+                    let handlers = Handlers {
+                        shared,
+                        number,
+                        backend: Arc::default(),
+                        cancel_registration: Arc::default(),
+                        copy_buffer: Arc::default(),
+                    };
+                    tokio::select! {
+                        // A connection's error ends that connection only.
+                        _ = pgwire::tokio::process_socket(socket, None, handlers) => {}
+                        _ = stopping.wait_for(|stop| *stop) => {}
+                    }
+                })
+            }));
+            if served.is_err() {
+                // The connection (and its session, rolled back) ended; nothing else did.
+                live.panics.fetch_add(1, Ordering::Relaxed);
+                eprintln!("pythia serve: connection {number} ended by an internal error");
+            }
             // The session was dropped with the connection's handlers, on this thread: an
             // open transaction rolled back.
             end_client_wait();
