@@ -6,7 +6,8 @@
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
-//!   pythia serve [DIR] [--listen ADDR] [-p ..]       serve.rs: the PostgreSQL-protocol server
+//!   pythia serve [DIR] [--listen ADDR] [--trust] [--password P] [-p ..]
+//!                                                    serve.rs: the PostgreSQL-protocol server
 //!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
@@ -58,15 +59,22 @@ enum Action {
         bail: bool,
     },
     /// Serves the database over PostgreSQL's wire protocol (psql and other PostgreSQL
-    /// clients connect unchanged); stops on Ctrl-C. The simple query protocol so far, loopback
-    /// addresses only, no password (docs/architecture/server.md).
+    /// clients connect unchanged); stops on Ctrl-C. Clients prove their user's password with
+    /// SCRAM-SHA-256, or with --trust give none (docs/architecture/server.md).
     Serve {
         /// The database directory (created if absent).
         #[arg(default_value = "pythia-data")]
         dir: PathBuf,
-        /// The address to listen on (a loopback address).
+        /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:5432")]
         listen: std::net::SocketAddr,
+        /// Logs clients on without a password: allowed on a loopback address only.
+        #[arg(long)]
+        trust: bool,
+        /// SYSTEM's password when the database is created now (default: the environment
+        /// variable PYTHIA_PASSWORD; neither: SYSTEM has no password).
+        #[arg(long, value_name = "PASSWORD")]
+        password: Option<String>,
         /// An initialization parameter for this run, applied after DIR/init.ora (repeatable).
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
@@ -166,8 +174,17 @@ fn main() {
         Action::Serve {
             dir,
             listen,
+            trust,
+            password,
             parameters,
-        } => std::process::exit(serve::run(&dir, listen, &parameters)),
+        } => {
+            let options = serve::ServeOptions {
+                listen,
+                trust,
+                password,
+            };
+            std::process::exit(serve::run(&dir, &options, &parameters))
+        }
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
             if let Err(error) = crash::worker(&dir) {
