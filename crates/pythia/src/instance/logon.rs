@@ -9,8 +9,8 @@
 //!                                  CREATE SESSION?   ORA-01045 (28000)
 //!                                  ──> Session, v$session.username = the user
 //!           any failure ──> logon_failed: a line in alert.log (at most
-//!                           FAILED_LOGON_ALERTS_PER_MINUTE a minute, then one line counting
-//!                           the ones not written)
+//!                           FAILED_LOGON_ALERTS_PER_MINUTE a minute; the next failure after
+//!                           the minute counts the ones not written)
 //! ```
 //!
 //! The embedded API's `Instance::connect` is the local logon (Oracle's `/ as sysdba`): a
@@ -28,9 +28,9 @@ use crate::catalog::users::{CREATE_SESSION, PASSWORD_BYTES_MAX};
 use crate::error::{Error, Result};
 use crate::scram::Verifier;
 
-/// Lines the alert log gets about failed logons in a minute; the rest are counted in one
-/// line when the minute is over, so that a client hammering wrong passwords cannot fill the
-/// disk.
+/// Lines the alert log gets about failed logons in a minute; the rest are only counted, and
+/// the first failure after the minute writes how many were not written, so that a client
+/// hammering wrong passwords cannot fill the disk.
 pub const FAILED_LOGON_ALERTS_PER_MINUTE: u32 = 60;
 /// The longest user name an alert line shows (a client chooses it).
 const ALERT_NAME_CHARACTERS_MAX: usize = 128;
