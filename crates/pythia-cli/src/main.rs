@@ -6,7 +6,8 @@
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
-//!   pythia serve [DIR] [--listen ADDR] [-p ..]       serve.rs: the PostgreSQL-protocol server
+//!   pythia serve [DIR] [--listen ADDR] [--trust] [--password P] [-p ..]
+//!                                                    serve.rs: the PostgreSQL-protocol server
 //!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
@@ -59,15 +60,22 @@ enum Action {
         bail: bool,
     },
     /// Serves the database over PostgreSQL's wire protocol (psql and other PostgreSQL
-    /// clients connect unchanged); stops on Ctrl-C. The simple query protocol so far, loopback
-    /// addresses only, no password (docs/architecture/server.md).
+    /// clients connect unchanged); stops on Ctrl-C. Clients prove their user's password with
+    /// SCRAM-SHA-256, or with --trust give none (docs/architecture/server.md).
     Serve {
         /// The database directory (created if absent).
         #[arg(default_value = "pythia-data")]
         dir: PathBuf,
-        /// The address to listen on (a loopback address).
+        /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:5432")]
         listen: std::net::SocketAddr,
+        /// Logs clients on without a password: allowed on a loopback address only.
+        #[arg(long)]
+        trust: bool,
+        /// SYSTEM's password when the database is created now (default: the environment
+        /// variable PYTHIA_PASSWORD; neither: SYSTEM has no password).
+        #[arg(long, value_name = "PASSWORD")]
+        password: Option<String>,
         /// Also serve Prometheus metrics (GET /metrics) on this loopback address, e.g.
         /// 127.0.0.1:9187.
         #[arg(long, value_name = "ADDR")]
@@ -173,9 +181,19 @@ fn main() {
         Action::Serve {
             dir,
             listen,
+            trust,
+            password,
             metrics,
             parameters,
-        } => std::process::exit(serve::run(&dir, listen, metrics, &parameters)),
+        } => {
+            let options = serve::ServeOptions {
+                listen,
+                trust,
+                password,
+                metrics,
+            };
+            std::process::exit(serve::run(&dir, &options, &parameters))
+        }
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
             if let Err(error) = crash::worker(&dir) {

@@ -24,7 +24,7 @@ use std::time::Duration;
 
 use comfy_table::Table;
 use pythia::Instance;
-use pythia_server::Server;
+use pythia_server::{Server, ServerOptions};
 
 use crate::common::lab_error;
 
@@ -307,8 +307,13 @@ pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::
         dir.join("pythia"),
         &[("db_cache_size", "256M"), ("processes", "100")],
     )?;
-    let server = Server::start(instance.clone(), "127.0.0.1:0".parse().expect("an address"))
-        .map_err(|error| lab_error(format!("pythia serve: {error}")))?;
+    // Trust on the loopback for both servers: the comparison is of the work, not the logon.
+    let server = Server::start(
+        instance.clone(),
+        "127.0.0.1:0".parse().expect("an address"),
+        ServerOptions { trust: true },
+    )
+    .map_err(|error| lab_error(format!("pythia serve: {error}")))?;
     let pythia = Target {
         host: "127.0.0.1".to_string(),
         port: server.local_addr().port(),

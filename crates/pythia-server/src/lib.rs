@@ -35,7 +35,6 @@ use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::{stream, Sink, SinkExt};
-use pgwire::api::auth::mechanism::{AuthMechanism, AuthMechanismFactory, AuthState};
 use pgwire::api::auth::{
     protocol_negotiation, save_startup_parameters_to_metadata, AuthDriver, AuthOutcome,
     DefaultServerParameterProvider, StartupHandler,
@@ -56,19 +55,20 @@ use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
 use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, TransactionStatus};
 use pgwire::messages::simplequery::Query;
-use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use pythia::instrumentation::interrupt::Interrupter;
 use pythia::instrumentation::WaitGuard;
 use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
+mod auth;
 mod copy;
 mod extended;
 pub mod metrics;
 mod split;
 mod wire;
 
+pub use auth::SCRAM_MESSAGE_BYTES_MAX;
 pub use metrics::MetricsEndpoint;
 pub use split::split_statements;
 use split::{begins_transaction, word};
@@ -109,6 +109,9 @@ pub const SERVER_VERSION: &str = concat!("15.0 (Pythia ", env!("CARGO_PKG_VERSIO
 /// What a connection's thread keeps for its session.
 struct Connection {
     instance: Arc<Instance>,
+    /// Who logs on: the user the startup message named, and the client's address (for the
+    /// alert log's line when the logon fails).
+    logon: Logon,
     session: Option<Session>,
     /// Inside `BEGIN` ... `COMMIT`: statements do not commit on their own.
     explicit: bool,
@@ -133,6 +136,12 @@ struct Backend {
     failed: AtomicBool,
 }
 
+/// The user a connection logs on as, and where it comes from.
+struct Logon {
+    user: String,
+    client: String,
+}
+
 thread_local! {
     /// The connection thread's wait for its client ('SQL*Net message from client'), from
     /// its last answer to its next request (`Handlers::await_client`).
@@ -140,10 +149,11 @@ thread_local! {
 }
 
 impl Backend {
-    fn new(instance: Arc<Instance>) -> Backend {
+    fn new(instance: Arc<Instance>, logon: Logon) -> Backend {
         Backend {
             connection: Mutex::new(Connection {
                 instance,
+                logon,
                 session: None,
                 explicit: false,
                 copy_in: None,
@@ -253,7 +263,8 @@ fn control(sql: &str) -> Control {
 impl Connection {
     fn session(&mut self) -> pythia::Result<&mut Session> {
         if self.session.is_none() {
-            self.session = Some(self.instance.connect()?);
+            let logon = &self.logon;
+            self.session = Some(self.instance.logon(&logon.user, &logon.client)?);
         }
         Ok(self.session.as_mut().expect("connected above"))
     }
@@ -514,6 +525,8 @@ fn error_response(error: &pythia::Error, text: &str, offset: usize) -> PgWireBac
 /// Shared by every connection.
 struct Shared {
     instance: Arc<Instance>,
+    /// SCRAM-SHA-256, or trust (`ServerOptions::trust`).
+    authentication: auth::ClientAuthentication,
     driver: AuthDriver<DefaultServerParameterProvider>,
     live: Arc<Live>,
     cancels: Arc<CancelKeys>,
@@ -655,35 +668,6 @@ impl Handlers {
     }
 }
 
-/// Trust: no password. `serve` allows it only on a loopback address (there are no users
-/// and passwords yet: increment 4).
-struct Trust;
-struct TrustMechanism;
-
-#[async_trait]
-impl AuthMechanism for TrustMechanism {
-    async fn begin(&mut self, _: &(dyn ClientInfo + Send + Sync)) -> PgWireResult<AuthState> {
-        Ok(AuthState::Ok {
-            final_message: None,
-            identity: None,
-        })
-    }
-
-    async fn next(
-        &mut self,
-        _: &(dyn ClientInfo + Send + Sync),
-        _: PasswordMessageFamily,
-    ) -> PgWireResult<AuthState> {
-        Err(PgWireError::NoAuthenticationInProgress)
-    }
-}
-
-impl AuthMechanismFactory for Trust {
-    fn create(&self) -> Box<dyn AuthMechanism> {
-        Box::new(TrustMechanism)
-    }
-}
-
 #[async_trait]
 impl StartupHandler for Handlers {
     async fn on_startup<C>(
@@ -701,7 +685,8 @@ impl StartupHandler for Handlers {
             PgWireFrontendMessage::Startup(ref startup) => {
                 protocol_negotiation(client, startup).await?;
                 save_startup_parameters_to_metadata(client, startup);
-                driver.begin_authentication(client, Trust.create()).await?
+                let mechanism = self.shared.authentication.create();
+                driver.begin_authentication(client, mechanism).await?
             }
             PgWireFrontendMessage::PasswordMessageFamily(message) => {
                 driver.advance_authentication(client, message).await?
@@ -711,9 +696,13 @@ impl StartupHandler for Handlers {
         if let AuthOutcome::Authenticated { final_message, .. } = outcome {
             // The session logs on now, so that ORA-00020 and the like fail the login (FATAL)
             // rather than the first statement.
+            let logon = Logon {
+                user: auth::user_of(client),
+                client: client.socket_addr().to_string(),
+            };
             let backend = self
                 .backend
-                .get_or_init(|| Arc::new(Backend::new(self.shared.instance.clone())));
+                .get_or_init(|| Arc::new(Backend::new(self.shared.instance.clone(), logon)));
             let interrupter = backend
                 .run(|connection| connection.session().map(|session| session.interrupter()))
                 .await?
@@ -866,19 +855,40 @@ pub struct Server {
     stopping: tokio::sync::watch::Sender<bool>,
 }
 
+/// How a server is started.
+#[derive(Clone, Debug, Default)]
+pub struct ServerOptions {
+    /// Logs clients on without a password (`--trust`): refused unless the listen address is
+    /// a loopback address. Otherwise every connection proves its user's password with
+    /// SCRAM-SHA-256.
+    pub trust: bool,
+}
+
 impl Server {
     /// Starts serving `instance` on `listen` (port 0: any free port) in a thread of its own.
-    /// Only loopback addresses: there is no password authentication yet.
-    pub fn start(instance: Arc<Instance>, listen: SocketAddr) -> io::Result<Server> {
-        if !listen.ip().is_loopback() {
+    /// Trust mode only on a loopback address.
+    pub fn start(
+        instance: Arc<Instance>,
+        listen: SocketAddr,
+        options: ServerOptions,
+    ) -> io::Result<Server> {
+        if options.trust && !listen.ip().is_loopback() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "{listen}: pythia serve listens on loopback addresses only until password \
-                     authentication is built (docs/architecture/server.md, increment 4)"
+                    "{listen}: --trust logs clients on without a password, so it is allowed \
+                     on a loopback address only (127.0.0.1, ::1); without --trust every \
+                     client proves its password with SCRAM-SHA-256"
                 ),
             ));
         }
+        let authentication = if options.trust {
+            auth::ClientAuthentication::Trust
+        } else {
+            let scram = auth::Scram::new(instance.clone())
+                .map_err(|error| io::Error::other(error.to_string()))?;
+            auth::ClientAuthentication::Scram(Arc::new(scram))
+        };
         let listener = std::net::TcpListener::bind(listen)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
@@ -895,6 +905,7 @@ impl Server {
         let (stopping, _) = tokio::sync::watch::channel(false);
         let shared = Arc::new(Shared {
             instance,
+            authentication,
             driver: AuthDriver::new(parameters),
             live: live.clone(),
             cancels: Arc::default(),

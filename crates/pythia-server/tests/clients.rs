@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::start;
+use common::{start, start_with};
 
 /// The longest a client process may run before the test kills it and fails.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -275,5 +275,67 @@ fn psql_describes_tables_as_it_describes_postgresqls() {
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(error.contains("ORA-00942"), "{error}");
     assert!(psql(address, &["select 1 from dual"]).contains("(1 row)"));
+    assert_eq!(server.stop(), 0);
+}
+
+/// psql and psycopg 3 log on with SCRAM-SHA-256 (libpq's own implementation): the right
+/// password works, a wrong one gets ORA-01017.
+#[test]
+fn psql_and_psycopg_log_on_with_a_password() {
+    let (_instance, server) = start_with(
+        "clients-password",
+        &[],
+        Some("manager"),
+        pythia_server::ServerOptions::default(),
+    );
+    let address = server.local_addr();
+    let psql = |password: &str| {
+        let mut command = Command::new(client("psql"));
+        command
+            .args(["-X", "-A", "-t", "-w", "-h"])
+            .arg(address.ip().to_string())
+            .arg("-p")
+            .arg(address.port().to_string())
+            .args([
+                "-U",
+                "system",
+                "-d",
+                "pythia",
+                "-c",
+                "select user from dual",
+            ])
+            .env("PGPASSWORD", password)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let output = psql("manager");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "SYSTEM");
+    let output = psql("wrong");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("ORA-01017: invalid username/password; logon denied"),
+        "{stderr}"
+    );
+    let script = "import sys, psycopg\n\
+        host, port = sys.argv[1], sys.argv[2]\n\
+        info = f'host={host} port={port} user=system dbname=pythia connect_timeout=10'\n\
+        with psycopg.connect(info + ' password=manager') as connection:\n\
+        \x20   print(connection.execute('select user from dual').fetchone()[0])\n\
+        try:\n\
+        \x20   psycopg.connect(info + ' password=wrong')\n\
+        except psycopg.OperationalError as error:\n\
+        \x20   print('refused', 'ORA-01017' in str(error))\n";
+    let output = run(Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(address.ip().to_string())
+        .arg(address.port().to_string()));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "SYSTEM\nrefused True\n"
+    );
     assert_eq!(server.stop(), 0);
 }
