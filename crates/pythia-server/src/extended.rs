@@ -41,11 +41,12 @@ use pgwire::messages::extendedquery::{
 };
 use pgwire::messages::response::EmptyQueryResponse;
 use pgwire::messages::response::ReadyForQuery;
-use pgwire::messages::PgWireBackendMessage;
+use pgwire::messages::{Message, PgWireBackendMessage};
 use pythia::{Prepared, Value};
 
 use crate::copy::CopyStatement;
 use crate::wire;
+use crate::READY_FOR_QUERY_BYTES;
 use crate::{control, error_info, split_statements, Backend, Control, Handlers, Outcome};
 
 /// A statement the extended protocol parsed: what it runs, and what describing it told.
@@ -177,7 +178,20 @@ impl QueryParser for Parser {
     }
 }
 
+/// ParseComplete and BindComplete: a message's type and length, nothing else.
+const PARSE_OR_BIND_COMPLETE_BYTES: u64 = 5;
+/// A Sync from the client.
+const SYNC_BYTES: u64 = 5;
+
 impl Handlers {
+    /// Notes a message's traffic for the session's statistics (counted at the next Sync):
+    /// the message received, and `answer_bytes` sent for it.
+    fn note_traffic(&self, message: &impl Message, answer_bytes: u64) {
+        if let Some(backend) = self.backend.get() {
+            backend.note_traffic(message.message_length() as u64 + 1, answer_bytes);
+        }
+    }
+
     /// What `parsed` takes and gives, described once by the engine and kept.
     async fn describe<'p>(&self, parsed: &'p Parsed) -> PgWireResult<&'p Described> {
         if let Some(described) = parsed.0.described.get() {
@@ -259,6 +273,7 @@ impl ExtendedQueryHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        self.note_traffic(&message, PARSE_OR_BIND_COMPLETE_BYTES);
         let name = message.name.as_deref().unwrap_or(DEFAULT_NAME).to_owned();
         match StoredStatement::parse(client, &message, self.query_parser()).await? {
             Some(statement) => client.portal_store().put_statement(Arc::new(statement)),
@@ -278,6 +293,7 @@ impl ExtendedQueryHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        self.note_traffic(&message, PARSE_OR_BIND_COMPLETE_BYTES);
         let statement_name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
         let portal_name = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
         match client.portal_store().get_statement(statement_name) {
@@ -320,6 +336,8 @@ impl ExtendedQueryHandler for Handlers {
         if !matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
             return Err(PgWireError::NotReadyForQuery);
         }
+        // The answer's bytes are noted where it is made (`do_query`).
+        self.note_traffic(&message, 0);
         let portal_name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
         let max_rows = message.max_rows.max(0) as usize;
         let portal = match client.portal_store().get_portal(portal_name) {
@@ -402,6 +420,7 @@ impl ExtendedQueryHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        let received = message.message_length() as u64 + 1;
         let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
         let (parameters, fields) = match message.target_type {
             TARGET_TYPE_BYTE_STATEMENT => match client.portal_store().get_statement(name) {
@@ -434,6 +453,16 @@ impl ExtendedQueryHandler for Handlers {
             },
             other => return Err(PgWireError::InvalidTargetType(other)),
         };
+        // ParameterDescription: a count and an oid each; RowDescription, or NoData.
+        let sent = parameters
+            .as_ref()
+            .map_or(0, |parameters| 5 + 2 + 4 * parameters.len() as u64)
+            + fields
+                .as_deref()
+                .map_or(5, |fields| crate::row_description_bytes(fields));
+        if let Some(backend) = self.backend.get() {
+            backend.note_traffic(received, sent);
+        }
         if let Some(parameters) = parameters {
             client
                 .feed(PgWireBackendMessage::ParameterDescription(
@@ -476,6 +505,8 @@ impl ExtendedQueryHandler for Handlers {
             .run(move |connection| connection.execute_parsed(&running, &values, &formats))
             .await?;
         let statement = parsed.statement();
+        self.backend()?
+            .note_traffic(0, crate::answer_bytes(&outcome));
         match outcome {
             Ok(Outcome::Rows { fields, rows }) => Ok(Response::Query(QueryResponse::new(
                 fields,
@@ -507,15 +538,32 @@ impl ExtendedQueryHandler for Handlers {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         client.portal_store().rm_portal(DEFAULT_NAME);
-        // Work for the session only when an implicit transaction is open to end: a Sync
-        // after a query, or inside BEGIN, has nothing to do.
         let succeeded = !self
             .backend
             .get()
             .is_some_and(|backend| backend.take_failed());
-        if let Some(backend) = self.backend.get().filter(|backend| backend.implicit_open()) {
+        if let Some(backend) = self.backend.get() {
+            // The round trip ends here: its traffic goes to the session's statistics, with
+            // this Sync and its ReadyForQuery.
+            let (received, sent) = backend.take_traffic();
+            let implicit_open = backend.implicit_open();
             let ended = backend
-                .run(move |connection| connection.end_message(succeeded))
+                .run(move |connection| {
+                    if let Some(session) = &connection.session {
+                        session.count_client_traffic(
+                            received + SYNC_BYTES,
+                            sent + READY_FOR_QUERY_BYTES,
+                            1,
+                        );
+                    }
+                    // Work for the session only when an implicit transaction is open to
+                    // end: a Sync after a query, or inside BEGIN, has nothing to do.
+                    if implicit_open {
+                        connection.end_message(succeeded)
+                    } else {
+                        Ok(())
+                    }
+                })
                 .await?;
             if let (true, Err(error)) = (succeeded, ended) {
                 client

@@ -134,6 +134,9 @@ struct Backend {
     /// An extended-protocol message failed since the last Sync: the Sync rolls back the
     /// implicit transaction instead of committing it.
     failed: AtomicBool,
+    /// The extended protocol's traffic since the last Sync (bytes received, bytes sent),
+    /// counted into the session's statistics at the Sync.
+    traffic: Mutex<(u64, u64)>,
 }
 
 /// The user a connection logs on as, and where it comes from.
@@ -162,6 +165,7 @@ impl Backend {
             in_transaction: AtomicBool::new(false),
             implicit_open: AtomicBool::new(false),
             failed: AtomicBool::new(false),
+            traffic: Mutex::new((0, 0)),
         }
     }
 
@@ -197,6 +201,27 @@ impl Backend {
                 Err(ended())
             }
         }
+    }
+
+    /// Notes an extended-protocol message's traffic: `received` bytes from the client,
+    /// `sent` bytes of answer.
+    fn note_traffic(&self, received: u64, sent: u64) {
+        let mut traffic = self
+            .traffic
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        traffic.0 += received;
+        traffic.1 += sent;
+    }
+
+    /// The traffic noted since the last call.
+    fn take_traffic(&self) -> (u64, u64) {
+        std::mem::take(
+            &mut *self
+                .traffic
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
     }
 
     /// Whether an implicit transaction is open, for a Sync to end.
@@ -391,20 +416,33 @@ const READY_FOR_QUERY_BYTES: u64 = MESSAGE_HEADER_BYTES + 1;
 /// DataRows and CommandComplete, or the ErrorResponse), as PostgreSQL frames them: what
 /// `bytes sent via SQL*Net to client` counts.
 fn wire_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
+    let description = match outcome {
+        Ok(Outcome::Rows { fields, .. }) => row_description_bytes(fields),
+        _ => 0,
+    };
+    description + answer_bytes(outcome)
+}
+
+/// A RowDescription's bytes.
+fn row_description_bytes(fields: &[FieldInfo]) -> u64 {
+    fields
+        .iter()
+        .map(|field| field.name().len() as u64 + 1 + 18)
+        .sum::<u64>()
+        + MESSAGE_HEADER_BYTES
+        + 2
+}
+
+/// `wire_bytes` without the RowDescription, which the extended protocol sends at Describe.
+fn answer_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
     let command_complete = |tag: &str| MESSAGE_HEADER_BYTES + tag.len() as u64 + 1;
     match outcome {
-        Ok(Outcome::Rows { fields, rows }) => {
-            let description: u64 = fields
-                .iter()
-                .map(|field| field.name().len() as u64 + 1 + 18)
-                .sum::<u64>()
-                + MESSAGE_HEADER_BYTES
-                + 2;
+        Ok(Outcome::Rows { rows, .. }) => {
             let data: u64 = rows
                 .iter()
                 .map(|row| MESSAGE_HEADER_BYTES + 2 + row.data.len() as u64)
                 .sum();
-            description + data + command_complete(&format!("SELECT {}", rows.len()))
+            data + command_complete(&format!("SELECT {}", rows.len()))
         }
         Ok(Outcome::Done(tag, notice)) => {
             command_complete(&CommandComplete::from(tag.clone()).tag)

@@ -1,5 +1,5 @@
 //! The real PostgreSQL clients, which nobody on this project wrote, against `pythia serve`:
-//! psql, pgbench and psycopg 3, as `scripts/install_pg_clients.sh` installs them (the test
+//! psql, pgbench, psycopg 3 and pgjdbc, as `scripts/install_pg_clients.sh` installs them (the test
 //! command, `scripts/test.sh`, runs it first). A missing client fails the test with the
 //! script's name: these tests never pass by skipping.
 //!
@@ -51,6 +51,13 @@ fn python() -> PathBuf {
     python
 }
 
+/// pgjdbc's jar, as the install script fetches it.
+fn pgjdbc() -> PathBuf {
+    let jar = workspace_root().join("target/pg-clients/jdbc/postgresql-42.7.14.jar");
+    assert!(jar.exists(), "{} is missing: run {INSTALL}", jar.display());
+    jar
+}
+
 /// Runs `command` to its end (at most `CLIENT_TIMEOUT`), and fails the test with its
 /// output unless it exits 0.
 fn run(command: &mut Command) -> Output {
@@ -83,6 +90,22 @@ fn run(command: &mut Command) -> Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+#[test]
+fn pgjdbc_runs_a_java_applications_work() {
+    let (_instance, server) = start("clients-pgjdbc", &[]);
+    let address = server.local_addr();
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/JdbcCheck.java");
+    let output = run(Command::new("java")
+        .arg("-cp")
+        .arg(pgjdbc())
+        .arg(program)
+        .arg(address.ip().to_string())
+        .arg(address.port().to_string()));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+    assert_eq!(server.stop(), 0);
 }
 
 #[test]

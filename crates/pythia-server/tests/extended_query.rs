@@ -149,12 +149,47 @@ async fn a_prepared_statement_is_one_cursor_executed_many_times() {
         .prepare("insert /* extended-cursor */ into t values ($1, $2)")
         .await
         .unwrap();
+    let traffic = client
+        .prepare(
+            "select s.name, m.value from v$mystat m, v$statname s \
+             where m.statistic# = s.statistic# and s.name like '%SQL*Net%client%' order by 1",
+        )
+        .await
+        .unwrap();
+    let statistics = || async {
+        client
+            .query(&traffic, &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get::<_, Decimal>(1))
+            .collect::<Vec<_>>()
+    };
+    let before = statistics().await;
     for a in 0..25i64 {
         client
             .execute(&insert, &[&a, &format!("v{a}")])
             .await
             .unwrap();
     }
+    let after = statistics().await;
+    // In name order (upper case first): round trips, bytes received, bytes sent. Each
+    // execution is Bind, Execute and Sync, one round trip; the first reading's own Sync
+    // counts after it read, one more.
+    assert_eq!(
+        after[0] - before[0],
+        Decimal::from(26),
+        "{before:?} -> {after:?}"
+    );
+    // Each Bind carries its two values; each answer a CommandComplete and a ReadyForQuery.
+    assert!(
+        after[1] - before[1] > Decimal::from(25 * 20),
+        "{before:?} -> {after:?}"
+    );
+    assert!(
+        after[2] - before[2] > Decimal::from(25 * 15),
+        "{before:?} -> {after:?}"
+    );
     let row = client
         .query_one(
             "select executions, parse_calls from v$sql \
