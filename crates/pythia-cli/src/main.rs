@@ -80,6 +80,13 @@ enum Action {
         /// 127.0.0.1:9187.
         #[arg(long, value_name = "ADDR")]
         metrics: Option<std::net::SocketAddr>,
+        /// The server's certificate chain (PEM) for clients that ask for TLS; with
+        /// --tls-key. Needs a pythia built with `--features tls`.
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key (PEM) of --tls-cert's certificate.
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
         /// An initialization parameter for this run, applied after DIR/init.ora (repeatable).
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
@@ -184,6 +191,8 @@ fn main() {
             trust,
             password,
             metrics,
+            tls_cert,
+            tls_key,
             parameters,
         } => {
             let options = serve::ServeOptions {
@@ -191,6 +200,12 @@ fn main() {
                 trust,
                 password,
                 metrics,
+                tls: tls_cert
+                    .zip(tls_key)
+                    .map(|(certificate_chain, private_key)| pythia_server::TlsFiles {
+                        certificate_chain,
+                        private_key,
+                    }),
             };
             std::process::exit(serve::run(&dir, &options, &parameters))
         }

@@ -311,7 +311,10 @@ pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::
     let server = Server::start(
         instance.clone(),
         "127.0.0.1:0".parse().expect("an address"),
-        ServerOptions { trust: true },
+        ServerOptions {
+            trust: true,
+            ..ServerOptions::default()
+        },
     )
     .map_err(|error| lab_error(format!("pythia serve: {error}")))?;
     let pythia = Target {

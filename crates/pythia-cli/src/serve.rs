@@ -20,6 +20,8 @@ pub struct ServeOptions {
     pub password: Option<String>,
     /// Where to serve Prometheus metrics, if anywhere.
     pub metrics: Option<SocketAddr>,
+    /// TLS for the clients that ask for it.
+    pub tls: Option<pythia_server::TlsFiles>,
 }
 
 /// Runs the server; returns the process exit status.
@@ -58,6 +60,7 @@ pub fn run(dir: &Path, options: &ServeOptions, parameters: &[(String, String)]) 
     }
     let server_options = pythia_server::ServerOptions {
         trust: options.trust,
+        tls: options.tls.clone(),
     };
     let server =
         match pythia_server::Server::start(instance.clone(), options.listen, server_options) {
@@ -69,7 +72,7 @@ pub fn run(dir: &Path, options: &ServeOptions, parameters: &[(String, String)]) 
             }
         };
     println!(
-        "pythia serve: {} on {} (PostgreSQL protocol, server_version {}, {}); Ctrl-C stops",
+        "pythia serve: {} on {} (PostgreSQL protocol, server_version {}, {}{}); Ctrl-C stops",
         dir.display(),
         server.local_addr(),
         pythia_server::SERVER_VERSION,
@@ -77,6 +80,11 @@ pub fn run(dir: &Path, options: &ServeOptions, parameters: &[(String, String)]) 
             "trust: no password"
         } else {
             "SCRAM-SHA-256 passwords"
+        },
+        if options.tls.is_some() {
+            ", TLS for clients that ask"
+        } else {
+            ""
         }
     );
     let metrics = match options

@@ -66,12 +66,14 @@ mod copy;
 mod extended;
 pub mod metrics;
 mod split;
+mod tls;
 mod wire;
 
 pub use auth::SCRAM_MESSAGE_BYTES_MAX;
 pub use metrics::MetricsEndpoint;
 pub use split::split_statements;
 use split::{begins_transaction, word};
+pub use tls::TlsFiles;
 
 /// How long `Server::stop` waits for the connections' threads to finish the statement they
 /// are running and roll back what they had open.
@@ -570,6 +572,8 @@ struct Shared {
     cancels: Arc<CancelKeys>,
     /// Set when the server stops: every connection's thread closes its connection.
     stopping: tokio::sync::watch::Sender<bool>,
+    /// TLS for clients that ask for it, if configured (`tls`).
+    tls: tls::Acceptor,
 }
 
 /// Where a CancelRequest finds the session it names: the (process id, secret key) each
@@ -900,6 +904,9 @@ pub struct ServerOptions {
     /// a loopback address. Otherwise every connection proves its user's password with
     /// SCRAM-SHA-256.
     pub trust: bool,
+    /// TLS for the clients that ask for it (`--tls-cert`, `--tls-key`; the cargo feature
+    /// `tls`): `tls.rs`.
+    pub tls: Option<TlsFiles>,
 }
 
 impl Server {
@@ -927,6 +934,7 @@ impl Server {
                 .map_err(|error| io::Error::other(error.to_string()))?;
             auth::ClientAuthentication::Scram(Arc::new(scram))
         };
+        let tls = tls::acceptor(options.tls.as_ref())?;
         let listener = std::net::TcpListener::bind(listen)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
@@ -948,6 +956,7 @@ impl Server {
             live: live.clone(),
             cancels: Arc::default(),
             stopping: stopping.clone(),
+            tls,
         });
         let thread = std::thread::Builder::new()
             .name("pythia-listener".into())
@@ -1138,6 +1147,7 @@ fn spawn_connection(
                     let Ok(socket) = tokio::net::TcpStream::from_std(socket) else {
                         return;
                     };
+                    let tls = tls::for_connection(&shared.tls);
                     let handlers = Handlers {
                         shared,
                         number,
@@ -1147,7 +1157,7 @@ fn spawn_connection(
                     };
                     tokio::select! {
                         // A connection's error ends that connection only.
-                        _ = pgwire::tokio::process_socket(socket, None, handlers) => {}
+                        _ = pgwire::tokio::process_socket(socket, tls, handlers) => {}
                         _ = stopping.wait_for(|stop| *stop) => {}
                     }
                 })

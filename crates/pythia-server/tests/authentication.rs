@@ -156,7 +156,15 @@ async fn passwords_are_checked_with_scram_sha_256() {
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn trust_is_for_loopback_addresses_and_still_checks_the_account() {
-    let (instance, server) = start_with("auth-trust", &[], None, ServerOptions { trust: true });
+    let (instance, server) = start_with(
+        "auth-trust",
+        &[],
+        None,
+        ServerOptions {
+            trust: true,
+            ..ServerOptions::default()
+        },
+    );
     let address = server.local_addr();
     // No password asked, but the user must exist, be open and hold CREATE SESSION.
     let system = connect_as(address, "system", None).await.unwrap();
@@ -180,9 +188,16 @@ async fn trust_is_for_loopback_addresses_and_still_checks_the_account() {
 
     // Trust on an address other hosts reach is refused; passwords are not.
     let everywhere: SocketAddr = "0.0.0.0:0".parse().unwrap();
-    let error = Server::start(instance.clone(), everywhere, ServerOptions { trust: true })
-        .err()
-        .expect("trust on 0.0.0.0");
+    let error = Server::start(
+        instance.clone(),
+        everywhere,
+        ServerOptions {
+            trust: true,
+            ..ServerOptions::default()
+        },
+    )
+    .err()
+    .expect("trust on 0.0.0.0");
     assert_eq!(error.kind(), std::io::ErrorKind::InvalidInput);
     assert!(error.to_string().contains("loopback"), "{error}");
     let server = Server::start(instance.clone(), everywhere, ServerOptions::default()).unwrap();

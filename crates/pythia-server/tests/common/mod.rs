@@ -19,7 +19,15 @@ pub fn temp_dir(name: &str) -> PathBuf {
 /// An instance in a fresh directory, served in trust mode (no password) on a free
 /// loopback port.
 pub fn start(name: &str, parameters: &[(&str, &str)]) -> (Arc<Instance>, Server) {
-    start_with(name, parameters, None, ServerOptions { trust: true })
+    start_with(
+        name,
+        parameters,
+        None,
+        ServerOptions {
+            trust: true,
+            ..ServerOptions::default()
+        },
+    )
 }
 
 /// An instance created with SYSTEM's password `system_password`, served with `options`.
