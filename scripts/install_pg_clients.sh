@@ -7,6 +7,8 @@
 #                                              server is the benchmark's comparison)
 #   psycopg 3                                  PyPI, into a virtual environment of its own at
 #                                              target/pg-clients/venv
+#   pgjdbc                                     Maven Central, with the machine's Maven, into
+#                                              target/pg-clients/jdbc (run with its Java 17)
 #
 #   scripts/install_pg_clients.sh           installs what is missing; a second run does nothing
 #
@@ -17,7 +19,9 @@ set -euo pipefail
 
 root=$(cd "$(dirname "$0")/.." && pwd)
 psycopg_version=3.2.13
+pgjdbc_version=42.7.14
 venv=$root/target/pg-clients/venv
+jdbc=$root/target/pg-clients/jdbc
 postgresql_bin=/usr/lib/postgresql/15/bin
 
 as_root() {
@@ -48,5 +52,15 @@ if ! [ -x "$venv/bin/python" ] || ! "$venv/bin/python" -c "import psycopg, sys; 
     "$venv/bin/pip" install -q --disable-pip-version-check "psycopg[binary]==$psycopg_version"
 fi
 "$venv/bin/python" -c "import psycopg; print('install_pg_clients: psycopg', psycopg.__version__, 'libpq', psycopg.pq.version())"
+
+if ! [ -f "$jdbc/postgresql-$pgjdbc_version.jar" ]; then
+    command -v mvn >/dev/null && command -v java >/dev/null || {
+        echo "install_pg_clients: pgjdbc needs Java and Maven (OpenJDK 17 and Maven 3 are on this kind of machine)" >&2
+        exit 1
+    }
+    echo "install_pg_clients: fetching pgjdbc $pgjdbc_version into $jdbc"
+    mvn -q dependency:copy "-Dartifact=org.postgresql:postgresql:$pgjdbc_version" "-DoutputDirectory=$jdbc"
+fi
+echo "install_pg_clients: pgjdbc $jdbc/postgresql-$pgjdbc_version.jar"
 psql --version
 "$postgresql_bin/pgbench" --version

@@ -1,10 +1,12 @@
 //! `pythia lab`: named, repeatable experiments on an embedded database.
 //!
 //! `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`, `stuffer`, `midpoint`
-//! `scan`, `hitpath`, `advice` and `crash` (a file each; `midpoint` shares `stuffer.rs`,
-//! `advice` builds on it); with no name, all of them at quick scale. Each builds its own
-//! instances; `-p name=value` settings reach only `slammer` (the SQLSlammer parameters),
-//! `crash` (seed, kills) and `commit` (sessions, seconds); the others say they ignore them.
+//! `scan`, `hitpath`, `advice`, `crash` and `pgbench` (a file each; `midpoint` shares
+//! `stuffer.rs`, `advice` builds on it); with no name, all of them at quick scale but
+//! `pgbench`, which needs PostgreSQL 15 installed (`scripts/install_pg_clients.sh`). Each
+//! builds its own instances; `-p name=value` settings reach only `slammer` (the SQLSlammer
+//! parameters), `crash` (seed, kills), `commit` (sessions, seconds) and `pgbench` (scale,
+//! seconds); the others say they ignore them.
 
 pub fn run_lab(
     name: Option<&str>,
@@ -12,9 +14,10 @@ pub fn run_lab(
     dir: &std::path::Path,
     parameters: &[(String, String)],
 ) -> pythia::Result<()> {
-    if !parameters.is_empty() && !matches!(name, Some("slammer" | "crash" | "commit")) {
+    if !parameters.is_empty() && !matches!(name, Some("slammer" | "crash" | "commit" | "pgbench")) {
         eprintln!(
-            "note: only the slammer, crash and commit experiments apply -p settings; they are ignored"
+            "note: only the slammer, crash, commit and pgbench experiments apply -p settings; \
+             they are ignored"
         );
     }
     match name {
@@ -61,10 +64,11 @@ pub fn run_lab(
         Some("hitpath") => crate::hitpath::run(quick, &dir.join("lab-hitpath")),
         Some("advice") => crate::advice::run(quick, &dir.join("lab-advice")),
         Some("crash") => crate::crash::run(quick, &dir.join("lab-crash"), parameters),
+        Some("pgbench") => crate::pgbench::run(quick, &dir.join("lab-pgbench"), parameters),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(
-                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath, advice, crash"
+                "unknown experiment '{other}'; experiments: commit, oltp, sqlite, parse, slammer, hotcursor, stuffer, midpoint, scan, hitpath, advice, crash, pgbench"
             ),
         )),
     }

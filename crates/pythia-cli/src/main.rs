@@ -6,7 +6,8 @@
 //!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
-//!   pythia serve [DIR] [--listen ADDR] [-p ..]       serve.rs: the PostgreSQL-protocol server
+//!   pythia serve [DIR] [--listen ADDR] [--trust] [--password P] [-p ..]
+//!                                                    serve.rs: the PostgreSQL-protocol server
 //!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
@@ -22,6 +23,7 @@ mod dbv;
 mod hitpath;
 mod hotcursor;
 mod oltp;
+mod pgbench;
 mod scan;
 mod serve;
 mod slammer;
@@ -58,15 +60,33 @@ enum Action {
         bail: bool,
     },
     /// Serves the database over PostgreSQL's wire protocol (psql and other PostgreSQL
-    /// clients connect unchanged); stops on Ctrl-C. The simple query protocol so far, loopback
-    /// addresses only, no password (docs/architecture/server.md).
+    /// clients connect unchanged); stops on Ctrl-C. Clients prove their user's password with
+    /// SCRAM-SHA-256, or with --trust give none (docs/architecture/server.md).
     Serve {
         /// The database directory (created if absent).
         #[arg(default_value = "pythia-data")]
         dir: PathBuf,
-        /// The address to listen on (a loopback address).
+        /// The address to listen on.
         #[arg(long, default_value = "127.0.0.1:5432")]
         listen: std::net::SocketAddr,
+        /// Logs clients on without a password: allowed on a loopback address only.
+        #[arg(long)]
+        trust: bool,
+        /// SYSTEM's password when the database is created now (default: the environment
+        /// variable PYTHIA_PASSWORD; neither: SYSTEM has no password).
+        #[arg(long, value_name = "PASSWORD")]
+        password: Option<String>,
+        /// Also serve Prometheus metrics (GET /metrics) on this loopback address, e.g.
+        /// 127.0.0.1:9187.
+        #[arg(long, value_name = "ADDR")]
+        metrics: Option<std::net::SocketAddr>,
+        /// The server's certificate chain (PEM) for clients that ask for TLS; with
+        /// --tls-key. Needs a pythia built with `--features tls`.
+        #[arg(long, value_name = "FILE", requires = "tls_key")]
+        tls_cert: Option<PathBuf>,
+        /// The private key (PEM) of --tls-cert's certificate.
+        #[arg(long, value_name = "FILE", requires = "tls_cert")]
+        tls_key: Option<PathBuf>,
         /// An initialization parameter for this run, applied after DIR/init.ora (repeatable).
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
@@ -74,7 +94,8 @@ enum Action {
     /// Runs the lab's experiments (all of them at a quick scale when no name is given).
     Lab {
         /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice` or `crash`.
+        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice`, `crash` or `pgbench` (against
+        /// PostgreSQL 15: not in the default run).
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -85,7 +106,8 @@ enum Action {
         /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
         /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
         /// shared_pool_size; crash takes seed and kills; commit takes sessions and seconds (part 2
-        /// alone, 1 and N sessions); the other experiments ignore them.
+        /// alone, 1 and N sessions); pgbench takes scale and seconds; the other experiments
+        /// ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
@@ -166,8 +188,27 @@ fn main() {
         Action::Serve {
             dir,
             listen,
+            trust,
+            password,
+            metrics,
+            tls_cert,
+            tls_key,
             parameters,
-        } => std::process::exit(serve::run(&dir, listen, &parameters)),
+        } => {
+            let options = serve::ServeOptions {
+                listen,
+                trust,
+                password,
+                metrics,
+                tls: tls_cert
+                    .zip(tls_key)
+                    .map(|(certificate_chain, private_key)| pythia_server::TlsFiles {
+                        certificate_chain,
+                        private_key,
+                    }),
+            };
+            std::process::exit(serve::run(&dir, &options, &parameters))
+        }
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
             if let Err(error) = crash::worker(&dir) {

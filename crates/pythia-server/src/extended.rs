@@ -20,10 +20,12 @@ use std::fmt::Debug;
 use std::sync::{Arc, OnceLock};
 
 use async_trait::async_trait;
+use futures::StreamExt;
 use futures::{stream, Sink, SinkExt};
-use pgwire::api::portal::{Format, Portal};
+use pgwire::api::copy::{send_copy_in_response, send_copy_out_response};
+use pgwire::api::portal::{Format, Portal, PortalExecutionState};
 use pgwire::api::query::ExtendedQueryHandler;
-use pgwire::api::results::{FieldInfo, QueryResponse, Response};
+use pgwire::api::results::{FieldInfo, QueryResponse, Response, Tag};
 use pgwire::api::stmt::{QueryParser, StoredStatement};
 use pgwire::api::store::Entry;
 use pgwire::api::store::PortalStore;
@@ -32,13 +34,19 @@ use pgwire::api::{ClientInfo, ClientPortalStore, PgWireConnectionState, DEFAULT_
 use pgwire::error::{ErrorInfo, PgWireError, PgWireResult};
 use pgwire::messages::data::{NoData, ParameterDescription, RowDescription};
 use pgwire::messages::extendedquery::{
+    Bind, BindComplete, Execute, Parse, ParseComplete, PortalSuspended,
+};
+use pgwire::messages::extendedquery::{
     Describe, Sync as SyncMessage, TARGET_TYPE_BYTE_PORTAL, TARGET_TYPE_BYTE_STATEMENT,
 };
+use pgwire::messages::response::EmptyQueryResponse;
 use pgwire::messages::response::ReadyForQuery;
-use pgwire::messages::PgWireBackendMessage;
+use pgwire::messages::{Message, PgWireBackendMessage};
 use pythia::{Prepared, Value};
 
+use crate::copy::CopyStatement;
 use crate::wire;
+use crate::READY_FOR_QUERY_BYTES;
 use crate::{control, error_info, split_statements, Backend, Control, Handlers, Outcome};
 
 /// A statement the extended protocol parsed: what it runs, and what describing it told.
@@ -61,6 +69,8 @@ pub(crate) enum Kind {
     Control(Control),
     /// Everything else: a cursor the session prepared.
     Statement(Prepared),
+    /// COPY FROM STDIN or TO STDOUT, which runs when executed (`copy`).
+    Copy(CopyStatement),
 }
 
 /// A statement's parameters and result columns as announced to the client.
@@ -118,8 +128,11 @@ impl QueryParser for Parser {
         let Some((offset, text)) = statements.pop() else {
             return Ok(None); // only comments: an empty query
         };
-        let kind = match control(&text) {
-            Control::Statement => {
+        let kind = match (crate::copy::parse(&text), control(&text)) {
+            (Some(copy), _) => Kind::Copy(
+                copy.map_err(|error| user_error(error_info(&error, sql, offset, "ERROR")))?,
+            ),
+            (None, Control::Statement) => {
                 let to_prepare = text.clone();
                 let prepared = backend
                     .run(move |connection| connection.session()?.prepare(&to_prepare))
@@ -127,7 +140,7 @@ impl QueryParser for Parser {
                     .map_err(|error| user_error(error_info(&error, sql, offset, "ERROR")))?;
                 Kind::Statement(prepared)
             }
-            other => Kind::Control(other),
+            (None, other) => Kind::Control(other),
         };
         Ok(Some(Parsed(Arc::new(ParsedStatement {
             message: sql.to_string(),
@@ -165,14 +178,27 @@ impl QueryParser for Parser {
     }
 }
 
+/// ParseComplete and BindComplete: a message's type and length, nothing else.
+const PARSE_OR_BIND_COMPLETE_BYTES: u64 = 5;
+/// A Sync from the client.
+const SYNC_BYTES: u64 = 5;
+
 impl Handlers {
+    /// Notes a message's traffic for the session's statistics (counted at the next Sync):
+    /// the message received, and `answer_bytes` sent for it.
+    fn note_traffic(&self, message: &impl Message, answer_bytes: u64) {
+        if let Some(backend) = self.backend.get() {
+            backend.note_traffic(message.message_length() as u64 + 1, answer_bytes);
+        }
+    }
+
     /// What `parsed` takes and gives, described once by the engine and kept.
     async fn describe<'p>(&self, parsed: &'p Parsed) -> PgWireResult<&'p Described> {
         if let Some(described) = parsed.0.described.get() {
             return Ok(described);
         }
         let described = match &parsed.0.kind {
-            Kind::Control(_) => Described {
+            Kind::Control(_) | Kind::Copy(_) => Described {
                 parameters: Vec::new(),
                 columns: None,
             },
@@ -237,6 +263,153 @@ impl ExtendedQueryHandler for Handlers {
         })
     }
 
+    /// Overridden to buffer ParseComplete rather than flush it (pgwire's default sends it at
+    /// once): the answers to Parse, Bind, Describe and Execute leave in one write at Sync
+    /// (or Flush), as PostgreSQL sends them, not one TCP segment each.
+    async fn on_parse<C>(&self, client: &mut C, message: Parse) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Parsed>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        self.note_traffic(&message, PARSE_OR_BIND_COMPLETE_BYTES);
+        let name = message.name.as_deref().unwrap_or(DEFAULT_NAME).to_owned();
+        match StoredStatement::parse(client, &message, self.query_parser()).await? {
+            Some(statement) => client.portal_store().put_statement(Arc::new(statement)),
+            None => client.portal_store().put_empty_statement(&name),
+        }
+        client
+            .feed(PgWireBackendMessage::ParseComplete(ParseComplete::new()))
+            .await?;
+        Ok(())
+    }
+
+    /// Overridden to buffer BindComplete (see `on_parse`).
+    async fn on_bind<C>(&self, client: &mut C, message: Bind) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Parsed>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        self.note_traffic(&message, PARSE_OR_BIND_COMPLETE_BYTES);
+        let statement_name = message.statement_name.as_deref().unwrap_or(DEFAULT_NAME);
+        let portal_name = message.portal_name.as_deref().unwrap_or(DEFAULT_NAME);
+        match client.portal_store().get_statement(statement_name) {
+            Some(Entry::Value(statement)) => {
+                let portal = Portal::try_new(&message, statement)?;
+                client.portal_store().put_portal(Arc::new(portal));
+            }
+            Some(Entry::Empty) if message.parameters.is_empty() => {
+                client.portal_store().put_empty_portal(portal_name);
+            }
+            Some(Entry::Empty) => {
+                return Err(user_error(ErrorInfo::new(
+                    "ERROR".into(),
+                    "08P01".into(),
+                    format!(
+                        "ORA-01006: bind variable does not exist: the statement {statement_name:?} \
+                         is empty and the Bind gives {} parameters",
+                        message.parameters.len()
+                    ),
+                )))
+            }
+            None => return Err(PgWireError::StatementNotFound(statement_name.to_owned())),
+        }
+        client
+            .feed(PgWireBackendMessage::BindComplete(BindComplete::new()))
+            .await?;
+        Ok(())
+    }
+
+    /// Overridden to buffer the answer (see `on_parse`): the rows, PortalSuspended or
+    /// CommandComplete go out with the ReadyForQuery of the next Sync. A row limit suspends
+    /// the portal, whose next Execute goes on where it stopped.
+    async fn on_execute<C>(&self, client: &mut C, message: Execute) -> PgWireResult<()>
+    where
+        C: ClientInfo + ClientPortalStore + Sink<PgWireBackendMessage> + Unpin + Send + Sync,
+        C::PortalStore: PortalStore<Statement = Parsed>,
+        C::Error: Debug,
+        PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+    {
+        if !matches!(client.state(), PgWireConnectionState::ReadyForQuery) {
+            return Err(PgWireError::NotReadyForQuery);
+        }
+        // The answer's bytes are noted where it is made (`do_query`).
+        self.note_traffic(&message, 0);
+        let portal_name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
+        let max_rows = message.max_rows.max(0) as usize;
+        let portal = match client.portal_store().get_portal(portal_name) {
+            Some(Entry::Value(portal)) => portal,
+            Some(Entry::Empty) => {
+                client
+                    .feed(PgWireBackendMessage::EmptyQueryResponse(
+                        EmptyQueryResponse::new(),
+                    ))
+                    .await?;
+                return Ok(());
+            }
+            None => return Err(PgWireError::PortalNotFound(portal_name.to_owned())),
+        };
+        client.set_state(PgWireConnectionState::QueryInProgress);
+        let started = matches!(
+            *portal.state().lock().await,
+            PortalExecutionState::Suspended(_) | PortalExecutionState::Finished
+        );
+        if !started {
+            match self.do_query(client, &portal, max_rows).await {
+                Ok(Response::Query(rows)) => portal.start(rows).await,
+                Ok(Response::Execution(tag)) => {
+                    client
+                        .feed(PgWireBackendMessage::CommandComplete(tag.into()))
+                        .await?;
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Ok(());
+                }
+                Ok(Response::CopyIn(copy)) => {
+                    client.set_state(PgWireConnectionState::CopyInProgress(true));
+                    return send_copy_in_response(client, copy).await;
+                }
+                Ok(Response::CopyOut(copy)) => {
+                    send_copy_out_response(client, copy).await?;
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Ok(());
+                }
+                Ok(_) => {
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Err(PgWireError::UserError(Box::new(ErrorInfo::new(
+                        "ERROR".into(),
+                        "XX000".into(),
+                        "ORA-00600: internal error code, arguments: [on_execute: an answer \
+                         Pythia does not give]"
+                            .into(),
+                    ))));
+                }
+                Err(error) => {
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return Err(error);
+                }
+            }
+        }
+        let fetched = portal.fetch(max_rows).await;
+        client.set_state(PgWireConnectionState::ReadyForQuery);
+        let mut fetched = fetched?;
+        let command = fetched.response.command_tag().to_owned();
+        let mut rows = 0;
+        while let Some(row) = fetched.response.data_rows().next().await {
+            client.feed(PgWireBackendMessage::DataRow(row?)).await?;
+            rows += 1;
+        }
+        let end = if fetched.suspended {
+            PgWireBackendMessage::PortalSuspended(PortalSuspended::new())
+        } else {
+            PgWireBackendMessage::CommandComplete(Tag::new(&command).with_rows(rows).into())
+        };
+        client.feed(end).await?;
+        Ok(())
+    }
+
     /// Overridden to describe through the engine, on the connection's thread, and to answer
     /// NoData for a statement that returns no rows even when it takes parameters (pgwire's
     /// default sends an empty RowDescription then).
@@ -247,6 +420,7 @@ impl ExtendedQueryHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        let received = message.message_length() as u64 + 1;
         let name = message.name.as_deref().unwrap_or(DEFAULT_NAME);
         let (parameters, fields) = match message.target_type {
             TARGET_TYPE_BYTE_STATEMENT => match client.portal_store().get_statement(name) {
@@ -279,6 +453,16 @@ impl ExtendedQueryHandler for Handlers {
             },
             other => return Err(PgWireError::InvalidTargetType(other)),
         };
+        // ParameterDescription: a count and an oid each; RowDescription, or NoData.
+        let sent = parameters
+            .as_ref()
+            .map_or(0, |parameters| 5 + 2 + 4 * parameters.len() as u64)
+            + fields
+                .as_deref()
+                .map_or(5, |fields| crate::row_description_bytes(fields));
+        if let Some(backend) = self.backend.get() {
+            backend.note_traffic(received, sent);
+        }
         if let Some(parameters) = parameters {
             client
                 .feed(PgWireBackendMessage::ParameterDescription(
@@ -308,9 +492,12 @@ impl ExtendedQueryHandler for Handlers {
         C::Error: Debug,
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
+        let parsed = portal.statement.statement.clone();
+        if let Kind::Copy(copy) = &parsed.statement().kind {
+            return self.copy_response(copy.clone()).await;
+        }
         let values: Vec<Value> =
             wire::parameters(portal, &Self::parameter_types(&portal.statement))?;
-        let parsed = portal.statement.statement.clone();
         let formats = portal.result_column_format.clone();
         let running = parsed.clone();
         let outcome = self
@@ -318,6 +505,8 @@ impl ExtendedQueryHandler for Handlers {
             .run(move |connection| connection.execute_parsed(&running, &values, &formats))
             .await?;
         let statement = parsed.statement();
+        self.backend()?
+            .note_traffic(0, crate::answer_bytes(&outcome));
         match outcome {
             Ok(Outcome::Rows { fields, rows }) => Ok(Response::Query(QueryResponse::new(
                 fields,
@@ -349,10 +538,32 @@ impl ExtendedQueryHandler for Handlers {
         PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
     {
         client.portal_store().rm_portal(DEFAULT_NAME);
+        let succeeded = !self
+            .backend
+            .get()
+            .is_some_and(|backend| backend.take_failed());
         if let Some(backend) = self.backend.get() {
-            let succeeded = !backend.take_failed();
+            // The round trip ends here: its traffic goes to the session's statistics, with
+            // this Sync and its ReadyForQuery.
+            let (received, sent) = backend.take_traffic();
+            let implicit_open = backend.implicit_open();
             let ended = backend
-                .run(move |connection| connection.end_message(succeeded))
+                .run(move |connection| {
+                    if let Some(session) = &connection.session {
+                        session.count_client_traffic(
+                            received + SYNC_BYTES,
+                            sent + READY_FOR_QUERY_BYTES,
+                            1,
+                        );
+                    }
+                    // Work for the session only when an implicit transaction is open to
+                    // end: a Sync after a query, or inside BEGIN, has nothing to do.
+                    if implicit_open {
+                        connection.end_message(succeeded)
+                    } else {
+                        Ok(())
+                    }
+                })
                 .await?;
             if let (true, Err(error)) = (succeeded, ended) {
                 client
@@ -370,6 +581,7 @@ impl ExtendedQueryHandler for Handlers {
                 status,
             )))
             .await?;
+        self.await_client(false);
         Ok(())
     }
 }

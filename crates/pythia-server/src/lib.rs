@@ -23,18 +23,18 @@
 //! explicit transaction. A failed statement undoes only itself, as in Oracle: the
 //! transaction is never in PostgreSQL's failed state.
 
+use std::cell::RefCell;
 use std::collections::HashMap;
 use std::fmt::Debug;
 use std::io;
 use std::net::SocketAddr;
 use std::panic::AssertUnwindSafe;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
-use std::sync::{mpsc, Arc, Condvar, Mutex, OnceLock};
+use std::sync::{Arc, Condvar, Mutex, OnceLock};
 use std::time::Duration;
 
 use async_trait::async_trait;
 use futures::{stream, Sink, SinkExt};
-use pgwire::api::auth::mechanism::{AuthMechanism, AuthMechanismFactory, AuthState};
 use pgwire::api::auth::{
     protocol_negotiation, save_startup_parameters_to_metadata, AuthDriver, AuthOutcome,
     DefaultServerParameterProvider, StartupHandler,
@@ -55,18 +55,25 @@ use pgwire::messages::cancel::CancelRequest;
 use pgwire::messages::data::DataRow;
 use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, TransactionStatus};
 use pgwire::messages::simplequery::Query;
-use pgwire::messages::startup::PasswordMessageFamily;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use pythia::instrumentation::interrupt::Interrupter;
+use pythia::instrumentation::WaitGuard;
 use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
+mod auth;
+mod copy;
 mod extended;
+pub mod metrics;
 mod split;
+mod tls;
 mod wire;
 
+pub use auth::SCRAM_MESSAGE_BYTES_MAX;
+pub use metrics::MetricsEndpoint;
 pub use split::split_statements;
 use split::{begins_transaction, word};
+pub use tls::TlsFiles;
 
 /// How long `Server::stop` waits for the connections' threads to finish the statement they
 /// are running and roll back what they had open.
@@ -77,6 +84,8 @@ pub const CONNECTION_DRAIN_TIMEOUT: Duration = Duration::from_secs(30);
 struct Live {
     threads: Mutex<usize>,
     ended: Condvar,
+    /// Connections ended by a panic on their thread (a bug: the fuzz test asserts none).
+    panics: AtomicU64,
 }
 
 /// Counts a connection's thread in `Live` until dropped, however the thread ends.
@@ -99,80 +108,127 @@ pub const SERVER_VERSION: &str = concat!("15.0 (Pythia ", env!("CARGO_PKG_VERSIO
 
 // ----- the connection's thread ------------------------------------------------------------
 
-/// What lives on a connection's thread and never leaves it.
+/// What a connection's thread keeps for its session.
 struct Connection {
     instance: Arc<Instance>,
+    /// Who logs on: the user the startup message named, and the client's address (for the
+    /// alert log's line when the logon fails).
+    logon: Logon,
     session: Option<Session>,
     /// Inside `BEGIN` ... `COMMIT`: statements do not commit on their own.
     explicit: bool,
+    /// A `COPY ... FROM STDIN` taking rows (`copy`).
+    copy_in: Option<copy::CopyIn>,
+    /// A panic ended the session: the connection takes no more work.
+    dead: bool,
 }
 
-type Job = Box<dyn FnOnce(&mut Connection) + Send>;
-
-/// The protocol side's handle on a connection's thread.
+/// A connection's session and what the protocol keeps of it. It lives on the connection's
+/// thread, which runs this connection's protocol too: the work of a request runs where its
+/// message was read, with no hand-off between threads.
 struct Backend {
-    jobs: mpsc::Sender<Job>,
+    connection: Mutex<Connection>,
+    /// After the last work: a transaction is open, or an explicit one began (the status
+    /// ReadyForQuery reports)...
     in_transaction: AtomicBool,
+    /// ... and an implicit transaction is open (a Sync ends it).
+    implicit_open: AtomicBool,
     /// An extended-protocol message failed since the last Sync: the Sync rolls back the
     /// implicit transaction instead of committing it.
     failed: AtomicBool,
+    /// The extended protocol's traffic since the last Sync (bytes received, bytes sent),
+    /// counted into the session's statistics at the Sync.
+    traffic: Mutex<(u64, u64)>,
+}
+
+/// The user a connection logs on as, and where it comes from.
+struct Logon {
+    user: String,
+    client: String,
+}
+
+thread_local! {
+    /// The connection thread's wait for its client ('SQL*Net message from client'), from
+    /// its last answer to its next request (`Handlers::await_client`).
+    static CLIENT_WAIT: RefCell<Option<WaitGuard>> = const { RefCell::new(None) };
 }
 
 impl Backend {
-    fn spawn(instance: Arc<Instance>, name: String, live: &Arc<Live>) -> io::Result<Arc<Backend>> {
-        let (jobs, inbox) = mpsc::channel::<Job>();
-        *live
-            .threads
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
-        let counted = LiveThread(live.clone());
-        std::thread::Builder::new().name(name).spawn(move || {
-            let _counted = counted;
-            let mut connection = Connection {
+    fn new(instance: Arc<Instance>, logon: Logon) -> Backend {
+        Backend {
+            connection: Mutex::new(Connection {
                 instance,
+                logon,
                 session: None,
                 explicit: false,
-            };
-            loop {
-                let job = match &connection.session {
-                    Some(session) => session.wait_for_client(|| inbox.recv()),
-                    None => inbox.recv(),
-                };
-                // No job: the connection closed (its senders are gone).
-                let Ok(job) = job else { break };
-                // A panic leaves the session in an unknown state: end it. The client's
-                // request gets no answer, which its side reports as the backend ending.
-                if std::panic::catch_unwind(AssertUnwindSafe(|| job(&mut connection))).is_err() {
-                    break;
-                }
-            }
-            // The session is dropped here, on its own thread: an open transaction rolls back.
-        })?;
-        Ok(Arc::new(Backend {
-            jobs,
+                copy_in: None,
+                dead: false,
+            }),
             in_transaction: AtomicBool::new(false),
+            implicit_open: AtomicBool::new(false),
             failed: AtomicBool::new(false),
-        }))
+            traffic: Mutex::new((0, 0)),
+        }
     }
 
-    /// Runs `work` on the connection's thread and awaits its answer without blocking tokio.
-    async fn run<R: Send + 'static>(
-        &self,
-        work: impl FnOnce(&mut Connection) -> R + Send + 'static,
-    ) -> PgWireResult<R> {
-        let (reply, answer) = tokio::sync::oneshot::channel();
-        let job: Job = Box::new(move |connection| {
-            let result = work(connection);
-            let open = connection
-                .session
-                .as_ref()
-                .is_some_and(|session| session.in_transaction() || connection.explicit);
-            let _ = reply.send((result, open));
-        });
-        self.jobs.send(job).map_err(|_| ended())?;
-        let (result, open) = answer.await.map_err(|_| ended())?;
-        self.in_transaction.store(open, Ordering::Release);
-        Ok(result)
+    /// Runs `work` on the connection (on this, the connection's own thread). A panic ends
+    /// the session, whose state is then unknown: its transaction rolls back, and the
+    /// connection gets a FATAL error.
+    async fn run<R>(&self, work: impl FnOnce(&mut Connection) -> R) -> PgWireResult<R> {
+        // The client's request is here: its wait ends.
+        end_client_wait();
+        let mut connection = self
+            .connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if connection.dead {
+            return Err(ended());
+        }
+        match std::panic::catch_unwind(AssertUnwindSafe(|| work(&mut connection))) {
+            Ok(result) => {
+                let open = connection
+                    .session
+                    .as_ref()
+                    .is_some_and(|session| session.in_transaction());
+                self.in_transaction
+                    .store(open || connection.explicit, Ordering::Release);
+                self.implicit_open
+                    .store(open && !connection.explicit, Ordering::Release);
+                Ok(result)
+            }
+            Err(_) => {
+                connection.dead = true;
+                connection.copy_in = None;
+                connection.session = None;
+                Err(ended())
+            }
+        }
+    }
+
+    /// Notes an extended-protocol message's traffic: `received` bytes from the client,
+    /// `sent` bytes of answer.
+    fn note_traffic(&self, received: u64, sent: u64) {
+        let mut traffic = self
+            .traffic
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        traffic.0 += received;
+        traffic.1 += sent;
+    }
+
+    /// The traffic noted since the last call.
+    fn take_traffic(&self) -> (u64, u64) {
+        std::mem::take(
+            &mut *self
+                .traffic
+                .lock()
+                .unwrap_or_else(|poisoned| poisoned.into_inner()),
+        )
+    }
+
+    /// Whether an implicit transaction is open, for a Sync to end.
+    fn implicit_open(&self) -> bool {
+        self.implicit_open.load(Ordering::Acquire)
     }
 
     /// Whether a message failed since the last call, which starts the count again.
@@ -189,11 +245,16 @@ impl Backend {
     }
 }
 
+/// Ends the connection thread's wait for its client, recording it.
+fn end_client_wait() {
+    let _ = CLIENT_WAIT.try_with(|wait| wait.borrow_mut().take());
+}
+
 fn ended() -> PgWireError {
     PgWireError::UserError(Box::new(ErrorInfo::new(
         "FATAL".into(),
         "XX000".into(),
-        "the server thread of this session has ended".into(),
+        "the session of this connection ended after an internal error".into(),
     )))
 }
 
@@ -229,7 +290,8 @@ fn control(sql: &str) -> Control {
 impl Connection {
     fn session(&mut self) -> pythia::Result<&mut Session> {
         if self.session.is_none() {
-            self.session = Some(self.instance.connect()?);
+            let logon = &self.logon;
+            self.session = Some(self.instance.logon(&logon.user, &logon.client)?);
         }
         Ok(self.session.as_mut().expect("connected above"))
     }
@@ -263,6 +325,7 @@ impl Connection {
         let statement = parsed.statement();
         match &statement.kind {
             extended::Kind::Control(control) => self.run_control(control, &statement.text),
+            extended::Kind::Copy(_) => Err(pythia::Error::internal("execute_parsed: a COPY")),
             extended::Kind::Statement(prepared) => {
                 let result = self.session()?.execute_prepared(prepared, binds)?;
                 encode(result, &statement.text, parsed.columns(), formats)
@@ -355,20 +418,33 @@ const READY_FOR_QUERY_BYTES: u64 = MESSAGE_HEADER_BYTES + 1;
 /// DataRows and CommandComplete, or the ErrorResponse), as PostgreSQL frames them: what
 /// `bytes sent via SQL*Net to client` counts.
 fn wire_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
+    let description = match outcome {
+        Ok(Outcome::Rows { fields, .. }) => row_description_bytes(fields),
+        _ => 0,
+    };
+    description + answer_bytes(outcome)
+}
+
+/// A RowDescription's bytes.
+fn row_description_bytes(fields: &[FieldInfo]) -> u64 {
+    fields
+        .iter()
+        .map(|field| field.name().len() as u64 + 1 + 18)
+        .sum::<u64>()
+        + MESSAGE_HEADER_BYTES
+        + 2
+}
+
+/// `wire_bytes` without the RowDescription, which the extended protocol sends at Describe.
+fn answer_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
     let command_complete = |tag: &str| MESSAGE_HEADER_BYTES + tag.len() as u64 + 1;
     match outcome {
-        Ok(Outcome::Rows { fields, rows }) => {
-            let description: u64 = fields
-                .iter()
-                .map(|field| field.name().len() as u64 + 1 + 18)
-                .sum::<u64>()
-                + MESSAGE_HEADER_BYTES
-                + 2;
+        Ok(Outcome::Rows { rows, .. }) => {
             let data: u64 = rows
                 .iter()
                 .map(|row| MESSAGE_HEADER_BYTES + 2 + row.data.len() as u64)
                 .sum();
-            description + data + command_complete(&format!("SELECT {}", rows.len()))
+            data + command_complete(&format!("SELECT {}", rows.len()))
         }
         Ok(Outcome::Done(tag, notice)) => {
             command_complete(&CommandComplete::from(tag.clone()).tag)
@@ -489,9 +565,15 @@ fn error_response(error: &pythia::Error, text: &str, offset: usize) -> PgWireBac
 /// Shared by every connection.
 struct Shared {
     instance: Arc<Instance>,
+    /// SCRAM-SHA-256, or trust (`ServerOptions::trust`).
+    authentication: auth::ClientAuthentication,
     driver: AuthDriver<DefaultServerParameterProvider>,
     live: Arc<Live>,
     cancels: Arc<CancelKeys>,
+    /// Set when the server stops: every connection's thread closes its connection.
+    stopping: tokio::sync::watch::Sender<bool>,
+    /// TLS for clients that ask for it, if configured (`tls`).
+    tls: tls::Acceptor,
 }
 
 /// Where a CancelRequest finds the session it names: the (process id, secret key) each
@@ -521,6 +603,8 @@ struct Handlers {
     number: u64,
     backend: Arc<OnceLock<Arc<Backend>>>,
     cancel_registration: Arc<OnceLock<CancelRegistration>>,
+    /// CopyData gathered for the connection's thread (`copy::COPY_BATCH_BYTES`).
+    copy_buffer: Arc<Mutex<Vec<u8>>>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -541,6 +625,10 @@ impl PgWireServerHandlers for Handlers {
     }
 
     fn cancel_handler(&self) -> Arc<impl CancelHandler> {
+        Arc::new(self.clone_inner())
+    }
+
+    fn copy_handler(&self) -> Arc<impl pgwire::api::copy::CopyHandler> {
         Arc::new(self.clone_inner())
     }
 }
@@ -574,6 +662,8 @@ impl ErrorHandler for Handlers {
         if let Some(backend) = self.backend.get() {
             backend.failed.store(true, Ordering::Release);
         }
+        // pgwire answers the error: the client's next request is awaited.
+        self.await_client(false);
     }
 }
 
@@ -584,12 +674,30 @@ impl Handlers {
             number: self.number,
             backend: self.backend.clone(),
             cancel_registration: self.cancel_registration.clone(),
+            copy_buffer: self.copy_buffer.clone(),
         }
     }
 
     /// The connection's thread; an error before logon (pgwire asks for no query before it).
     fn backend(&self) -> PgWireResult<&Arc<Backend>> {
         self.backend.get().ok_or(PgWireError::NotReadyForQuery)
+    }
+
+    /// Starts the session's wait for its client, after an answer: 'SQL*Net message from
+    /// client', or 'SQL*Net more data from client' (`more_data`) inside a COPY. The next
+    /// request's work ends it (`Backend::run`).
+    fn await_client(&self, more_data: bool) {
+        let Some(backend) = self.backend.get() else {
+            return;
+        };
+        let connection = backend
+            .connection
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        if let Some(session) = &connection.session {
+            let wait = session.wait_for_client(more_data);
+            let _ = CLIENT_WAIT.try_with(|slot| *slot.borrow_mut() = Some(wait));
+        }
     }
 
     /// The session's transaction status (idle before logon).
@@ -599,35 +707,6 @@ impl Handlers {
             .map_or(TransactionStatus::Idle, |backend| {
                 backend.transaction_status()
             })
-    }
-}
-
-/// Trust: no password. `serve` allows it only on a loopback address (there are no users
-/// and passwords yet: increment 4).
-struct Trust;
-struct TrustMechanism;
-
-#[async_trait]
-impl AuthMechanism for TrustMechanism {
-    async fn begin(&mut self, _: &(dyn ClientInfo + Send + Sync)) -> PgWireResult<AuthState> {
-        Ok(AuthState::Ok {
-            final_message: None,
-            identity: None,
-        })
-    }
-
-    async fn next(
-        &mut self,
-        _: &(dyn ClientInfo + Send + Sync),
-        _: PasswordMessageFamily,
-    ) -> PgWireResult<AuthState> {
-        Err(PgWireError::NoAuthenticationInProgress)
-    }
-}
-
-impl AuthMechanismFactory for Trust {
-    fn create(&self) -> Box<dyn AuthMechanism> {
-        Box::new(TrustMechanism)
     }
 }
 
@@ -648,7 +727,8 @@ impl StartupHandler for Handlers {
             PgWireFrontendMessage::Startup(ref startup) => {
                 protocol_negotiation(client, startup).await?;
                 save_startup_parameters_to_metadata(client, startup);
-                driver.begin_authentication(client, Trust.create()).await?
+                let mechanism = self.shared.authentication.create();
+                driver.begin_authentication(client, mechanism).await?
             }
             PgWireFrontendMessage::PasswordMessageFamily(message) => {
                 driver.advance_authentication(client, message).await?
@@ -658,19 +738,13 @@ impl StartupHandler for Handlers {
         if let AuthOutcome::Authenticated { final_message, .. } = outcome {
             // The session logs on now, so that ORA-00020 and the like fail the login (FATAL)
             // rather than the first statement.
-            let backend = Backend::spawn(
-                self.shared.instance.clone(),
-                format!("pythia-conn-{}", self.number),
-                &self.shared.live,
-            )
-            .map_err(|error| {
-                PgWireError::UserError(Box::new(ErrorInfo::new(
-                    "FATAL".into(),
-                    "53000".into(),
-                    format!("no thread for the session: {error}"),
-                )))
-            })?;
-            let backend = self.backend.get_or_init(|| backend);
+            let logon = Logon {
+                user: auth::user_of(client),
+                client: client.socket_addr().to_string(),
+            };
+            let backend = self
+                .backend
+                .get_or_init(|| Arc::new(Backend::new(self.shared.instance.clone(), logon)));
             let interrupter = backend
                 .run(|connection| connection.session().map(|session| session.interrupter()))
                 .await?
@@ -680,6 +754,7 @@ impl StartupHandler for Handlers {
             driver
                 .complete_authentication(client, final_message)
                 .await?;
+            self.await_client(false);
             // The key the client was just given finds this session for a cancel.
             let (pid, secret_key) = client.pid_and_secret_key();
             let key = (pid, secret_key.to_bytes().to_vec());
@@ -717,6 +792,26 @@ impl SimpleQueryHandler for Handlers {
         match split_statements(text) {
             Err(error) => {
                 client.feed(error_response(&error, text, 0)).await?;
+            }
+            Ok(statements) if statements.iter().any(|(_, sql)| copy::parse(sql).is_some()) => {
+                let (_, sql) = &statements[0];
+                match copy::parse(sql) {
+                    Some(statement) if statements.len() == 1 => {
+                        if !self.copy_statement(client, text, statement).await? {
+                            // COPY FROM STDIN: CopyData follow; ReadyForQuery after CopyDone.
+                            self.await_client(true);
+                            return Ok(());
+                        }
+                    }
+                    _ => {
+                        let error = pythia::Error::new(
+                            3001,
+                            "unimplemented feature: COPY must be the only statement of its \
+                             message",
+                        );
+                        client.feed(error_response(&error, text, 0)).await?;
+                    }
+                }
             }
             Ok(statements) if statements.is_empty() => {
                 client
@@ -775,7 +870,9 @@ impl SimpleQueryHandler for Handlers {
         client.set_state(PgWireConnectionState::ReadyForQuery);
         let status = self.transaction_status();
         client.set_transaction_status(status);
-        send_ready_for_query(client, status).await
+        send_ready_for_query(client, status).await?;
+        self.await_client(false);
+        Ok(())
     }
 
     async fn do_query<C>(&self, _client: &mut C, _query: &str) -> PgWireResult<Vec<Response>>
@@ -797,27 +894,53 @@ pub struct Server {
     stop: Option<tokio::sync::oneshot::Sender<()>>,
     thread: Option<std::thread::JoinHandle<()>>,
     live: Arc<Live>,
+    stopping: tokio::sync::watch::Sender<bool>,
+}
+
+/// How a server is started.
+#[derive(Clone, Debug, Default)]
+pub struct ServerOptions {
+    /// Logs clients on without a password (`--trust`): refused unless the listen address is
+    /// a loopback address. Otherwise every connection proves its user's password with
+    /// SCRAM-SHA-256.
+    pub trust: bool,
+    /// TLS for the clients that ask for it (`--tls-cert`, `--tls-key`; the cargo feature
+    /// `tls`): `tls.rs`.
+    pub tls: Option<TlsFiles>,
 }
 
 impl Server {
     /// Starts serving `instance` on `listen` (port 0: any free port) in a thread of its own.
-    /// Only loopback addresses: there is no password authentication yet.
-    pub fn start(instance: Arc<Instance>, listen: SocketAddr) -> io::Result<Server> {
-        if !listen.ip().is_loopback() {
+    /// Trust mode only on a loopback address.
+    pub fn start(
+        instance: Arc<Instance>,
+        listen: SocketAddr,
+        options: ServerOptions,
+    ) -> io::Result<Server> {
+        if options.trust && !listen.ip().is_loopback() {
             return Err(io::Error::new(
                 io::ErrorKind::InvalidInput,
                 format!(
-                    "{listen}: pythia serve listens on loopback addresses only until password \
-                     authentication is built (docs/architecture/server.md, increment 4)"
+                    "{listen}: --trust logs clients on without a password, so it is allowed \
+                     on a loopback address only (127.0.0.1, ::1); without --trust every \
+                     client proves its password with SCRAM-SHA-256"
                 ),
             ));
         }
+        let authentication = if options.trust {
+            auth::ClientAuthentication::Trust
+        } else {
+            let scram = auth::Scram::new(instance.clone())
+                .map_err(|error| io::Error::other(error.to_string()))?;
+            auth::ClientAuthentication::Scram(Arc::new(scram))
+        };
+        let tls = tls::acceptor(options.tls.as_ref())?;
         let listener = std::net::TcpListener::bind(listen)?;
         listener.set_nonblocking(true)?;
         let local_addr = listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_multi_thread()
-            .worker_threads(2)
-            .thread_name("pythia-net")
+        // The listener's runtime: accepting, and sockets until their first byte. Each
+        // connection then runs on a thread of its own (`spawn_connection`).
+        let runtime = tokio::runtime::Builder::new_current_thread()
             .enable_io()
             .enable_time()
             .build()?;
@@ -825,11 +948,15 @@ impl Server {
         let mut parameters = DefaultServerParameterProvider::default();
         parameters.server_version = SERVER_VERSION.into();
         let live = Arc::new(Live::default());
+        let (stopping, _) = tokio::sync::watch::channel(false);
         let shared = Arc::new(Shared {
             instance,
+            authentication,
             driver: AuthDriver::new(parameters),
             live: live.clone(),
             cancels: Arc::default(),
+            stopping: stopping.clone(),
+            tls,
         });
         let thread = std::thread::Builder::new()
             .name("pythia-listener".into())
@@ -847,14 +974,15 @@ impl Server {
                         _ = stopped => {}
                     }
                 });
-                // Dropping the runtime ends every connection's task: their threads end
-                // with them and roll back what they had open.
+                // Dropping the runtime ends the tasks of sockets that have not spoken yet;
+                // the connections' threads end on `stopping`.
             })?;
         Ok(Server {
             local_addr,
             stop: Some(stop),
             thread: Some(thread),
             live,
+            stopping,
         })
     }
 
@@ -872,6 +1000,12 @@ impl Server {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Connections ended by a panic on their thread since the server started (each ended
+    /// alone; a panic is a bug, which the fuzz test looks for).
+    pub fn connection_panics(&self) -> u64 {
+        self.live.panics.load(Ordering::Relaxed)
+    }
+
     /// Stops accepting, closes every connection, and waits (at most
     /// [`CONNECTION_DRAIN_TIMEOUT`]) for their threads to finish the statement they run and
     /// roll back what they had open: the instance can then shut down. Returns the threads
@@ -884,6 +1018,7 @@ impl Server {
         if let Some(stop) = self.stop.take() {
             let _ = stop.send(());
         }
+        self.stopping.send_replace(true);
         if let Some(thread) = self.thread.take() {
             let _ = thread.join();
         }
@@ -922,8 +1057,22 @@ pub fn wait_for_interrupt() -> io::Result<()> {
     })
 }
 
+/// How long a socket may stay silent after it connects before it is closed: until its
+/// client sends its first byte it costs a task of the listener, not a thread.
+pub const FIRST_BYTE_TIMEOUT: Duration = Duration::from_secs(60);
+
+/// Connection threads beyond `processes` that may be logging on at once; more connections
+/// wait for one to end (at most `FIRST_BYTE_TIMEOUT`) before they are closed.
+pub const LOGON_THREADS_SPARE: usize = 16;
+
 async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
     let connections = AtomicU64::new(0);
+    let processes = shared
+        .instance
+        .parameters()
+        .get_integer(pythia::instance::parameters::names::PROCESSES)
+        .max(1) as usize;
+    let threads = Arc::new(tokio::sync::Semaphore::new(processes + LOGON_THREADS_SPARE));
     loop {
         let (socket, _peer) = match listener.accept().await {
             Ok(accepted) => accepted,
@@ -934,17 +1083,95 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
                 continue;
             }
         };
-        let handlers = Handlers {
-            shared: shared.clone(),
-            number: connections.fetch_add(1, Ordering::Relaxed) + 1,
-            backend: Arc::default(),
-            cancel_registration: Arc::default(),
-        };
+        let number = connections.fetch_add(1, Ordering::Relaxed) + 1;
+        let shared = shared.clone();
+        let threads = threads.clone();
         tokio::spawn(async move {
-            // A connection's error ends that connection only.
-            let _ = pgwire::tokio::process_socket(socket, None, handlers).await;
+            let started = async {
+                // The first byte (peeked, left for the protocol); none, the client left.
+                let first = socket.peek(&mut [0u8; 1]).await.ok()?;
+                if first == 0 {
+                    return None;
+                }
+                threads.acquire_owned().await.ok()
+            };
+            let Ok(Some(permit)) = tokio::time::timeout(FIRST_BYTE_TIMEOUT, started).await else {
+                return; // silent, or no thread came free: closed
+            };
+            let Ok(socket) = socket.into_std() else {
+                return;
+            };
+            if let Err(error) = spawn_connection(socket, shared, number, permit) {
+                eprintln!("pythia serve: no thread for connection {number}: {error}");
+            }
         });
     }
+}
+
+/// Starts connection `number`'s thread: Oracle's dedicated server, which reads its
+/// client's socket, runs its session and answers, all on one thread with a runtime of its
+/// own. The thread ends when the connection does (or the server stops); the session's
+/// open transaction rolls back with it.
+fn spawn_connection(
+    socket: std::net::TcpStream,
+    shared: Arc<Shared>,
+    number: u64,
+    permit: tokio::sync::OwnedSemaphorePermit,
+) -> io::Result<()> {
+    *shared
+        .live
+        .threads
+        .lock()
+        .unwrap_or_else(|poisoned| poisoned.into_inner()) += 1;
+    let counted = LiveThread(shared.live.clone());
+    let mut stopping = shared.stopping.subscribe();
+    std::thread::Builder::new()
+        .name(format!("pythia-conn-{number}"))
+        .spawn(move || {
+            let _counted = counted;
+            let _permit = permit;
+            let runtime = match tokio::runtime::Builder::new_current_thread()
+                .enable_io()
+                .enable_time()
+                .build()
+            {
+                Ok(runtime) => runtime,
+                Err(error) => {
+                    eprintln!("pythia serve: connection {number}: {error}");
+                    return;
+                }
+            };
+            let live = shared.live.clone();
+            let served = std::panic::catch_unwind(AssertUnwindSafe(|| {
+                runtime.block_on(async move {
+                    let Ok(socket) = tokio::net::TcpStream::from_std(socket) else {
+                        return;
+                    };
+                    let tls = tls::for_connection(&shared.tls);
+                    let handlers = Handlers {
+                        shared,
+                        number,
+                        backend: Arc::default(),
+                        cancel_registration: Arc::default(),
+                        copy_buffer: Arc::default(),
+                    };
+                    tokio::select! {
+                        // A connection's error ends that connection only.
+                        _ = pgwire::tokio::process_socket(socket, tls, handlers) => {}
+                        _ = stopping.wait_for(|stop| *stop) => {}
+                    }
+                })
+            }));
+            if served.is_err() {
+                // The connection (and its session, rolled back) ended; nothing else did.
+                live.panics.fetch_add(1, Ordering::Relaxed);
+                eprintln!("pythia serve: connection {number} ended by an internal error");
+            }
+            // The session was dropped with the connection's handlers, on this thread: an
+            // open transaction rolled back.
+            end_client_wait();
+        })?;
+    Ok(())
 }
 
 #[cfg(test)]

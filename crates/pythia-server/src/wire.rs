@@ -22,10 +22,12 @@ use std::sync::Arc;
 
 use chrono::{DateTime, NaiveDate, NaiveDateTime};
 use pgwire::api::portal::{Format, Portal};
-use pgwire::api::results::{DataRowEncoder, FieldInfo};
+use pgwire::api::results::{DataRowEncoder, FieldFormat, FieldInfo};
 use pgwire::api::Type;
 use pgwire::error::{ErrorInfo, PgWireError};
 use pgwire::messages::data::DataRow;
+use pgwire::types::format::FormatOptions;
+use pgwire::types::FromSqlText;
 use pythia::types::DataType;
 use pythia::{Column, Value};
 use rust_decimal::prelude::ToPrimitive;
@@ -110,7 +112,7 @@ pub(crate) fn encode_rows(
     let mut encoded = Vec::with_capacity(rows.len());
     for row in rows {
         for (value, field) in row.iter().zip(fields.iter()) {
-            encode_value(&mut encoder, value, field.datatype())?;
+            encode_value(&mut encoder, value, field)?;
         }
         encoded.push(encoder.take_row());
     }
@@ -120,9 +122,12 @@ pub(crate) fn encode_rows(
 fn encode_value(
     encoder: &mut DataRowEncoder,
     value: &Value,
-    data_type: &Type,
+    field: &FieldInfo,
 ) -> pythia::Result<()> {
-    let encoded = match (value, data_type) {
+    if field.format() == FieldFormat::Text {
+        return encode(encoder.encode_field(&text(value)));
+    }
+    let encoded = match (value, field.datatype()) {
         (Value::Null, _) => encoder.encode_field(&None::<i32>),
         (Value::Number(number), &Type::INT4) => {
             encoder.encode_field(&number.to_i32().ok_or_else(overflow)?)
@@ -147,12 +152,21 @@ fn encode_value(
         // hold (a column whose type the planner guessed).
         _ => encoder.encode_field(&text(value)),
     };
+    encode(encoded)
+}
+
+fn encode(encoded: Result<(), PgWireError>) -> pythia::Result<()> {
     encoded.map_err(|error| pythia::Error::new(3001, format!("unimplemented feature: {error}")))
 }
 
-/// A value as text, as PostgreSQL writes it: booleans `t` / `f`, dates and timestamps ISO.
+/// A value as text, as PostgreSQL writes it (the text format of results, COPY): numbers
+/// without trailing zeros past the point, booleans `t` / `f`, dates and timestamps
+/// `YYYY-MM-DD HH24:MI:SS[.FF]`.
 pub(crate) fn text(value: &Value) -> Option<String> {
     match value {
+        Value::Null => None,
+        Value::Number(number) => Some(number.normalize().to_string()),
+        Value::Float(float) => Some(float.to_string()),
         Value::Boolean(true) => Some("t".to_string()),
         Value::Boolean(false) => Some("f".to_string()),
         Value::Date(_) | Value::Timestamp(_) => {
@@ -172,95 +186,114 @@ fn timestamp(value: &Value) -> Option<NaiveDateTime> {
 }
 
 /// The engine's values for a portal's parameters: each decoded by `types` (the client's
-/// type where it gave one, else the announced one; None: text).
+/// type where it gave one, else the announced one; None: text), in the format the Bind gave
+/// it.
 pub(crate) fn parameters<S: Clone>(
     portal: &Portal<S>,
     types: &[Option<Type>],
 ) -> Result<Vec<Value>, PgWireError> {
-    (0..portal.parameter_len())
-        .map(|index| {
+    portal
+        .parameters
+        .iter()
+        .enumerate()
+        .map(|(index, bytes)| {
             let data_type = types.get(index).cloned().flatten().unwrap_or(Type::TEXT);
-            parameter(portal, index, &data_type)
+            let binary = portal.parameter_format.is_binary(index);
+            decode(bytes.as_deref(), &data_type, binary).map_err(|error| {
+                let (code, message) = match error {
+                    Undecodable::Format => (
+                        "0A000",
+                        format!(
+                            "ORA-03001: unimplemented feature: parameter ${} in the binary \
+                             format of {}",
+                            index + 1,
+                            data_type.name()
+                        ),
+                    ),
+                    Undecodable::Value(error) => (
+                        "22P02",
+                        format!(
+                            "ORA-01722: invalid number or value: parameter ${} as {}: {error}",
+                            index + 1,
+                            data_type.name()
+                        ),
+                    ),
+                };
+                PgWireError::UserError(Box::new(ErrorInfo::new(
+                    "ERROR".into(),
+                    code.into(),
+                    message,
+                )))
+            })
         })
         .collect()
 }
 
-fn parameter<S: Clone>(
-    portal: &Portal<S>,
-    index: usize,
-    data_type: &Type,
-) -> Result<Value, PgWireError> {
-    let invalid = |error: PgWireError| {
-        PgWireError::UserError(Box::new(ErrorInfo::new(
-            "ERROR".into(),
-            "22P02".into(),
-            format!(
-                "ORA-01722: invalid number or value: parameter ${} as {}: {error}",
-                index + 1,
-                data_type.name()
-            ),
-        )))
-    };
-    // One decoding per type: the value as pgwire reads it in either format, then as ours.
-    fn decode<'a, S: Clone, T>(
-        portal: &'a Portal<S>,
-        index: usize,
-        data_type: &Type,
-        into: impl Fn(T) -> Value,
-    ) -> Result<Option<Value>, PgWireError>
-    where
-        T: postgres_types::FromSqlOwned + pgwire::types::FromSqlText<'a>,
-    {
-        Ok(portal.parameter::<T>(index, data_type)?.map(into))
-    }
-    let value = match *data_type {
-        Type::INT2 => decode(portal, index, data_type, |value: i16| {
-            Value::integer(value.into())
-        }),
-        Type::INT4 => decode(portal, index, data_type, |value: i32| {
-            Value::integer(value.into())
-        }),
-        Type::INT8 => decode(portal, index, data_type, Value::integer),
-        Type::NUMERIC => decode(portal, index, data_type, Value::Number),
-        Type::FLOAT4 => decode(portal, index, data_type, |value: f32| {
-            Value::Float(value.into())
-        }),
-        Type::FLOAT8 => decode(portal, index, data_type, Value::Float),
-        Type::BOOL => decode(portal, index, data_type, Value::Boolean),
-        Type::TIMESTAMP => decode(portal, index, data_type, |value: NaiveDateTime| {
-            Value::Timestamp(value.and_utc().timestamp_micros())
-        }),
-        Type::DATE => decode(portal, index, data_type, |value: NaiveDate| {
-            Value::Date(value.and_time(chrono::NaiveTime::MIN).and_utc().timestamp())
-        }),
-        _ if portal.parameter_format.is_binary(index)
-            && !matches!(
-                *data_type,
-                Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN
-            ) =>
-        {
-            return Err(PgWireError::UserError(Box::new(ErrorInfo::new(
-                "ERROR".into(),
-                "0A000".into(),
-                format!(
-                    "ORA-03001: unimplemented feature: parameter ${} in the binary format of {}",
-                    index + 1,
-                    data_type.name()
-                ),
-            ))));
-        }
-        _ => raw_text(portal, index),
-    };
-    Ok(value.map_err(invalid)?.unwrap_or(Value::Null))
+/// Why a value did not decode.
+pub(crate) enum Undecodable {
+    /// A binary value of a type Pythia does not read in binary.
+    Format,
+    /// Bytes that are not a value of the type.
+    Value(Box<dyn std::error::Error + Send + Sync>),
 }
 
-/// A parameter's bytes as text, whatever type it was sent as.
-fn raw_text<S: Clone>(portal: &Portal<S>, index: usize) -> Result<Option<Value>, PgWireError> {
-    match portal.parameters.get(index) {
-        None => Err(PgWireError::ParameterIndexOutOfBound(index)),
-        Some(None) => Ok(None),
-        Some(Some(bytes)) => std::str::from_utf8(bytes)
-            .map(|text| Some(Value::text(text)))
-            .map_err(|error| PgWireError::FailedToParseParameter(Box::new(error))),
+/// A value sent as `data_type` in text (`binary` false) or binary, as the engine's value:
+/// a Bind's parameter, a COPY's field. None bytes are NULL.
+pub(crate) fn decode(
+    bytes: Option<&[u8]>,
+    data_type: &Type,
+    binary: bool,
+) -> Result<Value, Undecodable> {
+    let Some(bytes) = bytes else {
+        return Ok(Value::Null);
+    };
+    // One decoding per type: the value as postgres-types (binary) or pgwire (text) reads
+    // it, then as ours.
+    fn read<T>(
+        bytes: &[u8],
+        data_type: &Type,
+        binary: bool,
+        into: impl Fn(T) -> Value,
+    ) -> Result<Value, Undecodable>
+    where
+        T: postgres_types::FromSqlOwned + for<'a> FromSqlText<'a>,
+    {
+        let value = if binary {
+            T::from_sql(data_type, bytes)
+        } else {
+            T::from_sql_text(data_type, bytes, &FormatOptions::default())
+        };
+        value.map(into).map_err(Undecodable::Value)
     }
+    match *data_type {
+        Type::INT2 => read(bytes, data_type, binary, |value: i16| {
+            Value::integer(value.into())
+        }),
+        Type::INT4 => read(bytes, data_type, binary, |value: i32| {
+            Value::integer(value.into())
+        }),
+        Type::INT8 => read(bytes, data_type, binary, Value::integer),
+        Type::NUMERIC => read(bytes, data_type, binary, Value::Number),
+        Type::FLOAT4 => read(bytes, data_type, binary, |value: f32| {
+            Value::Float(value.into())
+        }),
+        Type::FLOAT8 => read(bytes, data_type, binary, Value::Float),
+        Type::BOOL => read(bytes, data_type, binary, Value::Boolean),
+        Type::TIMESTAMP => read(bytes, data_type, binary, |value: NaiveDateTime| {
+            Value::Timestamp(value.and_utc().timestamp_micros())
+        }),
+        Type::DATE => read(bytes, data_type, binary, |value: NaiveDate| {
+            Value::Date(value.and_time(chrono::NaiveTime::MIN).and_utc().timestamp())
+        }),
+        // Text types, and in text every other type: the engine converts text where it goes.
+        Type::TEXT | Type::VARCHAR | Type::BPCHAR | Type::NAME | Type::UNKNOWN => utf8(bytes),
+        _ if binary => Err(Undecodable::Format),
+        _ => utf8(bytes),
+    }
+}
+
+fn utf8(bytes: &[u8]) -> Result<Value, Undecodable> {
+    std::str::from_utf8(bytes)
+        .map(Value::text)
+        .map_err(|error| Undecodable::Value(Box::new(error)))
 }

@@ -1,5 +1,5 @@
 //! The real PostgreSQL clients, which nobody on this project wrote, against `pythia serve`:
-//! psql, pgbench and psycopg 3, as `scripts/install_pg_clients.sh` installs them (the test
+//! psql, pgbench, psycopg 3 and pgjdbc, as `scripts/install_pg_clients.sh` installs them (the test
 //! command, `scripts/test.sh`, runs it first). A missing client fails the test with the
 //! script's name: these tests never pass by skipping.
 //!
@@ -12,7 +12,7 @@ use std::process::{Command, Output, Stdio};
 use std::time::{Duration, Instant};
 
 mod common;
-use common::start;
+use common::{start, start_with};
 
 /// The longest a client process may run before the test kills it and fails.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -51,6 +51,13 @@ fn python() -> PathBuf {
     python
 }
 
+/// pgjdbc's jar, as the install script fetches it.
+fn pgjdbc() -> PathBuf {
+    let jar = workspace_root().join("target/pg-clients/jdbc/postgresql-42.7.14.jar");
+    assert!(jar.exists(), "{} is missing: run {INSTALL}", jar.display());
+    jar
+}
+
 /// Runs `command` to its end (at most `CLIENT_TIMEOUT`), and fails the test with its
 /// output unless it exits 0.
 fn run(command: &mut Command) -> Output {
@@ -83,6 +90,22 @@ fn run(command: &mut Command) -> Output {
         String::from_utf8_lossy(&output.stderr)
     );
     output
+}
+
+#[test]
+fn pgjdbc_runs_a_java_applications_work() {
+    let (_instance, server) = start("clients-pgjdbc", &[]);
+    let address = server.local_addr();
+    let program = Path::new(env!("CARGO_MANIFEST_DIR")).join("tests/clients/JdbcCheck.java");
+    let output = run(Command::new("java")
+        .arg("-cp")
+        .arg(pgjdbc())
+        .arg(program)
+        .arg(address.ip().to_string())
+        .arg(address.port().to_string()));
+    let stdout = String::from_utf8_lossy(&output.stdout);
+    assert!(stdout.contains("all checks passed"), "{stdout}");
+    assert_eq!(server.stop(), 0);
 }
 
 #[test]
@@ -160,7 +183,9 @@ fn balances(address: std::net::SocketAddr) -> Vec<String> {
 fn pgbench_initializes_and_runs_its_scripts_in_every_query_mode() {
     let (_instance, server) = start("clients-pgbench", &[("processes", "40")]);
     let address = server.local_addr();
-    pgbench(address, &["-i", "-I", "dtGvp", "-s", "1", "-q"]);
+    // The default steps: the tables, COPY of the accounts (client-side generate), VACUUM,
+    // the primary keys.
+    pgbench(address, &["-i", "-s", "1", "-q"]);
     assert_eq!(
         psql(address, &["select count(*) from pgbench_accounts"])
             .lines()
@@ -273,5 +298,67 @@ fn psql_describes_tables_as_it_describes_postgresqls() {
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(error.contains("ORA-00942"), "{error}");
     assert!(psql(address, &["select 1 from dual"]).contains("(1 row)"));
+    assert_eq!(server.stop(), 0);
+}
+
+/// psql and psycopg 3 log on with SCRAM-SHA-256 (libpq's own implementation): the right
+/// password works, a wrong one gets ORA-01017.
+#[test]
+fn psql_and_psycopg_log_on_with_a_password() {
+    let (_instance, server) = start_with(
+        "clients-password",
+        &[],
+        Some("manager"),
+        pythia_server::ServerOptions::default(),
+    );
+    let address = server.local_addr();
+    let psql = |password: &str| {
+        let mut command = Command::new(client("psql"));
+        command
+            .args(["-X", "-A", "-t", "-w", "-h"])
+            .arg(address.ip().to_string())
+            .arg("-p")
+            .arg(address.port().to_string())
+            .args([
+                "-U",
+                "system",
+                "-d",
+                "pythia",
+                "-c",
+                "select user from dual",
+            ])
+            .env("PGPASSWORD", password)
+            .stdin(Stdio::null())
+            .output()
+            .unwrap()
+    };
+    let output = psql("manager");
+    assert!(output.status.success(), "{output:?}");
+    assert_eq!(String::from_utf8_lossy(&output.stdout).trim(), "SYSTEM");
+    let output = psql("wrong");
+    assert!(!output.status.success());
+    let stderr = String::from_utf8_lossy(&output.stderr);
+    assert!(
+        stderr.contains("ORA-01017: invalid username/password; logon denied"),
+        "{stderr}"
+    );
+    let script = "import sys, psycopg\n\
+        host, port = sys.argv[1], sys.argv[2]\n\
+        info = f'host={host} port={port} user=system dbname=pythia connect_timeout=10'\n\
+        with psycopg.connect(info + ' password=manager') as connection:\n\
+        \x20   print(connection.execute('select user from dual').fetchone()[0])\n\
+        try:\n\
+        \x20   psycopg.connect(info + ' password=wrong')\n\
+        except psycopg.OperationalError as error:\n\
+        \x20   print('refused', 'ORA-01017' in str(error))\n";
+    let output = run(Command::new(python())
+        .arg("-c")
+        .arg(script)
+        .arg(address.ip().to_string())
+        .arg(address.port().to_string()));
+    assert_eq!(
+        String::from_utf8_lossy(&output.stdout),
+        "SYSTEM\nrefused True\n"
+    );
     assert_eq!(server.stop(), 0);
 }

@@ -71,8 +71,8 @@ async fn parameters_and_columns_are_described_and_travel_in_binary() {
 
     let select = client
         .prepare(
-            "select aid, small, balance, rate, filler, name, opened, active, aid * 2 twice \
-             from accounts where aid = $1",
+            "select aid, small, balance, rate, filler, name, opened, active, aid * 2 twice, \
+             substr(name, 1, 2) part from accounts where aid = $1",
         )
         .await
         .unwrap();
@@ -93,8 +93,10 @@ async fn parameters_and_columns_are_described_and_travel_in_binary() {
             ("name", &Type::VARCHAR),
             ("opened", &Type::TIMESTAMP),
             ("active", &Type::BOOL),
-            // An expression whose type the planner does not know travels as text.
-            ("twice", &Type::TEXT),
+            // Arithmetic is a number; an expression whose type the planner does not know
+            // travels as text.
+            ("twice", &Type::NUMERIC),
+            ("part", &Type::TEXT),
         ]
     );
     let row = client.query_one(&select, &[&7i64]).await.unwrap();
@@ -106,7 +108,8 @@ async fn parameters_and_columns_are_described_and_travel_in_binary() {
     assert_eq!(row.get::<_, String>(5), "seven");
     assert_eq!(row.get::<_, NaiveDateTime>(6), opened);
     assert!(row.get::<_, bool>(7));
-    assert_eq!(row.get::<_, String>(8), "14");
+    assert_eq!(row.get::<_, Decimal>(8), Decimal::from(14));
+    assert_eq!(row.get::<_, String>(9), "se");
 
     // NULL both ways.
     client
@@ -146,12 +149,47 @@ async fn a_prepared_statement_is_one_cursor_executed_many_times() {
         .prepare("insert /* extended-cursor */ into t values ($1, $2)")
         .await
         .unwrap();
+    let traffic = client
+        .prepare(
+            "select s.name, m.value from v$mystat m, v$statname s \
+             where m.statistic# = s.statistic# and s.name like '%SQL*Net%client%' order by 1",
+        )
+        .await
+        .unwrap();
+    let statistics = || async {
+        client
+            .query(&traffic, &[])
+            .await
+            .unwrap()
+            .iter()
+            .map(|row| row.get::<_, Decimal>(1))
+            .collect::<Vec<_>>()
+    };
+    let before = statistics().await;
     for a in 0..25i64 {
         client
             .execute(&insert, &[&a, &format!("v{a}")])
             .await
             .unwrap();
     }
+    let after = statistics().await;
+    // In name order (upper case first): round trips, bytes received, bytes sent. Each
+    // execution is Bind, Execute and Sync, one round trip; the first reading's own Sync
+    // counts after it read, one more.
+    assert_eq!(
+        after[0] - before[0],
+        Decimal::from(26),
+        "{before:?} -> {after:?}"
+    );
+    // Each Bind carries its two values; each answer a CommandComplete and a ReadyForQuery.
+    assert!(
+        after[1] - before[1] > Decimal::from(25 * 20),
+        "{before:?} -> {after:?}"
+    );
+    assert!(
+        after[2] - before[2] > Decimal::from(25 * 15),
+        "{before:?} -> {after:?}"
+    );
     let row = client
         .query_one(
             "select executions, parse_calls from v$sql \

@@ -94,6 +94,22 @@ impl Error {
         )
     }
 
+    /// ORA-01017: invalid username/password; logon denied. The same error for an unknown
+    /// user and a wrong password, so that no one can probe for names.
+    pub fn invalid_logon() -> Error {
+        Error::new(1017, "invalid username/password; logon denied")
+    }
+
+    /// ORA-01031: insufficient privileges.
+    pub fn insufficient_privileges() -> Error {
+        Error::new(1031, "insufficient privileges")
+    }
+
+    /// ORA-01918: user 'NAME' does not exist.
+    pub fn user_not_found(name: &str) -> Error {
+        Error::new(1918, format!("user '{name}' does not exist"))
+    }
+
     /// ORA-01722: invalid number.
     pub fn invalid_number() -> Error {
         Error::new(1722, "invalid number")
@@ -181,31 +197,36 @@ impl std::error::Error for Error {}
 /// SQLSTATE by ORA- number, following what PostgreSQL reports for the same condition.
 fn sqlstate_for(code: u32) -> &'static str {
     match code {
-        1 => "23505",                              // unique_violation
-        1400 | 1407 => "23502",                    // not_null_violation
-        2290 => "23514",                           // check_violation
-        2291 | 2292 => "23503",                    // foreign_key_violation
-        942 => "42P01",                            // undefined_table
-        904 => "42703",                            // undefined_column
-        955 => "42P07",                            // duplicate_table
-        900..=999 | 1756 | 1789 => "42601",        // syntax_error
-        1722 | 1858 | 1861 => "22P02",             // invalid_text_representation
-        1438 | 12899 | 1426 | 1455 => "22003",     // numeric_value_out_of_range
-        1476 => "22012",                           // division_by_zero
-        60 => "40P01",                             // deadlock_detected
-        8177 => "40001",                           // serialization_failure
-        1555 => "72000",                           // snapshot_too_old
-        1013 | 40 => "57014",                      // query_canceled (ORA-00040: a time limit)
-        3001 => "0A000",                           // feature_not_supported
-        1008 => "08P01",                           // protocol_violation: binds missing
-        1578 => "XX001",                           // data_corrupted
-        600 => "XX000",                            // internal_error
-        1017 => "28P01",                           // invalid_password
-        1102 => "55006",                           // object_in_use
-        2065 | 96 | 2096 | 2095 | 2097 => "22023", // invalid_parameter_value
-        4031 => "53200",                           // out_of_memory
-        18 | 20 => "53300",                        // too_many_connections
-        1115 | 1110 => "58030",                    // io_error
+        1 => "23505",                                 // unique_violation
+        1400 | 1407 => "23502",                       // not_null_violation
+        2290 => "23514",                              // check_violation
+        2291 | 2292 => "23503",                       // foreign_key_violation
+        942 => "42P01",                               // undefined_table
+        904 => "42703",                               // undefined_column
+        955 => "42P07",                               // duplicate_table
+        900..=999 | 1756 | 1789 => "42601",           // syntax_error
+        1722 | 1858 | 1861 => "22P02",                // invalid_text_representation
+        1438 | 12899 | 1426 | 1455 => "22003",        // numeric_value_out_of_range
+        1476 => "22012",                              // division_by_zero
+        60 => "40P01",                                // deadlock_detected
+        8177 => "40001",                              // serialization_failure
+        1555 => "72000",                              // snapshot_too_old
+        1013 | 40 => "57014",                         // query_canceled (ORA-00040: a time limit)
+        3001 => "0A000",                              // feature_not_supported
+        1008 => "08P01",                              // protocol_violation: binds missing
+        1578 => "XX001",                              // data_corrupted
+        600 => "XX000",                               // internal_error
+        1017 => "28P01",                              // invalid_password
+        28000 | 1045 => "28000",                      // invalid_authorization_specification
+        1031 | 1749 | 1927 | 1952 | 28014 => "42501", // insufficient_privilege
+        1917..=1919 => "42704",                       // undefined_object
+        1920 => "42710",                              // duplicate_object
+        1940 => "55006",                              // object_in_use
+        1102 => "55006",                              // object_in_use
+        2065 | 96 | 2096 | 2095 | 2097 => "22023",    // invalid_parameter_value
+        4031 => "53200",                              // out_of_memory
+        18 | 20 => "53300",                           // too_many_connections
+        1115 | 1110 => "58030",                       // io_error
         _ => "XX000",
     }
 }
@@ -231,6 +252,21 @@ mod tests {
         assert_eq!(Error::unique_violated("X").sqlstate(), "23505");
         assert_eq!(Error::table_not_found().sqlstate(), "42P01");
         assert_eq!(Error::deadlock().sqlstate(), "40P01");
+        assert_eq!(Error::invalid_logon().sqlstate(), "28P01");
+        assert_eq!(
+            Error::invalid_logon().to_string(),
+            "ORA-01017: invalid username/password; logon denied"
+        );
+        assert_eq!(
+            Error::new(28000, "the account is locked").sqlstate(),
+            "28000"
+        );
+        assert_eq!(
+            Error::new(1045, "user X lacks CREATE SESSION").sqlstate(),
+            "28000"
+        );
+        assert_eq!(Error::insufficient_privileges().sqlstate(), "42501");
+        assert_eq!(Error::user_not_found("X").sqlstate(), "42704");
         assert_eq!(
             Error::syntax(900, "invalid SQL statement", 3).sqlstate(),
             "42601"

@@ -6,6 +6,7 @@ pub mod instance;
 pub mod instrumentation;
 pub mod library_cache;
 pub mod redo;
+pub mod scram;
 pub mod session;
 pub mod sql;
 pub mod storage;

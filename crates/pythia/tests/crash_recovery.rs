@@ -308,9 +308,12 @@ fn clean_shutdown_and_reopen_keeps_everything_and_needs_no_recovery_work() {
         }
         (committed, ())
     };
+    assert!(instance.is_open());
     instance.shutdown().unwrap();
+    assert!(!instance.is_open());
     drop(instance);
     let reopened = Instance::open_with(Arc::new(vfs.clone()), dir, config()).unwrap();
+    assert!(reopened.is_open());
     assert_eq!(reopened.open_report().transactions_rolled_back, 0);
     check_after_recovery(&reopened, &objects, &committed, &BTreeSet::new(), 99);
 }

@@ -77,6 +77,20 @@ with psycopg.connect(conninfo, autocommit=True) as connection:
         assert "ORA-00942" in str(error), str(error)
     assert connection.execute("select count(*) from items").fetchone()[0] == 20
 
+# COPY both ways, as psycopg streams it.
+with psycopg.connect(conninfo, autocommit=True) as connection:
+    connection.execute("create table copied (id int, name varchar2(20), price number(8,2))")
+    with connection.cursor() as cursor:
+        with cursor.copy("copy copied (id, name, price) from stdin") as copy:
+            for i in range(1, 1001):
+                copy.write_row((i, f"row {i}", decimal.Decimal(i) / 100))
+    counted = connection.execute("select count(*), sum(price) from copied").fetchone()
+    assert counted == (1000, decimal.Decimal("5005")), counted
+    with connection.cursor() as cursor:
+        with cursor.copy("copy (select id, name from copied where id <= 3 order by id) to stdout") as copy:
+            out = [row for row in copy.rows()]
+    assert out == [("1", "row 1"), ("2", "row 2"), ("3", "row 3")], out
+
 # Transactions: psycopg's default is an explicit transaction per connection block.
 with psycopg.connect(conninfo) as writer, psycopg.connect(conninfo, autocommit=True) as reader:
     writer.execute("update items set price = price + 1 where id = %s", (1,))

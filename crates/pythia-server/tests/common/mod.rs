@@ -7,7 +7,7 @@ use std::path::PathBuf;
 use std::sync::Arc;
 
 use pythia::Instance;
-use pythia_server::Server;
+use pythia_server::{Server, ServerOptions};
 use tokio_postgres::{Client, NoTls};
 
 pub fn temp_dir(name: &str) -> PathBuf {
@@ -16,24 +16,55 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// An instance in a fresh directory, served in trust mode (no password) on a free
+/// loopback port.
 pub fn start(name: &str, parameters: &[(&str, &str)]) -> (Arc<Instance>, Server) {
+    start_with(
+        name,
+        parameters,
+        None,
+        ServerOptions {
+            trust: true,
+            ..ServerOptions::default()
+        },
+    )
+}
+
+/// An instance created with SYSTEM's password `system_password`, served with `options`.
+pub fn start_with(
+    name: &str,
+    parameters: &[(&str, &str)],
+    system_password: Option<&str>,
+    options: ServerOptions,
+) -> (Arc<Instance>, Server) {
     let mut all = vec![("db_cache_size", "8M"), ("undo_tablespace_size", "16M")];
     all.extend_from_slice(parameters);
-    let instance = Instance::open(temp_dir(name), &all).unwrap();
-    let server = Server::start(instance.clone(), "127.0.0.1:0".parse().unwrap()).unwrap();
+    let instance = Instance::open_with_password(temp_dir(name), &all, system_password).unwrap();
+    let server = Server::start(instance.clone(), "127.0.0.1:0".parse().unwrap(), options).unwrap();
     (instance, server)
 }
 
 pub async fn connect(address: SocketAddr) -> Result<Client, tokio_postgres::Error> {
-    let (client, connection) = tokio_postgres::connect(
-        &format!(
-            "host={} port={} user=system dbname=pythia connect_timeout=10",
-            address.ip(),
-            address.port()
-        ),
-        NoTls,
-    )
-    .await?;
+    connect_as(address, "system", None).await
+}
+
+/// A connection as `user`, with `password` when there is one (SCRAM-SHA-256).
+pub async fn connect_as(
+    address: SocketAddr,
+    user: &str,
+    password: Option<&str>,
+) -> Result<Client, tokio_postgres::Error> {
+    let mut config = tokio_postgres::Config::new();
+    config
+        .host(address.ip().to_string())
+        .port(address.port())
+        .user(user)
+        .dbname("pythia")
+        .connect_timeout(std::time::Duration::from_secs(10));
+    if let Some(password) = password {
+        config.password(password);
+    }
+    let (client, connection) = config.connect(NoTls).await?;
     tokio::spawn(connection);
     Ok(client)
 }

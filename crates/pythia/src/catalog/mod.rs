@@ -1,4 +1,5 @@
-//! The data dictionary: tables, indexes and sequences, stored in the database itself.
+//! The data dictionary: tables, indexes, sequences, views, users and privileges, stored in
+//! the database itself.
 //!
 //! ```text
 //!   file header (block 0) --bootstrap pointer--> DICT$ segment (object 1, a heap table)
@@ -12,6 +13,7 @@
 //!      ['VIEW',     obj#, name, NULL, CREATE VIEW text, created]
 //!      ['COMMENT',  table obj#, column name or NULL, comment]
 //!      ['STATS',    table obj#, 'TABLE' | 'COLUMN' | 'INDEX', ...]   optimizer statistics
+//!      ['USER', ...], ['SYSPRIV', ...], ['TABPRIV', ...]     users and privileges (users.rs)
 //!
 //!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
 //!                                                           writes DICT$, then swaps it in
@@ -89,6 +91,7 @@
 
 pub mod pg_catalog;
 pub mod statistics;
+pub mod users;
 pub mod views;
 
 use std::collections::BTreeMap;
@@ -433,6 +436,8 @@ pub struct Dictionary {
     pub indexes: BTreeMap<String, Arc<IndexDef>>,
     pub sequences: BTreeMap<String, Arc<SequenceDef>>,
     pub views: BTreeMap<String, Arc<ViewDef>>,
+    /// Users, by name (`users.rs`): a namespace of their own, as in Oracle.
+    pub users: BTreeMap<String, Arc<users::UserDef>>,
 }
 
 impl Dictionary {
@@ -537,8 +542,9 @@ pub fn changed_objects(
 }
 
 impl Catalog {
-    /// Creates DICT$ in a new database.
-    pub fn create(storage: Storage) -> Result<Catalog> {
+    /// Creates DICT$ in a new database, with the user SYSTEM and the verifier of its
+    /// password (None: SYSTEM has no password, see `users.rs`).
+    pub fn create(storage: Storage, system_verifier: Option<String>) -> Result<Catalog> {
         let mut mtr = Mtr::new(&storage.cache);
         let header = segment::create(
             &mut mtr,
@@ -550,12 +556,9 @@ impl Catalog {
         storage.space.set_bootstrap(&mut mtr, header.block)?;
         let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
         storage.log.flush_to(end)?;
-        Ok(Catalog::with(
-            storage,
-            header,
-            Dictionary::default(),
-            FIRST_USER_OBJECT,
-        ))
+        let catalog = Catalog::with(storage, header, Dictionary::default(), FIRST_USER_OBJECT);
+        catalog.create_system_user(system_verifier)?;
+        Ok(catalog)
     }
 
     /// Reads DICT$ of an existing database (after recovery).
@@ -572,12 +575,17 @@ impl Catalog {
         let mut highest = FIRST_USER_OBJECT - 1;
         let mut index_rows = Vec::new();
         let mut comment_rows = Vec::new();
+        let mut user_rows = users::UserRows::default();
         let mut statistics_rows: BTreeMap<u32, (Vec<RowId>, statistics::StatisticsRows)> =
             BTreeMap::new();
         for (rowid, values) in scan_dictionary(&storage, header)? {
             let object_id = integer(&values, 1)? as u32;
             highest = highest.max(object_id);
-            match text(&values, 0)?.as_str() {
+            let kind = text(&values, 0)?;
+            let Some(values) = user_rows.take(&kind, rowid, values) else {
+                continue;
+            };
+            match kind.as_str() {
                 "TABLE" => {
                     let table = table_from_row(rowid, &values)?;
                     dictionary
@@ -658,7 +666,11 @@ impl Catalog {
                 .tables
                 .insert(table.name.clone(), Arc::new(table));
         }
-        Ok(Catalog::with(storage, header, dictionary, highest + 1))
+        user_rows.apply(&mut dictionary)?;
+        let catalog = Catalog::with(storage, header, dictionary, highest + 1);
+        // A database made before users: SYSTEM arrives now, without a password.
+        catalog.create_system_user(None)?;
+        Ok(catalog)
     }
 
     fn with(storage: Storage, header: BlockId, dictionary: Dictionary, next: u32) -> Catalog {
@@ -1456,6 +1468,7 @@ impl DdlStatement<'_> {
         for row in table.comments.rows.iter().chain(&table.statistics_rows) {
             context.delete(*row)?;
         }
+        users::drop_table_privileges(dictionary, context, table.object_id)?;
         context.delete(table.dictionary_row)?;
         dictionary.tables.remove(name);
         context.drop_segment(table.object_id, table.segment)?;

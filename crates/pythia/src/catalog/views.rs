@@ -51,6 +51,10 @@ pub const DICTIONARY_VIEWS: &[&str] = &[
     "USER_TAB_STATISTICS",
     "DBA_TAB_COL_STATISTICS",
     "USER_TAB_COL_STATISTICS",
+    "DBA_USERS",
+    "ALL_USERS",
+    "DBA_SYS_PRIVS",
+    "DBA_TAB_PRIVS",
 ];
 
 /// A count of the statistics, or NULL when there are none.
@@ -129,7 +133,7 @@ fn number() -> Option<DataType> {
     Some(DataType::number())
 }
 
-fn rowset(columns: &[(&str, Option<DataType>)], rows: Vec<Vec<Value>>) -> RowSet {
+pub(super) fn rowset(columns: &[(&str, Option<DataType>)], rows: Vec<Vec<Value>>) -> RowSet {
     RowSet {
         columns: columns
             .iter()
@@ -238,6 +242,9 @@ pub fn dictionary_view(
     dictionary: &Dictionary,
     cache: &BufferCache,
 ) -> Result<Option<RowSet>> {
+    if let Some(view) = super::users::view(name, dictionary) {
+        return Ok(Some(view));
+    }
     let (base, user) = match (name.strip_prefix("USER_"), name.strip_prefix("ALL_")) {
         (Some(rest), _) => (format!("DBA_{rest}"), true),
         // Every object is SYSTEM's and visible to every session: ALL_ is DBA_.

@@ -24,6 +24,7 @@
 //! archiving, and shutdowns, in Oracle's style.
 
 pub mod dbverify;
+pub mod logon;
 pub mod parameters;
 
 use std::io::Write;
@@ -119,6 +120,10 @@ pub struct Instance {
     /// Live user sessions: each is a dedicated server, counted against `processes` and
     /// `sessions` (background threads are not).
     user_sessions: AtomicU64,
+    /// Sessions logged on, by user name (DROP USER refuses a user who has one: ORA-01940).
+    logged_on: Mutex<std::collections::HashMap<String, usize>>,
+    /// The alert log's lines about failed logons, bounded (`logon.rs`).
+    failed_logons: Mutex<logon::FailedLogons>,
     catalog: crate::catalog::Catalog,
     library_cache: Arc<crate::library_cache::LibraryCache>,
     _directory_lock: Box<dyn std::any::Any + Send + Sync>,
@@ -219,6 +224,10 @@ fn cache_layout(
     Ok(layout)
 }
 
+/// The environment variable whose value a new database's SYSTEM gets as its password
+/// (`Instance::open`).
+pub const SYSTEM_PASSWORD_VARIABLE: &str = "PYTHIA_PASSWORD";
+
 /// The parameter file read at every open.
 pub const PARAMETER_FILE: &str = "init.ora";
 /// LGWR's trace file in the database directory (Oracle: `<sid>_lgwr_<pid>.trc`): switches of
@@ -248,11 +257,29 @@ impl Instance {
     /// # let _ = std::fs::remove_dir_all(&dir);
     /// # Ok::<(), pythia::Error>(())
     /// ```
+    ///
+    /// A new database gets the user SYSTEM with the password in the environment variable
+    /// `PYTHIA_PASSWORD` ([`SYSTEM_PASSWORD_VARIABLE`]), or without a password when it is
+    /// not set (see [`Instance::open_with_password`]).
     pub fn open(dir: impl AsRef<Path>, overrides: &[(&str, &str)]) -> Result<Arc<Instance>> {
+        let password = std::env::var(SYSTEM_PASSWORD_VARIABLE).ok();
+        Instance::open_with_password(dir, overrides, password.as_deref())
+    }
+
+    /// `open`, SYSTEM's password at the database's creation given here (None: SYSTEM gets
+    /// no password, and logs on only through the embedded API or a trust-mode server). An
+    /// existing database keeps its users as they are: ALTER USER changes a password.
+    pub fn open_with_password(
+        dir: impl AsRef<Path>,
+        overrides: &[(&str, &str)],
+        system_password: Option<&str>,
+    ) -> Result<Arc<Instance>> {
         let dir = dir.as_ref();
         let vfs = crate::storage::vfs::os();
         let parameters = Instance::read_parameters(vfs.as_ref(), dir, overrides)?;
-        Instance::open_with_parameters(vfs, dir, parameters)
+        let config = InstanceConfig::from_parameters(&parameters);
+        let clock = Arc::new(CoarseClock::new());
+        Instance::start(vfs, dir, config, parameters, clock, system_password)
     }
 
     /// `open`, with touch-count aging (and the buffer cache's trace) reading time from
@@ -267,7 +294,7 @@ impl Instance {
         let vfs = crate::storage::vfs::os();
         let parameters = Instance::read_parameters(vfs.as_ref(), dir, overrides)?;
         let config = InstanceConfig::from_parameters(&parameters);
-        Instance::start(vfs, dir, config, parameters, clock)
+        Instance::start(vfs, dir, config, parameters, clock, None)
     }
 
     /// The parameters `open` would start with: `init.ora` in `dir` if it exists, then the
@@ -301,7 +328,14 @@ impl Instance {
         parameters: Parameters,
     ) -> Result<Arc<Instance>> {
         let config = InstanceConfig::from_parameters(&parameters);
-        Instance::start(vfs, dir, config, parameters, Arc::new(CoarseClock::new()))
+        Instance::start(
+            vfs,
+            dir,
+            config,
+            parameters,
+            Arc::new(CoarseClock::new()),
+            None,
+        )
     }
 
     /// Opens the database in `dir` through `vfs` (tests pass a simulated file system).
@@ -316,6 +350,7 @@ impl Instance {
             config,
             Parameters::defaults(),
             Arc::new(CoarseClock::new()),
+            None,
         )
     }
 
@@ -325,6 +360,7 @@ impl Instance {
         config: InstanceConfig,
         parameters: Parameters,
         clock: Arc<dyn AgingClock>,
+        system_password: Option<&str>,
     ) -> Result<Arc<Instance>> {
         vfs.create_dir_all(dir)
             .map_err(|error| Error::io(dir, error))?;
@@ -537,7 +573,11 @@ impl Instance {
             transactions: transactions.clone(),
         };
         let catalog = if report.created {
-            crate::catalog::Catalog::create(storage)?
+            let verifier = match system_password {
+                Some(password) => Some(logon::verifier_text(password)?),
+                None => None,
+            };
+            crate::catalog::Catalog::create(storage, verifier)?
         } else {
             crate::catalog::Catalog::open(storage)?
         };
@@ -573,6 +613,8 @@ impl Instance {
             parameters: RwLatch::new(LatchName::ParameterTableManagement, parameters),
             parameters_generation: AtomicU64::new(0),
             user_sessions: AtomicU64::new(0),
+            logged_on: Mutex::default(),
+            failed_logons: Mutex::default(),
             catalog,
             library_cache,
             _directory_lock: directory_lock,
@@ -645,9 +687,11 @@ impl Instance {
         &self.files
     }
 
-    /// A new session on this instance.
+    /// A new session on this instance, as SYSTEM: the local logon of whoever can open the
+    /// database's files (Oracle's `/ as sysdba`), with no password asked and no account
+    /// check. Clients over the network go through [`Instance::logon`].
     pub fn connect(self: &Arc<Self>) -> Result<crate::Session> {
-        crate::sql::engine::Session::new(self.clone())
+        crate::sql::engine::Session::new(self.clone(), crate::catalog::users::SYSTEM_USER)
     }
 
     /// Admits one more user session: ORA-00020 beyond `processes` (each session is a
@@ -675,6 +719,12 @@ impl Instance {
     /// A user session admitted by `admit_session` ended.
     pub(crate) fn session_ended(&self) {
         self.user_sessions.fetch_sub(1, Ordering::AcqRel);
+    }
+
+    /// The user sessions of this instance live now (what `processes` and `sessions` bound;
+    /// v$session shows the sessions of every instance of the process).
+    pub fn user_sessions(&self) -> u64 {
+        self.user_sessions.load(Ordering::Acquire)
     }
 
     /// The instance's parameters (a cheap copy).
@@ -766,6 +816,11 @@ impl Instance {
     /// Appends an entry to the alert log (best effort: the alert log is diagnostics).
     pub fn alert(&self, message: &str) {
         write_alert(&self.dir, message);
+    }
+
+    /// Open until `shutdown` or `abandon` (what `oracledb_up` of the metrics endpoint shows).
+    pub fn is_open(&self) -> bool {
+        !self.closed.load(Ordering::Acquire)
     }
 
     /// Clean shutdown: checkpoint, mark the control file clean, stop the background threads.

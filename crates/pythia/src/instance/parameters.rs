@@ -1744,7 +1744,7 @@ mod tests {
             definition(" \"_SPIN_COUNT\" ").map(|d| d.name),
             Some("_spin_count")
         );
-        assert!(definition("statement_timeout").is_none());
+        assert!(definition("work_mem").is_none());
         let parameters = Parameters::defaults();
         assert_eq!(parameters.get_integer("PROCESSES"), 100);
         assert_eq!(parameters.value("nope"), None);
@@ -2206,10 +2206,10 @@ mod tests {
     #[test]
     fn unknown_names_are_reported_per_statement() {
         let mut parameters = Parameters::defaults();
-        let error = error_of(parameters.set("statement_timeout", "5", SetScope::CommandLine));
+        let error = error_of(parameters.set("work_mem", "5", SetScope::CommandLine));
         assert_eq!(
             error.to_string(),
-            "ORA-01078: failure in processing system parameters\nLRM-00101: unknown parameter name 'statement_timeout'"
+            "ORA-01078: failure in processing system parameters\nLRM-00101: unknown parameter name 'work_mem'"
         );
         let error = error_of(parameters.set("bogus", "5", MEMORY));
         assert_eq!(error.code(), 2065);

@@ -109,10 +109,10 @@ pub use session::{
 };
 pub use snapshot::{
     event_histograms, latch_children, latches, mutex_sleep_history, mutex_sleeps, session_events,
-    session_statistics, session_time_model, session_waits, sessions, system_event, system_events,
-    system_statistic, system_statistics, system_time_model, EventHistogramRow, EventRow, LatchRow,
-    SessionEventRow, SessionRow, SessionStatisticRow, SessionTimeModelRow, SessionWaitRow,
-    StatisticRow, TimeModelRow,
+    session_statistics, session_time_model, session_waits, sessions, system_event,
+    system_event_totals, system_events, system_statistic, system_statistics, system_time_model,
+    EventHistogramRow, EventRow, LatchRow, SessionEventRow, SessionRow, SessionStatisticRow,
+    SessionTimeModelRow, SessionWaitRow, StatisticRow, TimeModelRow,
 };
 pub use stats::{Statistic, StatisticClass};
 pub use time_model::{

@@ -210,11 +210,19 @@ fn combine_event_totals(total: &mut [EventTotals], more: &[EventTotals]) {
     }
 }
 
+/// Every event's system totals, histogram included, in `event#` order (`ALL[i]`'s at `i`),
+/// read in one pass: a wait being recorded meanwhile may show in `total_waits` and not yet in
+/// its histogram bucket, or the reverse, but no event is read at a different moment from the
+/// others. v$system_event and v$event_histogram are made of it.
+pub fn system_event_totals() -> Vec<EventTotals> {
+    system_sum(all_event_totals, |total, more| {
+        combine_event_totals(total, &more)
+    })
+}
+
 /// v$system_event: the events that have been waited on.
 pub fn system_events() -> Vec<EventRow> {
-    let totals = system_sum(all_event_totals, |total, more| {
-        combine_event_totals(total, &more)
-    });
+    let totals = system_event_totals();
     WaitEvent::ALL
         .iter()
         .zip(totals.iter())
@@ -252,9 +260,7 @@ pub fn session_events(sid: u32) -> Vec<SessionEventRow> {
 
 /// v$event_histogram_micro: the non-empty buckets of every event, system-wide.
 pub fn event_histograms() -> Vec<EventHistogramRow> {
-    let totals = system_sum(all_event_totals, |total, more| {
-        combine_event_totals(total, &more)
-    });
+    let totals = system_event_totals();
     let mut rows = Vec::new();
     for (&event, totals) in WaitEvent::ALL.iter().zip(totals.iter()) {
         for bucket in 0..HISTOGRAM_BUCKETS {

@@ -48,7 +48,7 @@ use md5::{Digest, Md5};
 use crate::error::{Error, Result};
 use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{KglMutex, Latch, LatchName, MutexType, RwLatch};
-use crate::sql::ast::Statement;
+use crate::sql::ast::{self, Statement};
 use crate::sql::lexer::{tokenize, TokenKind};
 
 use cursor::{location, ChildStatistics};
@@ -716,6 +716,17 @@ pub fn command_type(statement: &Statement) -> u64 {
         Statement::AlterSession(_) => 42,
         Statement::AlterSystem(_) => 49,
         Statement::Explain { .. } => 50,
+        Statement::CreateUser { .. } => 51,
+        Statement::AlterUser { .. } => 43,
+        Statement::DropUser { .. } => 53,
+        Statement::Grant {
+            revoke, privileges, ..
+        } => match (privileges, revoke) {
+            (ast::Privileges::Table { .. }, false) => 17,
+            (ast::Privileges::Table { .. }, true) => 18,
+            (ast::Privileges::System(_), false) => 114,
+            (ast::Privileges::System(_), true) => 115,
+        },
         _ => 0,
     }
 }

@@ -184,6 +184,32 @@ pub enum Statement {
     DropView {
         name: ObjectName,
     },
+    /// `CREATE USER name {IDENTIFIED BY password | NO AUTHENTICATION} [ACCOUNT LOCK|UNLOCK]`
+    /// (Oracle's DEFAULT TABLESPACE, TEMPORARY TABLESPACE and QUOTA clauses are read and not
+    /// kept: there are no tablespaces here).
+    CreateUser {
+        name: String,
+        /// None: NO AUTHENTICATION (a user without a password, who logs on only in trust
+        /// mode).
+        password: Option<Password>,
+        lock: Option<bool>,
+    },
+    /// `ALTER USER name [IDENTIFIED BY password] [ACCOUNT LOCK|UNLOCK]`, at least one.
+    AlterUser {
+        name: String,
+        password: Option<Password>,
+        lock: Option<bool>,
+    },
+    /// `DROP USER name [CASCADE]`.
+    DropUser {
+        name: String,
+    },
+    /// `GRANT privileges TO users` (`revoke`: false) or `REVOKE privileges FROM users`.
+    Grant {
+        revoke: bool,
+        privileges: Privileges,
+        users: Vec<String>,
+    },
     /// `COMMIT [WORK] [WRITE [WAIT|NOWAIT] [IMMEDIATE|BATCH]]`, and PostgreSQL `END`.
     Commit {
         write: Option<CommitWrite>,
@@ -232,6 +258,28 @@ pub enum Statement {
     Vacuum {
         analyze: bool,
         tables: Vec<ObjectName>,
+    },
+}
+
+/// A password in `IDENTIFIED BY`: as written (case kept, quoted or not), or a bind's
+/// number: the session hides a written password behind the bind `:password` before the
+/// text reaches the library cache (`sql::users::hide_password`), so that no cursor keeps it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Password {
+    Text(String),
+    Bind(usize),
+}
+
+/// The privileges a GRANT or REVOKE names.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Privileges {
+    /// System privileges (`CREATE SESSION`), by Oracle's name.
+    System(Vec<String>),
+    /// Object privileges on a table: `SELECT`, `INSERT`, `UPDATE`, `DELETE` (`ALL
+    /// [PRIVILEGES]` is the four).
+    Table {
+        privileges: Vec<String>,
+        table: ObjectName,
     },
 }
 
@@ -1075,6 +1123,18 @@ impl Statement {
                 count += 1;
             }
         });
+        // A password given by a bind (`IDENTIFIED BY :password`) is a bind too.
+        if let Statement::CreateUser {
+            password: Some(Password::Bind(_)),
+            ..
+        }
+        | Statement::AlterUser {
+            password: Some(Password::Bind(_)),
+            ..
+        } = self
+        {
+            count += 1;
+        }
         count
     }
 }
@@ -1144,6 +1204,10 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         Statement::Call(call) => call_children(call, visit),
         Statement::Block(calls) => calls.iter().for_each(|call| call_children(call, visit)),
         Statement::DropTable { .. }
+        | Statement::CreateUser { .. }
+        | Statement::AlterUser { .. }
+        | Statement::DropUser { .. }
+        | Statement::Grant { .. }
         | Statement::Truncate { .. }
         | Statement::CreateIndex { .. }
         | Statement::DropIndex { .. }

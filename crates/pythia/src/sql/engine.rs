@@ -50,6 +50,8 @@ use crate::transaction::commit::{CommitDecision, CommitOptions, CommitRequest, C
 use crate::transaction::Transaction;
 use crate::types::{DataType, Value};
 
+mod users;
+
 /// A statement parsed once for repeated execution with different binds: an open cursor on
 /// its parent in the library cache.
 #[derive(Clone)]
@@ -65,7 +67,7 @@ impl std::fmt::Debug for Prepared {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter
             .debug_struct("Prepared")
-            .field("text", &self.text)
+            .field("text", &self.cursor.handle.text)
             .field("sql_id", &self.cursor.handle.id.to_string())
             .finish()
     }
@@ -88,6 +90,8 @@ impl Prepared {
 
 pub struct Session {
     instance: Arc<Instance>,
+    /// The user logged on (v$session.username, USER): SYSTEM through `Instance::connect`.
+    user: String,
     instrumentation: Arc<SessionInstrumentation>,
     transaction: Option<Transaction>,
     parameters: Parameters,
@@ -220,25 +224,29 @@ impl Drop for Session {
         let change = self.cursor_cache.clear();
         self.cursor_cache_changed(change);
         self.instance.session_ended();
+        self.instance.user_logged_off(&self.user);
     }
 }
 
 impl Session {
-    pub(crate) fn new(instance: Arc<Instance>) -> Result<Session> {
+    /// A session of `user`, who the caller has authenticated and authorized
+    /// (`Instance::connect`, `Instance::logon`).
+    pub(crate) fn new(instance: Arc<Instance>, user: &str) -> Result<Session> {
         instance.admit_session()?;
-        let instrumentation =
-            match SessionInstrumentation::new(SessionType::User, catalog::OWNER, "pythia") {
-                Ok(instrumentation) => instrumentation,
-                Err(error) => {
-                    instance.session_ended();
-                    return Err(error);
-                }
-            };
+        let instrumentation = match SessionInstrumentation::new(SessionType::User, user, "pythia") {
+            Ok(instrumentation) => instrumentation,
+            Err(error) => {
+                instance.session_ended();
+                return Err(error);
+            }
+        };
         let parameters_generation = instance.parameters_generation();
         let parameters = instance.parameters();
         let settings = StatementSettings::of(&parameters, &instance);
+        instance.user_logged_on(user);
         Ok(Session {
             instance,
+            user: user.to_string(),
             instrumentation,
             transaction: None,
             parameters,
@@ -257,6 +265,11 @@ impl Session {
 
     pub fn instance(&self) -> &Arc<Instance> {
         &self.instance
+    }
+
+    /// The user logged on.
+    pub fn user(&self) -> &str {
+        &self.user
     }
 
     /// The session's id, as `v$session.sid` shows it.
@@ -291,13 +304,19 @@ impl Session {
         instrumentation::add(Statistic::SqlNetRoundtripsToFromClient, round_trips);
     }
 
-    /// Runs `receive` as this session's wait for its client's next request: 'SQL*Net message
-    /// from client' (idle), as a dedicated server waits between calls. The server's
-    /// connection threads wait for their next message through it.
-    pub fn wait_for_client<R>(&self, receive: impl FnOnce() -> R) -> R {
+    /// Starts this session's wait for its client, as a dedicated server waits on its
+    /// socket: 'SQL*Net message from client' (idle) for the next request, or 'SQL*Net more
+    /// data from client' (`more_data`) for the rest of one (a COPY's rows). The wait is
+    /// recorded when the guard drops, on this thread; the server's connection threads keep
+    /// it while they read the socket.
+    pub fn wait_for_client(&self, more_data: bool) -> instrumentation::WaitGuard {
         let _entered = instrumentation::enter(&self.instrumentation);
-        let _wait = instrumentation::wait(WaitEvent::SqlNetMessageFromClient, 0, 0, 0);
-        receive()
+        let event = if more_data {
+            WaitEvent::SqlNetMoreDataFromClient
+        } else {
+            WaitEvent::SqlNetMessageFromClient
+        };
+        instrumentation::wait(event, 0, 1, 0)
     }
 
     /// Parses and executes one statement.
@@ -632,6 +651,10 @@ impl Session {
     /// literals, when `may_force`: not for a statement executed with binds of its own),
     /// from the session cursor cache, the library cache, or the parser.
     fn parse(&mut self, sql: &str, may_force: bool) -> Result<ParsedCursor> {
+        if let Some((text, passwords)) = users::hide_password(sql) {
+            // The password travels as the statement's own bind: no cursor keeps it.
+            return self.parse_text(&text, passwords.into_iter().map(Value::text).collect());
+        }
         if !(self.settings.force_literals && may_force) {
             return self.parse_text(sql, Vec::new());
         }
@@ -1858,6 +1881,10 @@ impl Session {
                 catalog.drop_view(&name.name)?;
                 Ok(StatementResult::done("View dropped."))
             }
+            Statement::CreateUser { .. }
+            | Statement::AlterUser { .. }
+            | Statement::DropUser { .. }
+            | Statement::Grant { .. } => self.user_statement(statement, binds),
             _ => Err(unsupported("this statement")),
         }
     }

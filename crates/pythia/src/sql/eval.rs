@@ -920,7 +920,11 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
         }
         F::Sysdate => Ok(Value::Date(now_micros() / 1_000_000)),
         F::Systimestamp => Ok(Value::Timestamp(now_micros())),
-        F::User => Ok(Value::text(crate::catalog::OWNER)),
+        // The session's user; SYSTEM on a thread that entered no session.
+        F::User => Ok(Value::text(crate::instrumentation::current().map_or_else(
+            || crate::catalog::users::SYSTEM_USER.to_string(),
+            |session| session.username(),
+        ))),
         F::Greatest | F::Least => {
             if null_in {
                 return Ok(Value::Null);

@@ -39,6 +39,9 @@ use crate::error::{Error, Result};
 use crate::sql::ast::*;
 use crate::sql::lexer::{is_reserved_word, tokenize, Token, TokenKind};
 
+mod users;
+pub use users::TABLE_PRIVILEGES;
+
 /// The deepest nesting of expressions and subqueries the parser accepts.
 pub const PARSE_DEPTH_MAX: usize = 200;
 
@@ -770,6 +773,7 @@ impl<'a> Parser<'a> {
             Some("ALTER") => self.parse_alter(),
             Some("TRUNCATE") => self.parse_truncate(),
             Some("COMMENT") => self.parse_comment(),
+            Some("GRANT" | "REVOKE") => self.parse_grant(),
             Some("RENAME") => {
                 self.index += 1;
                 let from = self.parse_object_name(Syntax::InvalidTableName)?;
@@ -1413,6 +1417,7 @@ impl<'a> Parser<'a> {
                 self.parse_create_index(true)
             }
             Some("INDEX") => self.parse_create_index(false),
+            Some("USER") => self.parse_create_user(),
             Some("SEQUENCE") => {
                 self.index += 1;
                 let name = self.parse_object_name(Syntax::InvalidSequenceName)?;
@@ -2095,6 +2100,7 @@ impl<'a> Parser<'a> {
                     name: self.parse_object_name(Syntax::InvalidSequenceName)?,
                 })
             }
+            Some("USER") => self.parse_drop_user(),
             _ => Err(self.error(Syntax::InvalidDropOption)),
         }
     }
@@ -2141,6 +2147,7 @@ impl<'a> Parser<'a> {
             }
             Some("SYSTEM") => self.parse_alter_system(),
             Some("SESSION") => self.parse_alter_session(),
+            Some("USER") => self.parse_alter_user(),
             _ => Err(self.error(Syntax::InvalidAlterCommand)),
         }
     }

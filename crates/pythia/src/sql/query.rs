@@ -2230,7 +2230,65 @@ impl Planner<'_, '_> {
             ast::Expr::Literal(ast::Literal::String(text)) => {
                 Some(DataType::varchar2(text.len().max(1) as u32))
             }
-            ast::Expr::Function { name, .. } if name == "COUNT" => Some(DataType::number()),
+            ast::Expr::Literal(ast::Literal::Boolean(_)) => Some(DataType::Boolean),
+            ast::Expr::Literal(ast::Literal::Date(_)) => Some(DataType::Date),
+            ast::Expr::Literal(ast::Literal::Timestamp(_)) => Some(DataType::Timestamp),
+            ast::Expr::Rownum => Some(DataType::number()),
+            ast::Expr::Cast { data_type, .. } => crate::catalog::data_type_from_ast(data_type).ok(),
+            ast::Expr::Unary {
+                op: ast::UnaryOperator::Minus | ast::UnaryOperator::Plus,
+                expr,
+            } => self.type_of(expr),
+            // Date arithmetic as Oracle's: a date plus or minus days is a date, the
+            // difference of two dates a number of days.
+            ast::Expr::Binary { left, op, right } => {
+                let is_date = |data_type: Option<DataType>| {
+                    matches!(data_type, Some(DataType::Date | DataType::Timestamp))
+                };
+                let (left, right) = (self.type_of(left), self.type_of(right));
+                match op {
+                    ast::BinaryOperator::Add if is_date(left) => left,
+                    ast::BinaryOperator::Add if is_date(right) => right,
+                    ast::BinaryOperator::Subtract if is_date(left) && !is_date(right) => left,
+                    ast::BinaryOperator::Add
+                    | ast::BinaryOperator::Subtract
+                    | ast::BinaryOperator::Multiply
+                    | ast::BinaryOperator::Divide => Some(DataType::number()),
+                    _ => None,
+                }
+            }
+            ast::Expr::Case {
+                when_then,
+                else_result,
+                ..
+            } => when_then
+                .iter()
+                .map(|(_, then)| then)
+                .chain(else_result.as_deref())
+                .find_map(|result| self.type_of(result)),
+            // Functions whose result is a number, a date, or of their first argument's type;
+            // text functions are left to the values (their lengths are not known here).
+            ast::Expr::Function { name, args, .. } => match name.as_str() {
+                "COUNT" | "SUM" | "AVG" | "STDDEV" | "VARIANCE" | "ABS" | "MOD" | "POWER"
+                | "SQRT" | "SIGN" | "CEIL" | "FLOOR" | "LENGTH" | "INSTR" | "TO_NUMBER" => {
+                    Some(DataType::number())
+                }
+                "SYSDATE" | "CURRENT_DATE" | "TO_DATE" | "ADD_MONTHS" | "LAST_DAY" => {
+                    Some(DataType::Date)
+                }
+                "SYSTIMESTAMP" | "CURRENT_TIMESTAMP" | "LOCALTIMESTAMP" | "TO_TIMESTAMP" => {
+                    Some(DataType::Timestamp)
+                }
+                // ROUND and TRUNC take numbers and dates.
+                "ROUND" | "TRUNC" => match args.first().and_then(|arg| self.type_of(arg)) {
+                    Some(DataType::Date | DataType::Timestamp) => Some(DataType::Date),
+                    _ => Some(DataType::number()),
+                },
+                "MIN" | "MAX" | "NVL" | "COALESCE" | "GREATEST" | "LEAST" => {
+                    args.iter().find_map(|arg| self.type_of(arg))
+                }
+                _ => None,
+            },
             _ => None,
         }
     }

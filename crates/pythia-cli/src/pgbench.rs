@@ -1,0 +1,399 @@
+//! `pythia lab pgbench`: the same pgbench commands against `pythia serve` and against
+//! PostgreSQL 15 in one run, as issue 7 asks: scale 10, each point 15 seconds, the two
+//! servers taking turns point by point, printing tps and the ratio.
+//!
+//! ```text
+//!   Pythia: an instance in DIR/pythia, db_cache_size = SHARED_BUFFERS, the server in
+//!           this process on a free loopback port
+//!   PostgreSQL 15: initdb in DIR/postgresql (as the user `postgres` when run as root,
+//!           which PostgreSQL refuses to be), shared_buffers = SHARED_BUFFERS, fsync on,
+//!           synchronous_commit on, listening on a free loopback port, stopped at the end
+//!   both:   pgbench -i -s SCALE (COPY), then for each point  pgbench -n ARGS -c N -j J -T S
+//! ```
+//!
+//! The points and the issue's targets: select-only (`-S`) with `-M simple` (our shared
+//! cursors against PostgreSQL's re-planning: at least 1.5x) and `-M prepared` (at least 1x)
+//! at 1 and 8 clients; tpcb-like with `-M prepared` at 1, 8 and 32 clients (at least 1x).
+//! pgbench, initdb and postgres come from Debian's PostgreSQL 15
+//! (`scripts/install_pg_clients.sh`). `-p scale=N`, `-p seconds=S` change the scale and the
+//! length of each point; `--quick` is scale 1 and 3 seconds.
+
+use std::path::{Path, PathBuf};
+use std::process::{Command, Stdio};
+use std::time::Duration;
+
+use comfy_table::Table;
+use pythia::Instance;
+use pythia_server::{Server, ServerOptions};
+
+use crate::common::lab_error;
+
+/// The buffer cache of both servers: Pythia's db_cache_size, PostgreSQL's shared_buffers.
+const SHARED_BUFFERS: &str = "256MB";
+
+/// Debian's PostgreSQL 15 programs.
+const POSTGRESQL_BIN: &str = "/usr/lib/postgresql/15/bin";
+
+/// The longest one pgbench run may take beyond its own `-T` before the lab gives up on it.
+const RUN_SLACK: Duration = Duration::from_secs(120);
+
+/// One point: a name, pgbench's arguments, the clients, and the issue's target ratio.
+struct Point {
+    workload: &'static str,
+    arguments: &'static [&'static str],
+    clients: u32,
+    target: f64,
+}
+
+const POINTS: &[Point] = &[
+    Point {
+        workload: "select-only, -M simple",
+        arguments: &["-S", "-M", "simple"],
+        clients: 1,
+        target: 1.5,
+    },
+    Point {
+        workload: "select-only, -M simple",
+        arguments: &["-S", "-M", "simple"],
+        clients: 8,
+        target: 1.5,
+    },
+    Point {
+        workload: "select-only, -M prepared",
+        arguments: &["-S", "-M", "prepared"],
+        clients: 1,
+        target: 1.0,
+    },
+    Point {
+        workload: "select-only, -M prepared",
+        arguments: &["-S", "-M", "prepared"],
+        clients: 8,
+        target: 1.0,
+    },
+    Point {
+        workload: "tpcb-like, -M prepared",
+        arguments: &["-M", "prepared"],
+        clients: 1,
+        target: 1.0,
+    },
+    Point {
+        workload: "tpcb-like, -M prepared",
+        arguments: &["-M", "prepared"],
+        clients: 8,
+        target: 1.0,
+    },
+    Point {
+        workload: "tpcb-like, -M prepared",
+        arguments: &["-M", "prepared"],
+        clients: 32,
+        target: 1.0,
+    },
+];
+
+/// Where pgbench connects: address, user, database.
+struct Target {
+    host: String,
+    port: u16,
+    user: &'static str,
+    database: &'static str,
+}
+
+fn program(name: &str) -> pythia::Result<PathBuf> {
+    let path = Path::new(POSTGRESQL_BIN).join(name);
+    if path.exists() {
+        Ok(path)
+    } else {
+        Err(lab_error(format!(
+            "{} is not installed: run scripts/install_pg_clients.sh",
+            path.display()
+        )))
+    }
+}
+
+/// Runs `command`, failing with its output unless it exits 0 within `limit`.
+fn run_to_end(command: &mut Command, limit: Duration) -> pythia::Result<String> {
+    let shown = format!("{command:?}");
+    let mut child = command
+        .stdin(Stdio::null())
+        .stdout(Stdio::piped())
+        .stderr(Stdio::piped())
+        .spawn()
+        .map_err(|error| lab_error(format!("{shown}: {error}")))?;
+    let started = std::time::Instant::now();
+    while child
+        .try_wait()
+        .map_err(|error| lab_error(error.to_string()))?
+        .is_none()
+    {
+        if started.elapsed() > limit {
+            let _ = child.kill();
+            return Err(lab_error(format!("{shown} ran longer than {limit:?}")));
+        }
+        std::thread::sleep(Duration::from_millis(50));
+    }
+    let output = child
+        .wait_with_output()
+        .map_err(|error| lab_error(error.to_string()))?;
+    let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
+    if !output.status.success() {
+        return Err(lab_error(format!(
+            "{shown} failed ({}): {}{}",
+            output.status,
+            stdout,
+            String::from_utf8_lossy(&output.stderr)
+        )));
+    }
+    Ok(stdout)
+}
+
+fn pgbench(target: &Target, arguments: &[String], limit: Duration) -> pythia::Result<String> {
+    run_to_end(
+        Command::new(program("pgbench")?)
+            .arg("-h")
+            .arg(&target.host)
+            .arg("-p")
+            .arg(target.port.to_string())
+            .arg("-U")
+            .arg(target.user)
+            .args(arguments)
+            .arg(target.database)
+            .env("PGCONNECT_TIMEOUT", "10"),
+        limit,
+    )
+}
+
+/// tps from pgbench's report, and the failed transactions it counted.
+fn tps_of(report: &str) -> pythia::Result<(f64, u64)> {
+    let tps = report
+        .lines()
+        .find_map(|line| line.strip_prefix("tps = "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .ok_or_else(|| lab_error(format!("no tps in pgbench's report:\n{report}")))?;
+    let failed = report
+        .lines()
+        .find_map(|line| line.strip_prefix("number of failed transactions: "))
+        .and_then(|rest| rest.split_whitespace().next())
+        .and_then(|number| number.parse().ok())
+        .unwrap_or(0);
+    Ok((tps, failed))
+}
+
+fn free_port() -> pythia::Result<u16> {
+    let listener = std::net::TcpListener::bind("127.0.0.1:0")
+        .map_err(|error| lab_error(format!("no free port: {error}")))?;
+    Ok(listener
+        .local_addr()
+        .map_err(|error| lab_error(error.to_string()))?
+        .port())
+}
+
+/// A PostgreSQL 15 server of its own, stopped when dropped.
+struct PostgreSql {
+    data: PathBuf,
+    port: u16,
+    /// Commands run as `postgres` when the lab runs as root.
+    as_postgres: bool,
+}
+
+impl PostgreSql {
+    fn command(&self, name: &str) -> pythia::Result<Command> {
+        let program = program(name)?;
+        Ok(if self.as_postgres {
+            let mut command = Command::new("runuser");
+            command.args(["-u", "postgres", "--"]).arg(program);
+            command
+        } else {
+            Command::new(program)
+        })
+    }
+
+    fn start(dir: &Path) -> pythia::Result<PostgreSql> {
+        let data = dir.join("postgresql");
+        let _ = std::fs::remove_dir_all(&data);
+        std::fs::create_dir_all(&data).map_err(|error| lab_error(error.to_string()))?;
+        // Absolute: the server runs in its own directory and puts its socket in this one.
+        let data = data
+            .canonicalize()
+            .map_err(|error| lab_error(error.to_string()))?;
+        // PostgreSQL refuses to run as root.
+        let as_postgres =
+            run_to_end(Command::new("id").arg("-u"), Duration::from_secs(10))?.trim() == "0";
+        if as_postgres {
+            run_to_end(
+                Command::new("chown").args(["-R", "postgres:"]).arg(&data),
+                Duration::from_secs(30),
+            )?;
+        }
+        let server = PostgreSql {
+            data: data.clone(),
+            port: free_port()?,
+            as_postgres,
+        };
+        run_to_end(
+            server.command("initdb")?.arg("-D").arg(&data).args([
+                "-A",
+                "trust",
+                "-U",
+                "postgres",
+                "--no-sync",
+            ]),
+            Duration::from_secs(120),
+        )?;
+        let options = format!(
+            "-p {} -k {} -c listen_addresses=127.0.0.1 -c shared_buffers={SHARED_BUFFERS} \
+             -c max_connections=100 -c fsync=on -c synchronous_commit=on",
+            server.port,
+            data.display()
+        );
+        run_to_end(
+            server
+                .command("pg_ctl")?
+                .arg("-D")
+                .arg(&data)
+                .args(["-w", "-l"])
+                .arg(data.join("server.log"))
+                .arg("-o")
+                .arg(options)
+                .arg("start"),
+            Duration::from_secs(120),
+        )?;
+        Ok(server)
+    }
+
+    fn target(&self) -> Target {
+        Target {
+            host: "127.0.0.1".to_string(),
+            port: self.port,
+            user: "postgres",
+            database: "postgres",
+        }
+    }
+}
+
+impl Drop for PostgreSql {
+    fn drop(&mut self) {
+        if let Ok(mut command) = self.command("pg_ctl") {
+            let _ = run_to_end(
+                command
+                    .arg("-D")
+                    .arg(&self.data)
+                    .args(["-m", "fast", "stop"]),
+                Duration::from_secs(60),
+            );
+        }
+    }
+}
+
+fn setting(parameters: &[(String, String)], name: &str, default: u64) -> pythia::Result<u64> {
+    match parameters.iter().find(|(key, _)| key == name) {
+        Some((_, value)) => value
+            .parse()
+            .map_err(|_| lab_error(format!("-p {name}={value}: not a whole number"))),
+        None => Ok(default),
+    }
+}
+
+pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
+    let scale = setting(parameters, "scale", if quick { 1 } else { 10 })?;
+    let seconds = setting(parameters, "seconds", if quick { 3 } else { 15 })?;
+    println!(
+        "pgbench against Pythia and PostgreSQL 15, scale {scale}, {seconds} s a point, \
+         cache {SHARED_BUFFERS} each"
+    );
+    program("pgbench")?;
+    let _ = std::fs::remove_dir_all(dir);
+    let instance = Instance::open(
+        dir.join("pythia"),
+        &[("db_cache_size", "256M"), ("processes", "100")],
+    )?;
+    // Trust on the loopback for both servers: the comparison is of the work, not the logon.
+    let server = Server::start(
+        instance.clone(),
+        "127.0.0.1:0".parse().expect("an address"),
+        ServerOptions {
+            trust: true,
+            ..ServerOptions::default()
+        },
+    )
+    .map_err(|error| lab_error(format!("pythia serve: {error}")))?;
+    let pythia = Target {
+        host: "127.0.0.1".to_string(),
+        port: server.local_addr().port(),
+        user: "system",
+        database: "pythia",
+    };
+    let postgresql = PostgreSql::start(dir)?;
+    let targets = [("Pythia", &pythia), ("PostgreSQL", &postgresql.target())];
+    let init_limit = Duration::from_secs(600 + 120 * scale);
+    for (name, target) in targets {
+        let started = std::time::Instant::now();
+        pgbench(
+            target,
+            &[
+                "-i".to_string(),
+                "-q".into(),
+                "-s".into(),
+                scale.to_string(),
+            ],
+            init_limit,
+        )?;
+        println!(
+            "  {name}: pgbench -i -s {scale} in {:.1} s",
+            started.elapsed().as_secs_f64()
+        );
+    }
+    let mut table = Table::new();
+    table.set_header(vec![
+        "workload",
+        "clients",
+        "Pythia tps",
+        "PostgreSQL tps",
+        "ratio",
+        "target",
+        "met",
+    ]);
+    for point in POINTS {
+        let mut arguments: Vec<String> = vec!["-n".into()];
+        arguments.extend(point.arguments.iter().map(|argument| argument.to_string()));
+        arguments.extend([
+            "-c".into(),
+            point.clients.to_string(),
+            "-j".into(),
+            point.clients.min(2).to_string(),
+            "-T".into(),
+            seconds.to_string(),
+        ]);
+        let limit = Duration::from_secs(seconds) + RUN_SLACK;
+        let mut measured = Vec::new();
+        for (name, target) in targets {
+            let (tps, failed) = tps_of(&pgbench(target, &arguments, limit)?)?;
+            if failed > 0 {
+                return Err(lab_error(format!(
+                    "{name}: {failed} failed transactions in {} at {} clients",
+                    point.workload, point.clients
+                )));
+            }
+            measured.push(tps);
+        }
+        let ratio = measured[0] / measured[1].max(1e-9);
+        table.add_row(vec![
+            point.workload.to_string(),
+            point.clients.to_string(),
+            format!("{:.0}", measured[0]),
+            format!("{:.0}", measured[1]),
+            format!("{ratio:.2}x"),
+            format!(">= {:.1}x", point.target),
+            if ratio >= point.target { "yes" } else { "no" }.to_string(),
+        ]);
+        println!(
+            "  {} at {} clients: Pythia {:.0} tps, PostgreSQL {:.0} tps",
+            point.workload, point.clients, measured[0], measured[1]
+        );
+    }
+    println!("{table}");
+    drop(postgresql);
+    server.stop();
+    instance.shutdown()?;
+    Ok(())
+}
