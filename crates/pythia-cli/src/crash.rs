@@ -35,9 +35,11 @@
 //!    datafile block passes.
 //!
 //! A kill during the worker's very first open may leave no database, or one whose creation
-//! did not finish (the next open creates it anew), or the schema in part: with nothing
-//! acknowledged yet, that is all right, and the round checks the rest only once the setup is
-//! whole.
+//! did not finish (the next open creates it anew), or the schema in part: the first of its
+//! DDL statements and not the others (the next round's worker makes the rest), and the
+//! counters rows or none. With nothing acknowledged yet, that is all right, and the round
+//! checks the rest only once the setup is whole. A DDL statement recovered in part (a table
+//! without its primary key) is a breach in any round: each is all or nothing.
 //!
 //! Each round is a row of the table printed at the end: acks per session, the highest
 //! sequence present, in-flight commits found, datafile blocks failing at the kill (torn) and
@@ -58,6 +60,7 @@ use std::time::{Duration, Instant};
 
 use comfy_table::Table;
 use pythia::buffer::AccessKind;
+use pythia::catalog::{Dictionary, TableDef};
 use pythia::instance::dbverify;
 use pythia::storage::block::BlockId;
 use pythia::storage::heap::{self, RowId};
@@ -145,6 +148,27 @@ fn create_if_absent(session: &mut Session, sql: &str) -> pythia::Result<()> {
 /// process with status 1.
 pub fn worker(dir: &Path) -> pythia::Result<()> {
     let instance = Instance::open(dir, PARAMETERS)?;
+    set_up(&instance)?;
+    let started = Instant::now();
+    thread::scope(|scope| {
+        for number in 0..SESSIONS {
+            let instance = &instance;
+            scope.spawn(move || {
+                if let Err(error) = session_loop(instance, number, started) {
+                    // The others would go on committing: the whole worker stops, and the lab
+                    // sees it exit before its kill.
+                    eprintln!("crash worker, session {number}: {error}");
+                    std::process::exit(1);
+                }
+            });
+        }
+    });
+    instance.shutdown()
+}
+
+/// The worker's setup: the SCHEMA statements an earlier round's kill left undone, then a
+/// counters row per session (one transaction).
+fn set_up(instance: &Arc<Instance>) -> pythia::Result<()> {
     let mut setup = instance.connect()?;
     for statement in SCHEMA {
         create_if_absent(&mut setup, statement)?;
@@ -161,22 +185,7 @@ pub fn worker(dir: &Path) -> pythia::Result<()> {
         }
     }
     setup.execute("commit")?;
-    drop(setup);
-    let started = Instant::now();
-    thread::scope(|scope| {
-        for number in 0..SESSIONS {
-            let instance = &instance;
-            scope.spawn(move || {
-                if let Err(error) = session_loop(instance, number, started) {
-                    // The others would go on committing: the whole worker stops, and the lab
-                    // sees it exit before its kill.
-                    eprintln!("crash worker, session {number}: {error}");
-                    std::process::exit(1);
-                }
-            });
-        }
-    });
-    instance.shutdown()
+    Ok(())
 }
 
 /// One session's transactions, each acknowledged on stdout once its COMMIT returned.
@@ -593,8 +602,11 @@ fn check(
     last_acked: &[i64; SESSIONS],
 ) -> Result<[i64; SESSIONS], String> {
     let mut session = instance.connect().map_err(|error| error.to_string())?;
-    if *last_acked == [0; SESSIONS] && !setup_done(instance, &mut session)? {
-        return Ok([0; SESSIONS]); // killed before the worker's sessions started
+    if !setup_done(instance, &mut session)? {
+        if *last_acked == [0; SESSIONS] {
+            return Ok([0; SESSIONS]); // killed before the worker's sessions started
+        }
+        return Err("the worker's setup is not all there, after commits were acknowledged".into());
     }
     let mut present = [0i64; SESSIONS];
     let mut seqs: [BTreeSet<i64>; SESSIONS] = Default::default();
@@ -674,19 +686,83 @@ fn check(
     check_access_paths(&mut session).map(|()| present)
 }
 
-/// Whether the worker's setup (the schema, a counters row per session) was all committed:
-/// it is done before any session starts, so it is, once anything has been acknowledged.
+/// Whether the worker's setup (every SCHEMA statement, a counters row per session) was
+/// all committed: it is done before any session starts, so it is, once anything has been
+/// acknowledged. A kill during it legitimately leaves the first statements of SCHEMA and not
+/// the others (each commits before the next begins; the next round's worker makes the rest),
+/// and no counters row or all of them; anything else is a breach (`schema_made`).
 fn setup_done(instance: &Instance, session: &mut Session) -> Result<bool, String> {
-    let dictionary = instance.catalog().current();
-    let tables = ["T", "CHILD", "COUNTERS"].map(|name| dictionary.table(name).ok());
-    let [Some(t), Some(_), Some(_)] = tables else {
-        return Ok(false);
-    };
-    if t.indexes.len() < 2 {
+    if schema_made(instance)? < SCHEMA.len() {
         return Ok(false);
     }
     let counters = query(session, "select count(*) from counters")?;
-    Ok(integer(&counters[0][0]) == SESSIONS as i128)
+    match integer(&counters[0][0]) {
+        0 => Ok(false),
+        rows if rows == SESSIONS as i128 => Ok(true),
+        rows => Err(format!(
+            "counters holds {rows} of the setup's {SESSIONS} rows, which one commit inserted"
+        )),
+    }
+}
+
+/// What each SCHEMA statement makes, as a dictionary shows it: (the statement, whether any
+/// of it is there, whether all of it is).
+fn schema_statements(dictionary: &Dictionary) -> [(&'static str, bool, bool); 4] {
+    let has_primary_key = |table: &TableDef, columns: &[&str]| {
+        let positions: Option<Vec<usize>> =
+            columns.iter().map(|column| table.column(column)).collect();
+        table
+            .indexes
+            .iter()
+            .any(|index| index.primary && Some(&index.columns) == positions.as_ref())
+    };
+    let table = |name: &str| dictionary.table(name).ok();
+    let (t, child, counters) = (table("T"), table("CHILD"), table("COUNTERS"));
+    let t_tag = dictionary.indexes.get("T_TAG");
+    [
+        (
+            SCHEMA[0],
+            t.is_some(),
+            t.is_some_and(|t| has_primary_key(t, &["SESSION_ID", "SEQ"])),
+        ),
+        (
+            SCHEMA[1],
+            t_tag.is_some(),
+            t_tag.is_some_and(|index| index.table_name == "T"),
+        ),
+        (
+            SCHEMA[2],
+            child.is_some(),
+            child.is_some_and(|child| {
+                has_primary_key(child, &["SESSION_ID", "SEQ", "PART"])
+                    && child.foreign_keys.iter().any(|key| key.parent == "T")
+            }),
+        ),
+        (
+            SCHEMA[3],
+            counters.is_some(),
+            counters.is_some_and(|counters| has_primary_key(counters, &["SESSION_ID"])),
+        ),
+    ]
+}
+
+/// How many SCHEMA statements the recovered database holds, each whole and in order. A
+/// statement there in part (a table without its primary key: the crash test once found one,
+/// made by a CREATE TABLE that committed its key's index separately) or one there without
+/// those before it is an error: each DDL statement is all or nothing, and the worker runs
+/// them in order.
+fn schema_made(instance: &Instance) -> Result<usize, String> {
+    let statements = schema_statements(&instance.catalog().current());
+    if let Some((statement, ..)) = statements.iter().find(|(_, any, all)| *any && !*all) {
+        return Err(format!("`{statement}` was recovered in part"));
+    }
+    let made = statements.iter().take_while(|(_, any, _)| *any).count();
+    if let Some((statement, ..)) = statements[made..].iter().find(|(_, any, _)| *any) {
+        return Err(format!(
+            "`{statement}` was recovered without the statements before it"
+        ));
+    }
+    Ok(made)
 }
 
 /// The ROWIDs of the rows of the heap segment `header` a new snapshot sees (a migrated row
@@ -824,6 +900,72 @@ mod tests {
         let long = lengths.iter().filter(|length| **length >= 1_000).count();
         assert!((50..=150).contains(&long), "{long} long payloads in 400");
         assert!(payload(3, 12).starts_with("3:12;3:12;"));
+    }
+
+    /// An instance with the lab's parameters in a directory of its own, with `statements`
+    /// run in it; shut down and removed when dropped.
+    struct Scratch {
+        instance: Arc<Instance>,
+        dir: std::path::PathBuf,
+    }
+
+    impl Scratch {
+        fn with(name: &str, statements: &[&str]) -> Scratch {
+            let dir = std::env::temp_dir()
+                .join(format!("pythia-crash-check-{name}-{}", std::process::id()));
+            let _ = std::fs::remove_dir_all(&dir);
+            let instance = Instance::open(&dir, PARAMETERS).unwrap();
+            let mut session = instance.connect().unwrap();
+            for statement in statements {
+                session
+                    .execute(statement)
+                    .unwrap_or_else(|error| panic!("{statement}: {error}"));
+            }
+            Scratch { instance, dir }
+        }
+    }
+
+    impl Drop for Scratch {
+        fn drop(&mut self) {
+            let _ = self.instance.shutdown();
+            let _ = std::fs::remove_dir_all(&self.dir);
+        }
+    }
+
+    /// A kill between two of the worker's DDL statements (between `create table t` and
+    /// `create index t_tag`, say) leaves the first ones: with nothing acknowledged that is no
+    /// failure, and the next round's worker makes the rest; then the checks run in full.
+    #[test]
+    fn a_schema_cut_between_two_statements_passes_and_the_next_worker_completes_it() {
+        for made in 0..=SCHEMA.len() {
+            let scratch = Scratch::with(&format!("cut{made}"), &SCHEMA[..made]);
+            let instance = &scratch.instance;
+            assert_eq!(schema_made(instance), Ok(made));
+            assert_eq!(check(instance, &[0; SESSIONS]), Ok([0; SESSIONS]), "{made}");
+            set_up(instance).unwrap();
+            let mut session = instance.connect().unwrap();
+            assert_eq!(setup_done(instance, &mut session), Ok(true), "{made}");
+            assert_eq!(check(instance, &[0; SESSIONS]), Ok([0; SESSIONS]), "{made}");
+            // Acknowledged commits are looked for once the setup is whole.
+            assert!(check(instance, &[1, 0, 0, 0]).is_err());
+        }
+    }
+
+    /// A statement recovered in part, or out of order, fails the round at once, acknowledged
+    /// commits or not: the engine makes each DDL statement all or nothing.
+    #[test]
+    fn a_statement_recovered_in_part_or_out_of_order_fails_the_check() {
+        let without_key = "create table t (session_id number, seq number, \
+                           tag varchar2(40) not null, payload varchar2(4000) not null)";
+        let part = Scratch::with("part", &[without_key]);
+        let found = check(&part.instance, &[0; SESSIONS]).unwrap_err();
+        assert!(found.contains("recovered in part"), "{found}");
+        let order = Scratch::with("order", &[SCHEMA[0], SCHEMA[2]]);
+        let found = check(&order.instance, &[0; SESSIONS]).unwrap_err();
+        assert!(
+            found.contains("without the statements before it"),
+            "{found}"
+        );
     }
 
     #[test]

@@ -61,10 +61,11 @@ use crate::instrumentation::{self, LatchName, RwLatch, Statistic, WaitEvent};
 use crate::storage::block::{self, BlockId};
 use crate::storage::datafile::FileSet;
 
-/// The write-ahead rule's hook: the cache asks the redo log to be durable up to an LSN before
-/// it writes a block changed by that redo.
+/// The write-ahead rule's hook: before it writes a block, the cache asks the redo log to make
+/// durable the record that last changed it (whose start is the block's LSN), and everything
+/// before it.
 pub trait RedoFlusher: Send + Sync {
-    fn flush_to(&self, lsn: u64) -> Result<()>;
+    fn flush_record(&self, lsn: u64) -> Result<()>;
 }
 
 const EMPTY_TAG: u64 = u64::MAX;
@@ -1316,7 +1317,7 @@ impl BufferCache {
     /// ahead rule): a before image written for a block its holder keeps latched.
     fn write_single(&self, id: BlockId, image: &[u8]) -> Result<()> {
         let mut sealed: Box<[u8]> = image.into();
-        self.redo.flush_to(block::lsn(&sealed))?;
+        self.redo.flush_record(block::lsn(&sealed))?;
         block::seal(&mut sealed);
         self.files.write_blocks(&[(id, &sealed[..])])
     }
@@ -1448,7 +1449,7 @@ impl BufferCache {
         if images.is_empty() {
             return Ok(written_for_holders);
         }
-        self.redo.flush_to(highest_lsn)?;
+        self.redo.flush_record(highest_lsn)?;
         let batch: Vec<(BlockId, &[u8])> = images
             .iter()
             .map(|(_, id, image, _)| (*id, &image[..]))
@@ -1687,7 +1688,7 @@ mod tests {
     struct NoRedo;
 
     impl RedoFlusher for NoRedo {
-        fn flush_to(&self, _lsn: u64) -> Result<()> {
+        fn flush_record(&self, _lsn: u64) -> Result<()> {
             Ok(())
         }
     }

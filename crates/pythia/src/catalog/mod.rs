@@ -52,11 +52,24 @@
 //! deleted at the next rewrite.
 //!
 //! DICT$ rows are written through the transaction layer like any table's rows, so they have
-//! redo and undo: a DDL statement is one transaction, committed before it returns (Oracle's
-//! implicit commit), and a crash in the middle leaves either the whole change or none of it.
-//! Segments are created and dropped by mini-transactions of their own; a crash between the
-//! segment's creation and the DDL's commit leaks the segment's extents (known limit: no
-//! space reclamation at recovery yet).
+//! redo and undo. A DDL statement is one transaction ([`Catalog::statement`]), committed
+//! durably before it returns (Oracle's implicit commit), however many objects it changes:
+//! CREATE TABLE with its keys' indexes (and AS SELECT's rows), ALTER TABLE ... ADD PRIMARY
+//! KEY (the columns NOT NULL, then the index), DROP TABLE of a list with the foreign keys
+//! CASCADE CONSTRAINTS drops, TRUNCATE of a list. Each part is a method of the
+//! [`DdlStatement`], made on the statement's own copy of the dictionary, which is published
+//! only after the commit. An error rolls all of it back; a crash leaves all of it or none of
+//! it. The segments are part of the transaction too
+//! ([`TransactionManager::create_segment`], [`TransactionManager::drop_segment_at_commit`]):
+//! one made by a statement that rolls back (or was in flight at a crash) is freed with it,
+//! one dropped is freed by the commit record's own redo, so that no crash leaks or loses one.
+//! TRUNCATE gives the table and its indexes new segments and drops the old ones, rather
+//! than cutting a segment back in place, which no rollback could undo.
+//!
+//! Before this, CREATE TABLE committed the table and then each key's index in a DDL of its
+//! own: a crash between left a table without its primary key (`lab crash`'s worker then
+//! failed with ORA-02268 on the table referencing it). `tests/ddl_crash.rs` crashes each kind
+//! of DDL at every one of its syncs.
 //!
 //! A table's row holds a CREATE TABLE text written from its definition ([`table_ddl`]; a
 //! database made before holds the user's own text, read the same way), and opening the
@@ -699,38 +712,38 @@ impl Catalog {
         self.next_object_id.fetch_add(1, Ordering::AcqRel) as u32
     }
 
-    /// Runs a DDL change: serialized with other DDL, in its own transaction that is
-    /// committed (durably) before the new dictionary is published.
-    fn change(
-        &self,
-        work: impl FnOnce(&mut Dictionary, &mut DdlContext) -> Result<()>,
-    ) -> Result<()> {
+    /// Runs one DDL statement: serialized with other DDL (the 'library cache lock' below),
+    /// `work` makes every change of the statement through a [`DdlStatement`], each seeing
+    /// the ones before it, in one transaction committed durably before the new dictionary
+    /// is published. An error rolls all of it back; a crash leaves all of it or none of it
+    /// (the segments it made and dropped included: see the module documentation).
+    pub fn statement<T>(&self, work: impl FnOnce(&mut DdlStatement) -> Result<T>) -> Result<T> {
         let _ddl = self.ddl.lock();
-        let mut dictionary = (*self.current()).clone();
         let transactions = &self.storage.transactions;
-        let mut context = DdlContext {
-            catalog: self,
-            transaction: Some(transactions.begin()?),
-            after_commit: Vec::new(),
+        let mut statement = DdlStatement {
+            dictionary: (*self.current()).clone(),
+            context: DdlContext {
+                catalog: self,
+                transaction: Some(transactions.begin()?),
+            },
         };
-        match work(&mut dictionary, &mut context) {
-            Ok(()) => {
+        match work(&mut statement) {
+            Ok(value) => {
+                let DdlStatement {
+                    dictionary,
+                    mut context,
+                } = statement;
                 let transaction = context.transaction.take().expect("transaction");
                 transactions.commit(transaction, true)?;
-                {
-                    let mut current = self.current.write();
-                    let before = std::mem::replace(&mut *current, Arc::new(dictionary));
-                    if let Some(hook) = self.change_hook.get() {
-                        hook(&before, &current);
-                    }
+                let mut current = self.current.write();
+                let before = std::mem::replace(&mut *current, Arc::new(dictionary));
+                if let Some(hook) = self.change_hook.get() {
+                    hook(&before, &current);
                 }
-                for action in context.after_commit.drain(..) {
-                    action(self)?;
-                }
-                Ok(())
+                Ok(value)
             }
             Err(error) => {
-                if let Some(transaction) = context.transaction.take() {
+                if let Some(transaction) = statement.context.transaction.take() {
                     transactions.rollback(transaction)?;
                 }
                 Err(error)
@@ -738,68 +751,15 @@ impl Catalog {
         }
     }
 
-    /// Creates a table whose blocks go to `buffer_pool`, scanned at the midpoint when
-    /// `cache`; `rows` (CREATE TABLE AS SELECT) are inserted in the same transaction. DICT$
-    /// keeps the CREATE TABLE text made from the definition.
-    pub fn create_table(
+    /// A statement of one change, made on the dictionary and in the transaction directly.
+    fn change(
         &self,
-        name: &str,
-        definition: Definition,
-        buffer_pool: BufferPool,
-        cache: bool,
-        rows: Vec<Vec<Value>>,
+        work: impl FnOnce(&mut Dictionary, &mut DdlContext) -> Result<()>,
     ) -> Result<()> {
-        check_name(name)?;
-        let ddl = table_ddl(name, &definition)?;
-        let Definition {
-            columns,
-            checks,
-            foreign_keys,
-        } = definition;
-        let ddl = ddl.as_str();
-        if columns.is_empty() || columns.len() > TABLE_COLUMNS_MAX {
-            return Err(Error::new(
-                1792,
-                format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
-            ));
-        }
-        self.change(|dictionary, context| {
-            if dictionary.name_in_use(name) {
-                return Err(Error::name_in_use());
-            }
-            let object_id = self.next_object_id();
-            let segment = context.create_segment(object_id, SegmentKind::Heap, buffer_pool)?;
-            let mut table = TableDef {
-                object_id,
-                name: name.to_string(),
-                columns,
-                segment,
-                insert_points: Arc::default(),
-                indexes: Vec::new(),
-                checks,
-                foreign_keys,
-                comments: Comments::default(),
-                statistics: None,
-                buffer_pool,
-                cache,
-                created: now_seconds(),
-                ddl: ddl.to_string(),
-                dictionary_row: RowId { block: 0, slot: 0 },
-                statistics_rows: Vec::new(),
-            };
-            table.dictionary_row = context.insert(&table.dictionary_values())?;
-            for row in rows {
-                let row = crate::sql::dml::check_row(&table, row)?;
-                crate::sql::dml::insert_row(&self.storage, context.transaction(), &table, &row)?;
-            }
-            dictionary.tables.insert(name.to_string(), Arc::new(table));
-            Ok(())
-        })
+        self.statement(|statement| work(&mut statement.dictionary, &mut statement.context))
     }
 
-    /// Creates an index (and fills it from the table's committed rows) on `columns`, each
-    /// (column name, kept in descending order). `constraint` names the PRIMARY KEY or UNIQUE
-    /// constraint it enforces; the index's blocks go to `buffer_pool`.
+    /// CREATE INDEX: [`DdlStatement::create_index`] as a statement of its own.
     pub fn create_index(
         &self,
         name: &str,
@@ -809,305 +769,18 @@ impl Catalog {
         constraint: Option<(&str, bool)>,
         buffer_pool: BufferPool,
     ) -> Result<()> {
-        check_name(name)?;
-        if columns.is_empty() || columns.len() > INDEX_COLUMNS_MAX {
-            return Err(Error::new(
-                1793,
-                format!("maximum number of index columns is {INDEX_COLUMNS_MAX}"),
-            ));
-        }
-        self.change(|dictionary, context| {
-            if dictionary.name_in_use(name) {
-                return Err(Error::name_in_use());
-            }
-            let table = dictionary.table(table_name)?.clone();
-            let mut positions = Vec::with_capacity(columns.len());
-            for (column, _) in columns {
-                let position = table
-                    .column(column)
-                    .ok_or_else(|| Error::invalid_identifier(column))?;
-                if positions.contains(&position) {
-                    return Err(Error::new(957, "duplicate column name"));
-                }
-                positions.push(position);
-            }
-            if let Some(existing) = table
-                .indexes
-                .iter()
-                .find(|index| index.columns == positions)
-            {
-                if constraint.is_none() || existing.unique {
-                    return Err(Error::new(1408, "such column list already indexed"));
-                }
-            }
-            let object_id = self.next_object_id();
-            let tree = self.create_tree(object_id, unique, buffer_pool)?;
-            let mut index = IndexDef {
-                object_id,
-                name: name.to_string(),
-                table_id: table.object_id,
-                table_name: table.name.clone(),
-                descending: columns.iter().map(|(_, descending)| *descending).collect(),
-                columns: positions,
-                unique,
-                constraint: constraint.map(|(name, _)| name.to_string()),
-                primary: constraint.is_some_and(|(_, primary)| primary),
-                buffer_pool,
-                tree,
-                dictionary_row: RowId { block: 0, slot: 0 },
-            };
-            index.dictionary_row = context.insert(&index.dictionary_values())?;
-            let index = Arc::new(index);
-            crate::sql::dml::build_index(&self.storage, context.transaction(), &table, &index)?;
-            dictionary.indexes.insert(name.to_string(), index.clone());
-            let mut changed = clone_table(&table);
-            changed.indexes.push(index.clone());
-            // Oracle computes an index's statistics when it creates it. Here they hang off
-            // the table's, so only an analyzed table gets them (its figures are kept).
-            if let Some(gathered) = &table.statistics {
-                let mut with_index = (**gathered).clone();
-                with_index.indexes.insert(
-                    index.name.clone(),
-                    crate::sql::gather::index_statistics(
-                        &self.storage.cache,
-                        &index,
-                        now_seconds(),
-                    )?,
-                );
-                changed.statistics = Some(Arc::new(with_index));
-                changed.write_statistics(context)?;
-            }
-            dictionary
-                .tables
-                .insert(changed.name.clone(), Arc::new(changed));
-            Ok(())
+        self.statement(|statement| {
+            statement.create_index(name, table_name, columns, unique, constraint, buffer_pool)
         })
     }
 
-    /// ALTER TABLE (and RENAME): `work` sees the table's current definition and says what
-    /// it becomes. In the DDL's transaction: existing rows are validated and rewritten (each
-    /// rewrite logged and undone on failure like any change), indexes on a dropped column
-    /// are dropped (ORA-12991 for a multi-column key) and the others renumbered, and the
-    /// table's DICT$ row gets its new name and CREATE TABLE text.
+    /// ALTER TABLE (and RENAME): [`DdlStatement::alter_table`] as a statement of its own.
     pub fn alter_table<'a>(
         &self,
         name: &str,
         work: impl FnOnce(&TableDef) -> Result<Alteration<'a>>,
     ) -> Result<()> {
-        self.change(|dictionary, context| {
-            let old = dictionary.table(name)?.clone();
-            let alteration = work(&old)?;
-            check_name(&alteration.name)?;
-            if alteration.name != old.name && dictionary.name_in_use(&alteration.name) {
-                return Err(Error::name_in_use());
-            }
-            if alteration.columns.is_empty() {
-                return Err(Error::new(12983, "cannot drop all columns in a table"));
-            }
-            if alteration.columns.len() > TABLE_COLUMNS_MAX {
-                return Err(Error::new(
-                    1792,
-                    format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
-                ));
-            }
-            let definition = Definition {
-                columns: alteration.columns,
-                checks: alteration.checks,
-                foreign_keys: alteration.foreign_keys,
-            };
-            let ddl = table_ddl(&alteration.name, &definition)?;
-            let mut table = clone_table(&old);
-            table.name = alteration.name.clone();
-            // Tables whose foreign keys reference this one follow its new names.
-            let renamed_columns: Vec<(String, String)> = if alteration.dropped_column.is_none()
-                && definition.columns.len() == old.columns.len()
-            {
-                old.columns
-                    .iter()
-                    .zip(&definition.columns)
-                    .filter(|(before, after)| before.name != after.name)
-                    .map(|(before, after)| (before.name.clone(), after.name.clone()))
-                    .collect()
-            } else {
-                Vec::new()
-            };
-            if table.name != old.name || !renamed_columns.is_empty() {
-                let children: Vec<Arc<TableDef>> = dictionary
-                    .tables
-                    .values()
-                    .filter(|other| {
-                        other.object_id != old.object_id
-                            && other.foreign_keys.iter().any(|key| key.parent == old.name)
-                    })
-                    .cloned()
-                    .collect();
-                for child in children {
-                    let mut changed = clone_table(&child);
-                    for key in &mut changed.foreign_keys {
-                        if key.parent != old.name {
-                            continue;
-                        }
-                        key.parent = table.name.clone();
-                        for column in &mut key.parent_columns {
-                            if let Some((_, to)) =
-                                renamed_columns.iter().find(|(from, _)| from == column)
-                            {
-                                *column = to.clone();
-                            }
-                        }
-                    }
-                    changed.ddl = table_ddl(&changed.name, &changed.definition())?;
-                    context.update(changed.dictionary_row, &changed.dictionary_values())?;
-                    dictionary
-                        .tables
-                        .insert(changed.name.clone(), Arc::new(changed));
-                }
-            }
-            if !table.comments.columns.is_empty() {
-                let dropped = alteration
-                    .dropped_column
-                    .map(|position| old.columns[position].name.clone());
-                let mut columns = BTreeMap::new();
-                for (column, text) in std::mem::take(&mut table.comments.columns) {
-                    if Some(&column) == dropped.as_ref() {
-                        continue;
-                    }
-                    let column = renamed_columns
-                        .iter()
-                        .find(|(from, _)| *from == column)
-                        .map_or(column, |(_, to)| to.clone());
-                    columns.insert(column, text);
-                }
-                let changed = columns != old.comments.columns;
-                table.comments.columns = columns;
-                if changed {
-                    table.comments.write(context, table.object_id)?;
-                }
-            }
-            table.columns = definition.columns;
-            table.checks = definition.checks;
-            table.foreign_keys = definition.foreign_keys;
-            table.buffer_pool = alteration.buffer_pool;
-            table.cache = alteration.cache;
-            table.ddl = ddl.clone();
-            table.indexes.clear();
-            // Indexes: renumbered past a dropped column, renamed with the table.
-            for index in &old.indexes {
-                let mut columns = index.columns.clone();
-                if let Some(dropped) = alteration.dropped_column {
-                    if columns.contains(&dropped) {
-                        if index.constraint.is_some() && columns.len() > 1 {
-                            return Err(Error::new(
-                                12991,
-                                "column is referenced in a multi-column constraint",
-                            ));
-                        }
-                        context.delete(index.dictionary_row)?;
-                        dictionary.indexes.remove(&index.name);
-                        let header = index.tree.header();
-                        context.after_commit(move |catalog| catalog.drop_segment(header));
-                        continue;
-                    }
-                    for column in &mut columns {
-                        if *column > dropped {
-                            *column -= 1;
-                        }
-                    }
-                }
-                let changed = Arc::new(IndexDef {
-                    table_name: table.name.clone(),
-                    columns,
-                    ..(**index).clone()
-                });
-                if changed.columns != index.columns {
-                    context.update(changed.dictionary_row, &changed.dictionary_values())?;
-                }
-                dictionary
-                    .indexes
-                    .insert(changed.name.clone(), changed.clone());
-                table.indexes.push(changed);
-            }
-            if alteration.validate.is_some()
-                || alteration.rewrite.is_some()
-                || alteration.validate_new.is_some()
-            {
-                let storage = &self.storage;
-                let rows = crate::sql::dml::current_rows(storage, context.transaction(), &old)?;
-                for (rowid, row) in rows {
-                    if let Some(validate) = &alteration.validate {
-                        validate(&row)?;
-                    }
-                    let Some(rewrite) = &alteration.rewrite else {
-                        if let Some(validate_new) = &alteration.validate_new {
-                            let mut padded = row.clone();
-                            padded.resize(table.columns.len(), Value::Null);
-                            validate_new(&padded)?;
-                        }
-                        continue;
-                    };
-                    let new_row = crate::sql::dml::check_row(&table, rewrite(row.clone())?)?;
-                    if let Some(validate_new) = &alteration.validate_new {
-                        validate_new(&new_row)?;
-                    }
-                    let mut data = Vec::new();
-                    encode_row(&new_row, &mut data);
-                    let transaction = context.transaction();
-                    storage.transactions.change_row(
-                        transaction,
-                        old.object_id,
-                        old.buffer_pool,
-                        rowid,
-                        &mut |_| Ok(RowChange::Update(data.clone())),
-                    )?;
-                    // An index whose key changed with the row (a type change that pads
-                    // or converts a key column): move its entry.
-                    for index in &table.indexes {
-                        let Some(before) = old
-                            .indexes
-                            .iter()
-                            .find(|other| other.object_id == index.object_id)
-                        else {
-                            continue;
-                        };
-                        crate::sql::dml::move_index_entry(
-                            storage,
-                            transaction,
-                            &table,
-                            before,
-                            index,
-                            &row,
-                            &new_row,
-                            rowid,
-                        )?;
-                    }
-                }
-            }
-            if let Some(gathered) = &old.statistics {
-                // A renamed column keeps its statistics, a dropped one (and the indexes that
-                // went with it) loses them; a type change keeps them, as in Oracle.
-                let mut kept = match alteration.dropped_column {
-                    Some(position) => {
-                        gathered.with_column_renamed(&old.columns[position].name, None)
-                    }
-                    None => (**gathered).clone(),
-                };
-                for (from, to) in &renamed_columns {
-                    kept = kept.with_column_renamed(from, Some(to));
-                }
-                kept.indexes
-                    .retain(|name, _| table.indexes.iter().any(|index| index.name == *name));
-                if kept != **gathered {
-                    table.statistics = Some(Arc::new(kept));
-                    table.write_statistics(context)?;
-                }
-            }
-            context.update(table.dictionary_row, &table.dictionary_values())?;
-            dictionary.tables.remove(&old.name);
-            dictionary
-                .tables
-                .insert(table.name.clone(), Arc::new(table));
-            Ok(())
-        })
+        self.statement(|statement| statement.alter_table(name, work))
     }
 
     /// COMMENT ON TABLE (`column` None) or COLUMN; an empty text removes the comment.
@@ -1177,27 +850,6 @@ impl Catalog {
         })
     }
 
-    pub fn drop_table(&self, name: &str) -> Result<()> {
-        self.change(|dictionary, context| {
-            let table = dictionary.table(name)?.clone();
-            for index in &table.indexes {
-                context.delete(index.dictionary_row)?;
-                dictionary.indexes.remove(&index.name);
-                let header = index.tree.header();
-                context.after_commit(move |catalog| catalog.drop_segment(header));
-            }
-            for row in table.comments.rows.iter().chain(&table.statistics_rows) {
-                context.delete(*row)?;
-            }
-            users::drop_table_privileges(dictionary, context, table.object_id)?;
-            context.delete(table.dictionary_row)?;
-            dictionary.tables.remove(name);
-            let header = table.segment;
-            context.after_commit(move |catalog| catalog.drop_segment(header));
-            Ok(())
-        })
-    }
-
     pub fn drop_index(&self, name: &str) -> Result<()> {
         self.drop_index_of(name, false)
     }
@@ -1208,108 +860,12 @@ impl Catalog {
     }
 
     fn drop_index_of(&self, name: &str, constraint: bool) -> Result<()> {
-        self.change(|dictionary, context| {
-            let index = dictionary.index(name)?.clone();
-            if index.constraint.is_some() && !constraint {
-                return Err(Error::new(
-                    2429,
-                    "cannot drop index used for enforcement of unique/primary key",
-                ));
-            }
-            context.delete(index.dictionary_row)?;
-            dictionary.indexes.remove(name);
-            if let Some(table) = dictionary.table_by_id(index.table_id) {
-                let mut changed = clone_table(&table);
-                changed
-                    .indexes
-                    .retain(|other| other.object_id != index.object_id);
-                if let Some(gathered) = &table.statistics {
-                    if gathered.indexes.contains_key(&index.name) {
-                        let mut kept = (**gathered).clone();
-                        kept.indexes.remove(&index.name);
-                        changed.statistics = Some(Arc::new(kept));
-                        changed.write_statistics(context)?;
-                    }
-                }
-                dictionary
-                    .tables
-                    .insert(changed.name.clone(), Arc::new(changed));
-            }
-            let header = index.tree.header();
-            context.after_commit(move |catalog| catalog.drop_segment(header));
-            Ok(())
-        })
+        self.statement(|statement| statement.drop_index_of(name, constraint))
     }
 
-    /// ALTER INDEX ... STORAGE (BUFFER_POOL ...): the index's blocks read from now on go to
-    /// `buffer_pool`; those cached stay in their pool until aged out (seed 001). Its DICT$
-    /// row is rewritten in the DDL's transaction, and its table gets a new definition too,
-    /// so the cursors that depend on the table are invalidated as by any DDL.
+    /// ALTER INDEX ... STORAGE: [`DdlStatement::alter_index`] as a statement of its own.
     pub fn alter_index(&self, name: &str, buffer_pool: BufferPool) -> Result<()> {
-        self.change(|dictionary, context| {
-            let old = dictionary.index(name)?.clone();
-            let index = Arc::new(IndexDef {
-                buffer_pool,
-                tree: old.tree.clone().with_pool(buffer_pool),
-                ..(*old).clone()
-            });
-            context.update(index.dictionary_row, &index.dictionary_values())?;
-            dictionary.indexes.insert(name.to_string(), index.clone());
-            if let Some(table) = dictionary.table_by_id(index.table_id) {
-                let mut changed = clone_table(&table);
-                for entry in &mut changed.indexes {
-                    if entry.object_id == index.object_id {
-                        *entry = index.clone();
-                    }
-                }
-                dictionary
-                    .tables
-                    .insert(changed.name.clone(), Arc::new(changed));
-            }
-            Ok(())
-        })
-    }
-
-    /// TRUNCATE: the table's segment keeps its first extent and loses the rest, and each
-    /// index gets a new, empty segment (the old ones are dropped after the commit). The
-    /// heap's truncation is a mini-transaction of its own: TRUNCATE cannot be rolled back
-    /// in Oracle either.
-    pub fn truncate_table(&self, name: &str) -> Result<()> {
-        self.change(|dictionary, context| {
-            let table = dictionary.table(name)?.clone();
-            let storage = &self.storage;
-            let mut mtr = Mtr::new(&storage.cache);
-            segment::truncate(&mut mtr, &storage.space, table.segment, table.buffer_pool)?;
-            mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
-            table.insert_points.reset();
-            let mut changed = clone_table(&table);
-            changed.indexes.clear();
-            for old in &table.indexes {
-                let index = Arc::new(IndexDef {
-                    tree: self.create_tree(old.object_id, old.unique, old.buffer_pool)?,
-                    ..(**old).clone()
-                });
-                context.update(index.dictionary_row, &index.dictionary_values())?;
-                dictionary.indexes.insert(index.name.clone(), index.clone());
-                changed.indexes.push(index);
-                let header = old.tree.header();
-                context.after_commit(move |catalog| catalog.drop_segment(header));
-            }
-            dictionary
-                .tables
-                .insert(changed.name.clone(), Arc::new(changed));
-            Ok(())
-        })
-    }
-
-    /// Creates an index segment whose blocks go to `pool`.
-    fn create_tree(&self, object_id: u32, unique: bool, pool: BufferPool) -> Result<BTree> {
-        let storage = &self.storage;
-        let mut mtr = Mtr::new(&storage.cache);
-        let tree = BTree::create(&mut mtr, &storage.space, object_id, unique, pool)?;
-        let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
-        storage.log.flush_to(end)?;
-        Ok(tree.with_purge(purge_predicate(storage)))
+        self.statement(|statement| statement.alter_index(name, buffer_pool))
     }
 
     pub fn create_sequence(&self, name: &str, options: &[ast::SequenceOption]) -> Result<()> {
@@ -1509,26 +1065,512 @@ impl Catalog {
         }
     }
 
-    fn drop_segment(&self, header: BlockId) -> Result<()> {
-        let storage = &self.storage;
-        let mut mtr = Mtr::new(&storage.cache);
-        segment::drop_segment(&mut mtr, &storage.space, header)?;
-        mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
-        Ok(())
-    }
-
     pub fn storage(&self) -> &Storage {
         &self.storage
     }
 }
 
-type AfterCommit = Box<dyn FnOnce(&Catalog) -> Result<()>>;
+/// One DDL statement in the making ([`Catalog::statement`]): its own copy of the dictionary,
+/// which each change updates, and its transaction. A statement of several changes (CREATE
+/// TABLE and its keys' indexes, ALTER TABLE ... ADD PRIMARY KEY, DROP TABLE of a list) makes
+/// them all here, so that they commit together or not at all.
+pub struct DdlStatement<'a> {
+    dictionary: Dictionary,
+    context: DdlContext<'a>,
+}
 
-/// What a DDL change works with.
+impl DdlStatement<'_> {
+    /// The dictionary as the statement has changed it so far.
+    pub fn dictionary(&self) -> &Dictionary {
+        &self.dictionary
+    }
+
+    /// Creates a table whose blocks go to `buffer_pool`, scanned at the midpoint when
+    /// `cache`; `rows` (CREATE TABLE AS SELECT) are inserted in the same transaction. DICT$
+    /// keeps the CREATE TABLE text made from the definition.
+    pub fn create_table(
+        &mut self,
+        name: &str,
+        definition: Definition,
+        buffer_pool: BufferPool,
+        cache: bool,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<()> {
+        let catalog = self.context.catalog;
+        check_name(name)?;
+        let ddl = table_ddl(name, &definition)?;
+        let Definition {
+            columns,
+            checks,
+            foreign_keys,
+        } = definition;
+        let ddl = ddl.as_str();
+        if columns.is_empty() || columns.len() > TABLE_COLUMNS_MAX {
+            return Err(Error::new(
+                1792,
+                format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
+            ));
+        }
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        if dictionary.name_in_use(name) {
+            return Err(Error::name_in_use());
+        }
+        let object_id = catalog.next_object_id();
+        let segment = context.create_segment(object_id, SegmentKind::Heap, buffer_pool)?;
+        let mut table = TableDef {
+            object_id,
+            name: name.to_string(),
+            columns,
+            segment,
+            insert_points: Arc::default(),
+            indexes: Vec::new(),
+            checks,
+            foreign_keys,
+            comments: Comments::default(),
+            statistics: None,
+            buffer_pool,
+            cache,
+            created: now_seconds(),
+            ddl: ddl.to_string(),
+            dictionary_row: RowId { block: 0, slot: 0 },
+            statistics_rows: Vec::new(),
+        };
+        table.dictionary_row = context.insert(&table.dictionary_values())?;
+        for row in rows {
+            let row = crate::sql::dml::check_row(&table, row)?;
+            crate::sql::dml::insert_row(&catalog.storage, context.transaction(), &table, &row)?;
+        }
+        dictionary.tables.insert(name.to_string(), Arc::new(table));
+        Ok(())
+    }
+
+    /// Creates an index on `columns`, each (column name, kept in descending order), and
+    /// fills it from the table's rows (committed ones, and the statement's own: CREATE TABLE
+    /// AS SELECT). `constraint` names the PRIMARY KEY or UNIQUE constraint it enforces; the
+    /// index's blocks go to `buffer_pool`.
+    pub fn create_index(
+        &mut self,
+        name: &str,
+        table_name: &str,
+        columns: &[(String, bool)],
+        unique: bool,
+        constraint: Option<(&str, bool)>,
+        buffer_pool: BufferPool,
+    ) -> Result<()> {
+        let catalog = self.context.catalog;
+        check_name(name)?;
+        if columns.is_empty() || columns.len() > INDEX_COLUMNS_MAX {
+            return Err(Error::new(
+                1793,
+                format!("maximum number of index columns is {INDEX_COLUMNS_MAX}"),
+            ));
+        }
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        if dictionary.name_in_use(name) {
+            return Err(Error::name_in_use());
+        }
+        let table = dictionary.table(table_name)?.clone();
+        let mut positions = Vec::with_capacity(columns.len());
+        for (column, _) in columns {
+            let position = table
+                .column(column)
+                .ok_or_else(|| Error::invalid_identifier(column))?;
+            if positions.contains(&position) {
+                return Err(Error::new(957, "duplicate column name"));
+            }
+            positions.push(position);
+        }
+        if let Some(existing) = table
+            .indexes
+            .iter()
+            .find(|index| index.columns == positions)
+        {
+            if constraint.is_none() || existing.unique {
+                return Err(Error::new(1408, "such column list already indexed"));
+            }
+        }
+        let object_id = catalog.next_object_id();
+        let tree = context.create_tree(object_id, unique, buffer_pool)?;
+        let mut index = IndexDef {
+            object_id,
+            name: name.to_string(),
+            table_id: table.object_id,
+            table_name: table.name.clone(),
+            descending: columns.iter().map(|(_, descending)| *descending).collect(),
+            columns: positions,
+            unique,
+            constraint: constraint.map(|(name, _)| name.to_string()),
+            primary: constraint.is_some_and(|(_, primary)| primary),
+            buffer_pool,
+            tree,
+            dictionary_row: RowId { block: 0, slot: 0 },
+        };
+        index.dictionary_row = context.insert(&index.dictionary_values())?;
+        let index = Arc::new(index);
+        crate::sql::dml::build_index(&catalog.storage, context.transaction(), &table, &index)?;
+        dictionary.indexes.insert(name.to_string(), index.clone());
+        let mut changed = clone_table(&table);
+        changed.indexes.push(index.clone());
+        // Oracle computes an index's statistics when it creates it. Here they hang off
+        // the table's, so only an analyzed table gets them (its figures are kept).
+        if let Some(gathered) = &table.statistics {
+            let mut with_index = (**gathered).clone();
+            with_index.indexes.insert(
+                index.name.clone(),
+                crate::sql::gather::index_statistics(
+                    &catalog.storage.cache,
+                    &index,
+                    now_seconds(),
+                )?,
+            );
+            changed.statistics = Some(Arc::new(with_index));
+            changed.write_statistics(context)?;
+        }
+        dictionary
+            .tables
+            .insert(changed.name.clone(), Arc::new(changed));
+        Ok(())
+    }
+
+    /// ALTER TABLE (and RENAME): `work` sees the table's current definition and says what
+    /// it becomes. In the DDL's transaction: existing rows are validated and rewritten (each
+    /// rewrite logged and undone on failure like any change), indexes on a dropped column
+    /// are dropped (ORA-12991 for a multi-column key) and the others renumbered, and the
+    /// table's DICT$ row gets its new name and CREATE TABLE text.
+    pub fn alter_table<'a>(
+        &mut self,
+        name: &str,
+        work: impl FnOnce(&TableDef) -> Result<Alteration<'a>>,
+    ) -> Result<()> {
+        let catalog = self.context.catalog;
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        let old = dictionary.table(name)?.clone();
+        let alteration = work(&old)?;
+        check_name(&alteration.name)?;
+        if alteration.name != old.name && dictionary.name_in_use(&alteration.name) {
+            return Err(Error::name_in_use());
+        }
+        if alteration.columns.is_empty() {
+            return Err(Error::new(12983, "cannot drop all columns in a table"));
+        }
+        if alteration.columns.len() > TABLE_COLUMNS_MAX {
+            return Err(Error::new(
+                1792,
+                format!("maximum number of columns in a table or view is {TABLE_COLUMNS_MAX}"),
+            ));
+        }
+        let definition = Definition {
+            columns: alteration.columns,
+            checks: alteration.checks,
+            foreign_keys: alteration.foreign_keys,
+        };
+        let ddl = table_ddl(&alteration.name, &definition)?;
+        let mut table = clone_table(&old);
+        table.name = alteration.name.clone();
+        // Tables whose foreign keys reference this one follow its new names.
+        let renamed_columns: Vec<(String, String)> = if alteration.dropped_column.is_none()
+            && definition.columns.len() == old.columns.len()
+        {
+            old.columns
+                .iter()
+                .zip(&definition.columns)
+                .filter(|(before, after)| before.name != after.name)
+                .map(|(before, after)| (before.name.clone(), after.name.clone()))
+                .collect()
+        } else {
+            Vec::new()
+        };
+        if table.name != old.name || !renamed_columns.is_empty() {
+            let children: Vec<Arc<TableDef>> = dictionary
+                .tables
+                .values()
+                .filter(|other| {
+                    other.object_id != old.object_id
+                        && other.foreign_keys.iter().any(|key| key.parent == old.name)
+                })
+                .cloned()
+                .collect();
+            for child in children {
+                let mut changed = clone_table(&child);
+                for key in &mut changed.foreign_keys {
+                    if key.parent != old.name {
+                        continue;
+                    }
+                    key.parent = table.name.clone();
+                    for column in &mut key.parent_columns {
+                        if let Some((_, to)) =
+                            renamed_columns.iter().find(|(from, _)| from == column)
+                        {
+                            *column = to.clone();
+                        }
+                    }
+                }
+                changed.ddl = table_ddl(&changed.name, &changed.definition())?;
+                context.update(changed.dictionary_row, &changed.dictionary_values())?;
+                dictionary
+                    .tables
+                    .insert(changed.name.clone(), Arc::new(changed));
+            }
+        }
+        if !table.comments.columns.is_empty() {
+            let dropped = alteration
+                .dropped_column
+                .map(|position| old.columns[position].name.clone());
+            let mut columns = BTreeMap::new();
+            for (column, text) in std::mem::take(&mut table.comments.columns) {
+                if Some(&column) == dropped.as_ref() {
+                    continue;
+                }
+                let column = renamed_columns
+                    .iter()
+                    .find(|(from, _)| *from == column)
+                    .map_or(column, |(_, to)| to.clone());
+                columns.insert(column, text);
+            }
+            let changed = columns != old.comments.columns;
+            table.comments.columns = columns;
+            if changed {
+                table.comments.write(context, table.object_id)?;
+            }
+        }
+        table.columns = definition.columns;
+        table.checks = definition.checks;
+        table.foreign_keys = definition.foreign_keys;
+        table.buffer_pool = alteration.buffer_pool;
+        table.cache = alteration.cache;
+        table.ddl = ddl.clone();
+        table.indexes.clear();
+        // Indexes: renumbered past a dropped column, renamed with the table.
+        for index in &old.indexes {
+            let mut columns = index.columns.clone();
+            if let Some(dropped) = alteration.dropped_column {
+                if columns.contains(&dropped) {
+                    if index.constraint.is_some() && columns.len() > 1 {
+                        return Err(Error::new(
+                            12991,
+                            "column is referenced in a multi-column constraint",
+                        ));
+                    }
+                    context.delete(index.dictionary_row)?;
+                    dictionary.indexes.remove(&index.name);
+                    context.drop_segment(index.object_id, index.tree.header())?;
+                    continue;
+                }
+                for column in &mut columns {
+                    if *column > dropped {
+                        *column -= 1;
+                    }
+                }
+            }
+            let changed = Arc::new(IndexDef {
+                table_name: table.name.clone(),
+                columns,
+                ..(**index).clone()
+            });
+            if changed.columns != index.columns {
+                context.update(changed.dictionary_row, &changed.dictionary_values())?;
+            }
+            dictionary
+                .indexes
+                .insert(changed.name.clone(), changed.clone());
+            table.indexes.push(changed);
+        }
+        if alteration.validate.is_some()
+            || alteration.rewrite.is_some()
+            || alteration.validate_new.is_some()
+        {
+            let storage = &catalog.storage;
+            let rows = crate::sql::dml::current_rows(storage, context.transaction(), &old)?;
+            for (rowid, row) in rows {
+                if let Some(validate) = &alteration.validate {
+                    validate(&row)?;
+                }
+                let Some(rewrite) = &alteration.rewrite else {
+                    if let Some(validate_new) = &alteration.validate_new {
+                        let mut padded = row.clone();
+                        padded.resize(table.columns.len(), Value::Null);
+                        validate_new(&padded)?;
+                    }
+                    continue;
+                };
+                let new_row = crate::sql::dml::check_row(&table, rewrite(row.clone())?)?;
+                if let Some(validate_new) = &alteration.validate_new {
+                    validate_new(&new_row)?;
+                }
+                let mut data = Vec::new();
+                encode_row(&new_row, &mut data);
+                let transaction = context.transaction();
+                storage.transactions.change_row(
+                    transaction,
+                    old.object_id,
+                    old.buffer_pool,
+                    rowid,
+                    &mut |_| Ok(RowChange::Update(data.clone())),
+                )?;
+                // An index whose key changed with the row (a type change that pads
+                // or converts a key column): move its entry.
+                for index in &table.indexes {
+                    let Some(before) = old
+                        .indexes
+                        .iter()
+                        .find(|other| other.object_id == index.object_id)
+                    else {
+                        continue;
+                    };
+                    crate::sql::dml::move_index_entry(
+                        storage,
+                        transaction,
+                        &table,
+                        before,
+                        index,
+                        &row,
+                        &new_row,
+                        rowid,
+                    )?;
+                }
+            }
+        }
+        if let Some(gathered) = &old.statistics {
+            // A renamed column keeps its statistics, a dropped one (and the indexes that
+            // went with it) loses them; a type change keeps them, as in Oracle.
+            let mut kept = match alteration.dropped_column {
+                Some(position) => gathered.with_column_renamed(&old.columns[position].name, None),
+                None => (**gathered).clone(),
+            };
+            for (from, to) in &renamed_columns {
+                kept = kept.with_column_renamed(from, Some(to));
+            }
+            kept.indexes
+                .retain(|name, _| table.indexes.iter().any(|index| index.name == *name));
+            if kept != **gathered {
+                table.statistics = Some(Arc::new(kept));
+                table.write_statistics(context)?;
+            }
+        }
+        context.update(table.dictionary_row, &table.dictionary_values())?;
+        dictionary.tables.remove(&old.name);
+        dictionary
+            .tables
+            .insert(table.name.clone(), Arc::new(table));
+        Ok(())
+    }
+
+    /// DROP TABLE: the table's DICT$ rows (its indexes', comments' and statistics' too) are
+    /// deleted, and its segments are freed by the commit.
+    pub fn drop_table(&mut self, name: &str) -> Result<()> {
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        let table = dictionary.table(name)?.clone();
+        for index in &table.indexes {
+            context.delete(index.dictionary_row)?;
+            dictionary.indexes.remove(&index.name);
+            context.drop_segment(index.object_id, index.tree.header())?;
+        }
+        for row in table.comments.rows.iter().chain(&table.statistics_rows) {
+            context.delete(*row)?;
+        }
+        users::drop_table_privileges(dictionary, context, table.object_id)?;
+        context.delete(table.dictionary_row)?;
+        dictionary.tables.remove(name);
+        context.drop_segment(table.object_id, table.segment)?;
+        Ok(())
+    }
+
+    fn drop_index_of(&mut self, name: &str, constraint: bool) -> Result<()> {
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        let index = dictionary.index(name)?.clone();
+        if index.constraint.is_some() && !constraint {
+            return Err(Error::new(
+                2429,
+                "cannot drop index used for enforcement of unique/primary key",
+            ));
+        }
+        context.delete(index.dictionary_row)?;
+        dictionary.indexes.remove(name);
+        if let Some(table) = dictionary.table_by_id(index.table_id) {
+            let mut changed = clone_table(&table);
+            changed
+                .indexes
+                .retain(|other| other.object_id != index.object_id);
+            if let Some(gathered) = &table.statistics {
+                if gathered.indexes.contains_key(&index.name) {
+                    let mut kept = (**gathered).clone();
+                    kept.indexes.remove(&index.name);
+                    changed.statistics = Some(Arc::new(kept));
+                    changed.write_statistics(context)?;
+                }
+            }
+            dictionary
+                .tables
+                .insert(changed.name.clone(), Arc::new(changed));
+        }
+        context.drop_segment(index.object_id, index.tree.header())?;
+        Ok(())
+    }
+
+    /// ALTER INDEX ... STORAGE (BUFFER_POOL ...): the index's blocks read from now on go to
+    /// `buffer_pool`; those cached stay in their pool until aged out (seed 001). Its DICT$
+    /// row is rewritten in the DDL's transaction, and its table gets a new definition too,
+    /// so the cursors that depend on the table are invalidated as by any DDL.
+    pub fn alter_index(&mut self, name: &str, buffer_pool: BufferPool) -> Result<()> {
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        let old = dictionary.index(name)?.clone();
+        let index = Arc::new(IndexDef {
+            buffer_pool,
+            tree: old.tree.clone().with_pool(buffer_pool),
+            ..(*old).clone()
+        });
+        context.update(index.dictionary_row, &index.dictionary_values())?;
+        dictionary.indexes.insert(name.to_string(), index.clone());
+        if let Some(table) = dictionary.table_by_id(index.table_id) {
+            let mut changed = clone_table(&table);
+            for entry in &mut changed.indexes {
+                if entry.object_id == index.object_id {
+                    *entry = index.clone();
+                }
+            }
+            dictionary
+                .tables
+                .insert(changed.name.clone(), Arc::new(changed));
+        }
+        Ok(())
+    }
+
+    /// TRUNCATE: the table and each of its indexes get a new, empty segment, and the old
+    /// ones are freed by the commit, so that a crash leaves the rows and their index
+    /// entries, or none of either. (Oracle keeps the segment and bumps its data object
+    /// number; a segment of our own does for that, and the space is the same: one extent.)
+    /// The table's statistics stay, as in Oracle.
+    pub fn truncate_table(&mut self, name: &str) -> Result<()> {
+        let (dictionary, context) = (&mut self.dictionary, &mut self.context);
+        let table = dictionary.table(name)?.clone();
+        let mut changed = clone_table(&table);
+        changed.segment =
+            context.create_segment(table.object_id, SegmentKind::Heap, table.buffer_pool)?;
+        changed.insert_points = Arc::default();
+        context.drop_segment(table.object_id, table.segment)?;
+        context.update(changed.dictionary_row, &changed.dictionary_values())?;
+        changed.indexes.clear();
+        for old in &table.indexes {
+            let index = Arc::new(IndexDef {
+                tree: context.create_tree(old.object_id, old.unique, old.buffer_pool)?,
+                ..(**old).clone()
+            });
+            context.drop_segment(old.object_id, old.tree.header())?;
+            context.update(index.dictionary_row, &index.dictionary_values())?;
+            dictionary.indexes.insert(index.name.clone(), index.clone());
+            changed.indexes.push(index);
+        }
+        dictionary
+            .tables
+            .insert(changed.name.clone(), Arc::new(changed));
+        Ok(())
+    }
+}
+
+/// What a DDL change works with: the catalog and the statement's transaction.
 struct DdlContext<'a> {
     catalog: &'a Catalog,
     transaction: Option<crate::transaction::Transaction>,
-    after_commit: Vec<AfterCommit>,
 }
 
 impl DdlContext<'_> {
@@ -1536,7 +1578,8 @@ impl DdlContext<'_> {
         self.transaction.as_mut().expect("DDL transaction")
     }
 
-    /// Creates a segment whose blocks go to `pool`.
+    /// Creates a segment whose blocks go to `pool`, in the statement's transaction: its
+    /// rollback frees it.
     fn create_segment(
         &mut self,
         object_id: u32,
@@ -1544,11 +1587,35 @@ impl DdlContext<'_> {
         pool: BufferPool,
     ) -> Result<BlockId> {
         let storage = &self.catalog.storage;
-        let mut mtr = Mtr::new(&storage.cache);
-        let header = segment::create(&mut mtr, &storage.space, object_id, kind, pool)?;
-        let end = mtr.commit(&storage.log, storage.transactions.current_scn(), 0)?;
-        storage.log.flush_to(end)?;
-        Ok(header)
+        let transaction = self.transaction.as_mut().expect("DDL transaction");
+        storage
+            .transactions
+            .create_segment(transaction, object_id, |mtr| {
+                let header = segment::create(mtr, &storage.space, object_id, kind, pool)?;
+                Ok((header, header))
+            })
+    }
+
+    /// Creates an index segment whose blocks go to `pool`, in the statement's transaction.
+    fn create_tree(&mut self, object_id: u32, unique: bool, pool: BufferPool) -> Result<BTree> {
+        let storage = &self.catalog.storage;
+        let transaction = self.transaction.as_mut().expect("DDL transaction");
+        let tree = storage
+            .transactions
+            .create_segment(transaction, object_id, |mtr| {
+                let tree = BTree::create(mtr, &storage.space, object_id, unique, pool)?;
+                Ok((tree.header(), tree))
+            })?;
+        Ok(tree.with_purge(purge_predicate(storage)))
+    }
+
+    /// Frees the segment at `header` (of object `object_id`) when the statement commits.
+    fn drop_segment(&mut self, object_id: u32, header: BlockId) -> Result<()> {
+        let storage = &self.catalog.storage;
+        let transaction = self.transaction.as_mut().expect("DDL transaction");
+        storage
+            .transactions
+            .drop_segment_at_commit(transaction, object_id, header)
     }
 
     fn insert(&mut self, row: &[Value]) -> Result<RowId> {
@@ -1592,10 +1659,6 @@ impl DdlContext<'_> {
             &mut |_| Ok(RowChange::Delete),
         )?;
         Ok(())
-    }
-
-    fn after_commit(&mut self, action: impl FnOnce(&Catalog) -> Result<()> + 'static) {
-        self.after_commit.push(Box::new(action));
     }
 }
 

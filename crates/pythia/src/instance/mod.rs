@@ -79,8 +79,8 @@ impl Default for InstanceConfig {
 }
 
 impl RedoFlusher for RedoLog {
-    fn flush_to(&self, lsn: u64) -> Result<()> {
-        RedoLog::flush_to(self, lsn)
+    fn flush_record(&self, lsn: u64) -> Result<()> {
+        RedoLog::flush_record(self, lsn)
     }
 }
 

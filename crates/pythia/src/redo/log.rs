@@ -465,6 +465,9 @@ pub struct RedoLog {
     /// wait for.
     #[cfg(test)]
     slow_copies: AtomicBool,
+    /// Crash tests: every record is written and synced as it is appended
+    /// (`set_sync_every_record`).
+    sync_every_record: AtomicBool,
     /// LGWR's view of which sequence each group holds: the headers written or read.
     group_sequences: Mutex<Vec<FileHeader>>,
     /// Archiving is on (`log_archive_dest` set): a group is reused only once ARC0 has
@@ -616,6 +619,7 @@ impl RedoLog {
             adaptive: AdaptiveSync::new(),
             #[cfg(test)]
             slow_copies: AtomicBool::new(false),
+            sync_every_record: AtomicBool::new(false),
         })
     }
 
@@ -830,8 +834,19 @@ impl RedoLog {
                 self.wake_lgwr();
             }
             let start = run_start + padding;
+            if self.sync_every_record.load(Ordering::Relaxed) {
+                self.flush_to(start + length)?;
+            }
             return Ok((start, start + length));
         }
+    }
+
+    /// For crash tests (`tests/ddl_crash.rs`): when on, every record is written and synced as
+    /// it is appended, before its mini-transaction lets its blocks go, so that a simulated
+    /// crash at the n-th sync falls after the n-th change of a statement: between any two of
+    /// its mini-transactions, not only where its commit or a full buffer writes the log.
+    pub fn set_sync_every_record(&self, on: bool) {
+        self.sync_every_record.store(on, Ordering::Relaxed);
     }
 
     /// One of the 'redo copy' latches: the first free one from this thread's own, else (all
@@ -1115,6 +1130,17 @@ impl RedoLog {
             return Ok(());
         }
         self.wait_written(lsn)
+    }
+
+    /// Waits until the record that starts at `lsn`, and everything before it, is on disk:
+    /// the write-ahead rule for a block, whose LSN is where the record of its last change
+    /// starts. `flush_to(lsn)` is not that: a write ends padded to a redo block boundary and
+    /// the next record starts exactly there, so a block changed by that record carries the
+    /// LSN `written_lsn` already has, before a byte of its record is written. Any byte of a
+    /// record on disk means all of it is: a write takes every record allocated before it,
+    /// whole, and a record never spans two sequences.
+    pub fn flush_record(&self, lsn: u64) -> Result<()> {
+        self.flush_to(lsn.saturating_add(1))
     }
 
     fn wait_written(&self, lsn: u64) -> Result<()> {
@@ -1838,6 +1864,42 @@ mod tests {
         };
         log.start_at(start, 0, 1).unwrap();
         log
+    }
+
+    /// The bug this pins: the write-ahead rule waited for redo up to a block's LSN, which is
+    /// where the record of the block's last change starts. A write ends padded to a redo
+    /// block boundary and the next record starts exactly there, at `written_lsn`: a block
+    /// changed by that record passed the rule at once, and DBWR wrote it before a byte of its
+    /// record was on disk. A power loss, or a `kill -9` with the record still in the log
+    /// buffer, then left changes in the datafiles that no redo describes: an index branch
+    /// naming a block whose formatting was lost (ORA-00600 at the next open), a transaction
+    /// table slot naming an undo block that never got its records (an uncommitted
+    /// transaction's rows kept), space allocated to no segment. Found by `tests/ddl_crash.rs`.
+    #[test]
+    fn a_block_write_waits_for_the_whole_record_that_starts_where_a_write_ended() {
+        let vfs = SimVfs::new(6);
+        let log = started_log(&vfs);
+        std::thread::scope(|scope| {
+            let lgwr = scope.spawn(|| log.run_lgwr());
+            let checked = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| {
+                let (_, end) = log.append(&record_of(100)).unwrap();
+                log.flush_to(end).unwrap();
+                let (next, _) = log.append(&record_of(100)).unwrap();
+                assert_eq!(
+                    next,
+                    log.written_lsn(),
+                    "the next record starts where the write ended"
+                );
+                log.flush_record(next).unwrap();
+                assert!(log.written_lsn() > next);
+                assert_eq!(records_on_disk(&log).last(), Some(&next));
+            }));
+            log.shutdown(); // before any panic goes on: LGWR must not be left running
+            lgwr.join().unwrap();
+            if let Err(panic) = checked {
+                std::panic::resume_unwind(panic);
+            }
+        });
     }
 
     /// Four sessions append records of many sizes at once through a 64 KiB buffer that wraps

@@ -1775,39 +1775,46 @@ impl Session {
             } => {
                 // PostgreSQL's list: every name is checked before any table goes, so that a
                 // missing one (without IF EXISTS) drops nothing; IF EXISTS skips the missing.
-                let dictionary = catalog.current();
-                let mut existing = Vec::with_capacity(names.len());
-                for name in names {
-                    if dictionary.tables.contains_key(&name.name) {
-                        existing.push(name.name.as_str());
-                    } else if !*if_exists {
-                        return Err(Error::table_not_found());
+                // One DDL statement: the tables, and the foreign keys CASCADE CONSTRAINTS
+                // drops, go together or not at all.
+                catalog.statement(|statement| {
+                    let mut existing = Vec::with_capacity(names.len());
+                    for name in names {
+                        if statement.dictionary().tables.contains_key(&name.name) {
+                            existing.push(name.name.as_str());
+                        } else if !*if_exists {
+                            return Err(Error::table_not_found());
+                        }
                     }
-                }
-                for name in &existing {
-                    self.drop_referenced_keys(name, *cascade_constraints, &existing)?;
-                    catalog.drop_table(name)?;
-                }
+                    for name in &existing {
+                        drop_referenced_keys(statement, name, *cascade_constraints, &existing)?;
+                        statement.drop_table(name)?;
+                    }
+                    Ok(())
+                })?;
                 Ok(StatementResult::done("Table dropped."))
             }
             Statement::Truncate { tables } => {
-                for table in tables {
-                    let dictionary = catalog.current();
-                    let referenced = dictionary.tables.values().any(|other| {
-                        other.name != table.name
-                            && other
-                                .foreign_keys
-                                .iter()
-                                .any(|key| key.parent == table.name)
-                    });
-                    if referenced {
-                        return Err(Error::new(
-                            2266,
-                            "unique/primary keys in table referenced by enabled foreign keys",
-                        ));
+                // A list (PostgreSQL's) is one DDL statement: every table or none.
+                catalog.statement(|statement| {
+                    for table in tables {
+                        let referenced = statement.dictionary().tables.values().any(|other| {
+                            other.name != table.name
+                                && other
+                                    .foreign_keys
+                                    .iter()
+                                    .any(|key| key.parent == table.name)
+                        });
+                        if referenced {
+                            return Err(Error::new(
+                                2266,
+                                "unique/primary keys in table referenced by enabled foreign keys",
+                            ));
+                        }
+                        statement.truncate_table(&table.name)?;
                     }
-                    catalog.truncate_table(&table.name)?;
-                }
+                    Ok(())
+                })?;
                 Ok(StatementResult::done("Table truncated."))
             }
             Statement::CreateIndex {
@@ -2196,15 +2203,16 @@ impl Session {
             checks,
             foreign_keys,
         };
-        catalog.create_table(name, definition, buffer_pool, cache, rows)?;
-        for (key_columns, primary, constraint_name) in keys {
-            let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
-            if let Err(error) = self.create_key_index(name, &constraint, &key_columns, primary) {
-                let _ = catalog.drop_table(name);
-                return Err(error);
+        // One DDL statement: the table, its rows (AS SELECT) and its keys' indexes commit
+        // together, or none of them does.
+        catalog.statement(|statement| {
+            statement.create_table(name, definition, buffer_pool, cache, rows)?;
+            for (key_columns, primary, constraint_name) in keys {
+                let constraint = constraint_name.unwrap_or_else(|| catalog.constraint_name());
+                create_key_index(statement, name, &constraint, &key_columns, primary)?;
             }
-        }
-        Ok(())
+            Ok(())
+        })
     }
 
     /// ALTER TABLE: each action becomes an [`Alteration`] of the table (or, for keys, an
@@ -2597,52 +2605,36 @@ impl Session {
                             .ok_or_else(|| Error::invalid_identifier(column))?,
                     );
                 }
+                // One DDL statement: the columns become NOT NULL and the key's index is
+                // made together, or neither happens (duplicates roll both back).
                 let constraint_name = name.clone();
-                catalog.alter_table(&table.name, move |old| {
-                    let mut alteration = Alteration::of(old);
-                    for &position in &positions {
-                        alteration.columns[position].nullable = false;
-                    }
-                    let check_positions = positions.clone();
-                    alteration.validate = Some(Box::new(move |row| {
-                        if check_positions.iter().any(|&p| row[p].is_null()) {
-                            return Err(Error::new(
-                                2437,
-                                format!(
+                catalog.statement(|statement| {
+                    statement.alter_table(&table.name, move |old| {
+                        let mut alteration = Alteration::of(old);
+                        for &position in &positions {
+                            alteration.columns[position].nullable = false;
+                        }
+                        let check_positions = positions.clone();
+                        alteration.validate = Some(Box::new(move |row| {
+                            if check_positions.iter().any(|&p| row[p].is_null()) {
+                                return Err(Error::new(
+                                    2437,
+                                    format!(
                                     "cannot validate ({}.{constraint_name}) - primary key violated",
                                     catalog::OWNER
                                 ),
-                            ));
-                        }
-                        Ok(())
-                    }));
-                    Ok(alteration)
-                })?;
-                let created = self.create_key_index(&table.name, &name, columns, true);
-                if created.is_err() {
-                    // The key's index failed (duplicates): its columns get back the NULL
-                    // they allowed before (the two steps are two DDL transactions).
-                    let nullable: Vec<(usize, bool)> = table
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .map(|(position, column)| (position, column.nullable))
-                        .collect();
-                    catalog.alter_table(&table.name, |old| {
-                        let mut alteration = Alteration::of(old);
-                        for &(position, was_nullable) in &nullable {
-                            if was_nullable && position < alteration.columns.len() {
-                                alteration.columns[position].nullable = true;
+                                ));
                             }
-                        }
+                            Ok(())
+                        }));
                         Ok(alteration)
                     })?;
-                }
-                created
+                    create_key_index(statement, &table.name, &name, columns, true)
+                })
             }
-            ast::TableConstraintKind::Unique { columns } => {
-                self.create_key_index(&table.name, &name, columns, false)
-            }
+            ast::TableConstraintKind::Unique { columns } => catalog.statement(|statement| {
+                create_key_index(statement, &table.name, &name, columns, false)
+            }),
             ast::TableConstraintKind::Check(condition) => {
                 let check = catalog::CheckConstraint {
                     name: name.clone(),
@@ -2742,49 +2734,6 @@ impl Session {
         }
     }
 
-    /// The index of a PRIMARY KEY or UNIQUE constraint of table `table_name`: unique, in
-    /// ascending order, in the DEFAULT pool (there is no USING INDEX clause). Duplicates in
-    /// the rows are ORA-02437 (primary key) or ORA-02299 (unique), as Oracle reports them.
-    fn create_key_index(
-        &mut self,
-        table_name: &str,
-        name: &str,
-        columns: &[String],
-        primary: bool,
-    ) -> Result<()> {
-        let instance = self.instance.clone();
-        let catalog = instance.catalog();
-        let ascending: Vec<(String, bool)> = columns
-            .iter()
-            .map(|column| (column.clone(), false))
-            .collect();
-        let created = catalog.create_index(
-            name,
-            table_name,
-            &ascending,
-            true,
-            Some((name, primary)),
-            BufferPool::Default,
-        );
-        match created {
-            Err(error) if error.code() == 1452 && primary => Err(Error::new(
-                2437,
-                format!(
-                    "cannot validate ({}.{name}) - primary key violated",
-                    catalog::OWNER
-                ),
-            )),
-            Err(error) if error.code() == 1452 => Err(Error::new(
-                2299,
-                format!(
-                    "cannot validate ({}.{name}) - duplicate keys found",
-                    catalog::OWNER
-                ),
-            )),
-            other => other,
-        }
-    }
-
     fn constraint_exists(&self, name: &str) -> bool {
         let dictionary = self.instance.catalog().current();
         dictionary
@@ -2795,43 +2744,6 @@ impl Session {
                 table.checks.iter().any(|check| check.name == name)
                     || table.foreign_keys.iter().any(|key| key.name == name)
             })
-    }
-
-    /// DROP TABLE of a table other tables' foreign keys reference: ORA-02449, or with
-    /// CASCADE CONSTRAINTS those foreign keys are dropped first. The foreign keys of tables
-    /// in `dropping` (the statement's other tables, which go too) never stop it.
-    fn drop_referenced_keys(&self, name: &str, cascade: bool, dropping: &[&str]) -> Result<()> {
-        let instance = self.instance.clone();
-        let catalog = instance.catalog();
-        let children: Vec<String> = catalog
-            .current()
-            .tables
-            .values()
-            .filter(|other| {
-                other.name != name && other.foreign_keys.iter().any(|key| key.parent == name)
-            })
-            .map(|other| other.name.clone())
-            .collect();
-        if children.is_empty() {
-            return Ok(());
-        }
-        let outside = children
-            .iter()
-            .any(|child| !dropping.contains(&child.as_str()));
-        if outside && !cascade {
-            return Err(Error::new(
-                2449,
-                "unique/primary keys in table referenced by foreign keys",
-            ));
-        }
-        for child in children {
-            catalog.alter_table(&child, |old| {
-                let mut alteration = Alteration::of(old);
-                alteration.foreign_keys.retain(|key| key.parent != name);
-                Ok(alteration)
-            })?;
-        }
-        Ok(())
     }
 
     fn drop_constraint(&mut self, table: &Arc<TableDef>, name: &str) -> Result<()> {
@@ -3190,4 +3102,86 @@ impl SequenceAccess for SessionSequences<'_> {
                 )
             })
     }
+}
+
+/// The index of a PRIMARY KEY or UNIQUE constraint of table `table_name`, made in
+/// `statement`: unique, in ascending order, in the DEFAULT pool (there is no USING INDEX
+/// clause). Duplicates in the rows are ORA-02437 (primary key) or ORA-02299 (unique), as
+/// Oracle reports them.
+fn create_key_index(
+    statement: &mut catalog::DdlStatement,
+    table_name: &str,
+    name: &str,
+    columns: &[String],
+    primary: bool,
+) -> Result<()> {
+    let ascending: Vec<(String, bool)> = columns
+        .iter()
+        .map(|column| (column.clone(), false))
+        .collect();
+    let created = statement.create_index(
+        name,
+        table_name,
+        &ascending,
+        true,
+        Some((name, primary)),
+        BufferPool::Default,
+    );
+    match created {
+        Err(error) if error.code() == 1452 && primary => Err(Error::new(
+            2437,
+            format!(
+                "cannot validate ({}.{name}) - primary key violated",
+                catalog::OWNER
+            ),
+        )),
+        Err(error) if error.code() == 1452 => Err(Error::new(
+            2299,
+            format!(
+                "cannot validate ({}.{name}) - duplicate keys found",
+                catalog::OWNER
+            ),
+        )),
+        other => other,
+    }
+}
+
+/// DROP TABLE of a table other tables' foreign keys reference: ORA-02449, or with CASCADE
+/// CONSTRAINTS those foreign keys are dropped first, in the same `statement`. The foreign
+/// keys of tables in `dropping` (the statement's other tables, which go too) never stop it.
+fn drop_referenced_keys(
+    statement: &mut catalog::DdlStatement,
+    name: &str,
+    cascade: bool,
+    dropping: &[&str],
+) -> Result<()> {
+    let children: Vec<String> = statement
+        .dictionary()
+        .tables
+        .values()
+        .filter(|other| {
+            other.name != name && other.foreign_keys.iter().any(|key| key.parent == name)
+        })
+        .map(|other| other.name.clone())
+        .collect();
+    if children.is_empty() {
+        return Ok(());
+    }
+    let outside = children
+        .iter()
+        .any(|child| !dropping.contains(&child.as_str()));
+    if outside && !cascade {
+        return Err(Error::new(
+            2449,
+            "unique/primary keys in table referenced by foreign keys",
+        ));
+    }
+    for child in children {
+        statement.alter_table(&child, |old| {
+            let mut alteration = Alteration::of(old);
+            alteration.foreign_keys.retain(|key| key.parent != name);
+            Ok(alteration)
+        })?;
+    }
+    Ok(())
 }

@@ -1775,8 +1775,8 @@ mod tests {
     struct LogFlusher(Arc<RedoLog>);
 
     impl RedoFlusher for LogFlusher {
-        fn flush_to(&self, lsn: u64) -> Result<()> {
-            self.0.flush_to(lsn)
+        fn flush_record(&self, lsn: u64) -> Result<()> {
+            self.0.flush_record(lsn)
         }
     }
 

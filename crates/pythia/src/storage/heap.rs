@@ -53,9 +53,9 @@
 //! 3. A row piece must fit in one block: rows larger than an empty block are refused with
 //!    ORA-01467 until row chaining exists.
 //! 4. `migration target`, when not 0, names a block of this block's segment handed out
-//!    since the segment's last TRUNCATE: a block holding live rows was formatted (target 0)
-//!    since then, and only ever sets its target to such blocks. So the target needs no
-//!    check against the segment's high water mark.
+//!    since the segment was made (TRUNCATE gives a table a new one): a block holding live
+//!    rows was formatted (target 0) since then, and only ever sets its target to such
+//!    blocks. So the target needs no check against the segment's high water mark.
 
 use crate::error::{Error, Result};
 use crate::storage::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};

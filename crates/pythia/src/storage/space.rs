@@ -174,6 +174,22 @@ impl SpaceManager {
         Ok(())
     }
 
+    /// Blocks the bitmap marks allocated: the file header and bitmap, and every extent of
+    /// every segment. Reads each bitmap block once, outside any mini-transaction (a snapshot
+    /// of a moving figure while sessions allocate).
+    pub fn allocated_blocks(&self, cache: &crate::buffer::BufferCache) -> Result<u64> {
+        let mut units = 0u64;
+        for number in 1..=self.bitmap_blocks {
+            let data = cache.read(BlockId::new(SYSTEM_FILE, number), AccessKind::Lookup)?;
+            let body = &data[BITMAP_BODY..self.block_size];
+            units += body
+                .iter()
+                .map(|byte| byte.count_ones() as u64)
+                .sum::<u64>();
+        }
+        Ok(units * UNIT_BLOCKS as u64)
+    }
+
     /// The bootstrap pointer stored in the file header.
     pub fn set_bootstrap(&self, mtr: &mut Mtr, segment_header: u32) -> Result<()> {
         let held = mtr.get(BlockId::new(SYSTEM_FILE, 0), AccessKind::Lookup)?;

@@ -140,6 +140,12 @@ pub struct Transaction {
     /// The end of the newest redo this transaction made.
     pub redo_end: u64,
     pub savepoints: Vec<(String, u64)>,
+    /// Segments it made and a rollback (to a savepoint, or whole) has undone: freed when it
+    /// ends, by the mini-transaction that ends it (see "Segments" on `create_segment`).
+    segments_undone: Vec<BlockId>,
+    /// Segments it frees if it commits, each with the UBA of the undo record that says so
+    /// (`drop_segment_at_commit`); a rollback past that record takes the drop back.
+    segments_dropped: Vec<(u64, BlockId)>,
 }
 
 /// Insertion points of a heap segment: this many blocks take its inserts at once.
@@ -473,6 +479,8 @@ impl TransactionManager {
             last_uba: 0,
             redo_end: 0,
             savepoints: Vec::new(),
+            segments_undone: Vec::new(),
+            segments_dropped: Vec::new(),
         })
     }
 
@@ -647,6 +655,16 @@ impl TransactionManager {
     pub fn commit_with(&self, transaction: Transaction, options: CommitOptions) -> Result<u64> {
         let address = self.layout.slot_address(transaction.slot);
         let mut mtr = Mtr::new(&self.cache);
+        // The segments it dropped, and those it made and undid, are freed by the commit
+        // record itself. The space bitmap's blocks before the slot's: a mini-transaction
+        // that extends a segment takes the bitmap and then undo.
+        let freed: Vec<BlockId> = transaction
+            .segments_dropped
+            .iter()
+            .map(|(_, header)| *header)
+            .chain(transaction.segments_undone.iter().copied())
+            .collect();
+        self.free_segments(&mut mtr, &freed)?;
         mtr.get(
             BlockId::new(crate::storage::datafile::UNDO_FILE, address.block),
             AccessKind::Lookup,
@@ -713,7 +731,15 @@ impl TransactionManager {
     fn end_without_commit(&self, mut transaction: Transaction) -> Result<()> {
         let changed = transaction.last_uba != 0;
         self.rollback_to(&mut transaction, 0)?;
+        debug_assert!(
+            transaction.segments_dropped.is_empty(),
+            "a whole rollback takes every drop back"
+        );
         let mut mtr = Mtr::new(&self.cache);
+        // The segments it made go in the mini-transaction that frees its slot: until that is
+        // durable, recovery rolls the transaction back again, and its undo may still read
+        // them (an index's entries are removed from its tree before the tree goes).
+        self.free_segments(&mut mtr, &transaction.segments_undone)?;
         // A slot goes ACTIVE with its transaction's first undo record: with none written there
         // is nothing to free, and the mini-transaction below logs nothing.
         if transaction.undo_block.is_some() {
@@ -751,7 +777,17 @@ impl TransactionManager {
             let mut uba = transaction.last_uba;
             while uba != 0 && uba != stop_uba {
                 let record = undo::read(&self.cache, uba)?;
-                self.apply_inverse(transaction.xid, uba, &record)?;
+                match record.kind {
+                    UndoKind::SegmentCreate => {
+                        transaction
+                            .segments_undone
+                            .push(self.created_segment(&record)?);
+                    }
+                    UndoKind::SegmentDrop => transaction
+                        .segments_dropped
+                        .retain(|(dropped_at, _)| *dropped_at != uba),
+                    _ => self.apply_inverse(transaction.xid, uba, &record)?,
+                }
                 instrumentation::add(Statistic::RollbackChangesUndoRecordsApplied, 1);
                 uba = record.previous_uba;
                 transaction.last_uba = uba;
@@ -760,10 +796,17 @@ impl TransactionManager {
         })
     }
 
-    /// Applies the inverse of one undo record, if the change it undoes is still there.
+    /// Applies the inverse of one undo record of a row or an index entry, if the change it
+    /// undoes is still there. (A segment's records are the caller's: they free nothing until
+    /// the transaction ends.)
     fn apply_inverse(&self, xid: u64, uba: u64, record: &UndoRecord) -> Result<()> {
         let scn = self.current_scn();
         match record.kind {
+            UndoKind::SegmentCreate | UndoKind::SegmentDrop => {
+                return Err(Error::internal(
+                    "a segment's undo record applied as a row's",
+                ))
+            }
             UndoKind::HeapInsert | UndoKind::HeapUpdate | UndoKind::HeapDelete => {
                 self.undo_row_change(xid, uba, record)?
             }
@@ -914,13 +957,21 @@ impl TransactionManager {
             }
             let mut uba = undo::last_record_in_block(&self.cache, state.current_block, state.xid)?
                 .unwrap_or(0);
+            // Segments it made: freed with its slot, as a live rollback frees them. The
+            // drops it asked for never happened (they wait for a commit).
+            let mut made = Vec::new();
             while uba != 0 {
                 let record = undo::read(&self.cache, uba)?;
-                self.apply_inverse(state.xid, uba, &record)?;
+                match record.kind {
+                    UndoKind::SegmentCreate => made.push(self.created_segment(&record)?),
+                    UndoKind::SegmentDrop => {}
+                    _ => self.apply_inverse(state.xid, uba, &record)?,
+                }
                 applied += 1;
                 uba = record.previous_uba;
             }
             let mut mtr = Mtr::new(&self.cache);
+            self.free_segments(&mut mtr, &made)?;
             undo::write_slot(
                 &mut mtr,
                 self.layout.slot_address(slot),
@@ -972,8 +1023,13 @@ impl TransactionManager {
                 UndoKind::HeapUpdate | UndoKind::HeapDelete => {
                     piece = decode_row_image(&record.payload)?
                 }
-                UndoKind::IndexInsert | UndoKind::IndexDeleteMark => {
-                    return Err(Error::internal("row undo chain leads to an index record"))
+                UndoKind::IndexInsert
+                | UndoKind::IndexDeleteMark
+                | UndoKind::SegmentCreate
+                | UndoKind::SegmentDrop => {
+                    return Err(Error::internal(
+                        "row undo chain leads to an index or segment record",
+                    ))
                 }
             }
         }
@@ -1645,6 +1701,107 @@ impl TransactionManager {
         )?;
         let end = mtr.commit(&self.log, self.current_scn(), 0)?;
         transaction.confirm(pending, end);
+        Ok(())
+    }
+
+    // ----- segments (DDL) ---------------------------------------------------------------
+    //
+    // A DDL statement is one transaction, and the segments it makes and drops are part of
+    // it, so that after a crash its whole effect is there or none of it, space included:
+    //
+    // - `create_segment` formats a segment in the mini-transaction that writes its undo
+    //   record (SegmentCreate): the segment exists exactly when the record does. A rollback
+    //   meets the record after undoing every later change (an index's entries are removed
+    //   from its tree before the tree goes) and frees the segment with the transaction's
+    //   slot, in one mini-transaction: were it freed before, a crash before the slot is FREE
+    //   would make recovery undo the changes again, in blocks that another segment may have
+    //   taken meanwhile. Recovery frees the segments of each transaction it rolls back the
+    //   same way.
+    // - `drop_segment_at_commit` writes an undo record (SegmentDrop) and remembers the
+    //   segment; the commit record's mini-transaction frees its extents. Before that commit
+    //   nothing is freed (a rollback, or a crash, keeps the segment); after it nothing is
+    //   left to free. A rollback past the record forgets the drop.
+    //
+    // Freeing reads each segment's header for its extents and changes only the space
+    // bitmap: the ending mini-transaction holds the bitmap blocks (at most the bitmap's
+    // size) and the slot's block, however many segments go.
+
+    /// Makes a segment for `transaction`: `make` formats it in `mtr` and returns its header
+    /// and whatever the caller needs (a B-tree). Nothing is made when `make` or the undo
+    /// record fails.
+    pub fn create_segment<T>(
+        &self,
+        transaction: &mut Transaction,
+        object_id: u32,
+        make: impl FnOnce(&mut Mtr) -> Result<(BlockId, T)>,
+    ) -> Result<T> {
+        let mut mtr = Mtr::new(&self.cache);
+        let (header, made) = make(&mut mtr)?;
+        self.commit_segment_undo(transaction, mtr, UndoKind::SegmentCreate, object_id, header)?;
+        Ok(made)
+    }
+
+    /// Frees the segment at `header` (of object `object_id`) when `transaction` commits.
+    pub fn drop_segment_at_commit(
+        &self,
+        transaction: &mut Transaction,
+        object_id: u32,
+        header: BlockId,
+    ) -> Result<()> {
+        let mtr = Mtr::new(&self.cache);
+        let uba =
+            self.commit_segment_undo(transaction, mtr, UndoKind::SegmentDrop, object_id, header)?;
+        transaction.segments_dropped.push((uba, header));
+        Ok(())
+    }
+
+    /// Writes the undo record `kind` of the segment at `header` in `mtr`, commits `mtr` and
+    /// returns the record's UBA.
+    fn commit_segment_undo(
+        &self,
+        transaction: &mut Transaction,
+        mut mtr: Mtr,
+        kind: UndoKind,
+        object_id: u32,
+        header: BlockId,
+    ) -> Result<u64> {
+        let record = UndoRecord {
+            kind,
+            object_id,
+            previous_uba: 0,
+            target: header.to_u64(),
+            payload: Vec::new(),
+        };
+        let pending = self.write_undo(transaction, &mut mtr, record)?;
+        let end = mtr.commit(&self.log, self.current_scn(), 0)?;
+        let uba = pending.uba;
+        transaction.confirm(pending, end);
+        Ok(uba)
+    }
+
+    /// The segment a SegmentCreate record names, checked: its header must still be the
+    /// segment header of the record's object (nothing frees it before its transaction ends).
+    fn created_segment(&self, record: &UndoRecord) -> Result<BlockId> {
+        let header = BlockId::from_u64(record.target);
+        let data = self.cache.read(header, AccessKind::Lookup)?;
+        if block::block_type(&data) != block::BlockType::SegmentHeader
+            || block::object_id(&data) != record.object_id
+        {
+            return Err(Error::internal(format!(
+                "undo names a segment of object {} at {header}, which holds none",
+                record.object_id
+            )));
+        }
+        Ok(header)
+    }
+
+    /// Frees every extent of the segments at `headers` in `mtr`.
+    fn free_segments(&self, mtr: &mut Mtr, headers: &[BlockId]) -> Result<()> {
+        for &header in headers {
+            for (first, blocks) in segment::extents(&self.cache, header, BufferPool::Default)? {
+                self.space.release(mtr, first, blocks)?;
+            }
+        }
         Ok(())
     }
 }

@@ -32,9 +32,10 @@
 //!   3  1 reserved
 //!   4  4 object id         data object id of the table or index changed
 //!   8  8 previous uba      the transaction's previous record (0: first)
-//!  16  8 target            heap: ROWID; index: segment header block
+//!  16  8 target            heap: ROWID; index, segment: segment header block
 //!  24    payload           heap update/delete: flags u8, xid u64, uba u64, row bytes
 //!                          index: rowid u64, key bytes
+//!                          segment create, segment drop: none
 //! ```
 //! An undo block holds the undo of one transaction, or of consecutive transactions of one
 //! transaction table slot: a slot's next transaction goes on writing in the block its last
@@ -84,6 +85,10 @@ pub enum UndoKind {
     HeapDelete = 3,
     IndexInsert = 4,
     IndexDeleteMark = 5,
+    /// A segment made by the transaction (DDL): its rollback frees it.
+    SegmentCreate = 6,
+    /// A segment the transaction frees when it commits (DDL): its rollback keeps it.
+    SegmentDrop = 7,
 }
 
 impl UndoKind {
@@ -94,6 +99,8 @@ impl UndoKind {
             3 => UndoKind::HeapDelete,
             4 => UndoKind::IndexInsert,
             5 => UndoKind::IndexDeleteMark,
+            6 => UndoKind::SegmentCreate,
+            7 => UndoKind::SegmentDrop,
             _ => return None,
         })
     }
