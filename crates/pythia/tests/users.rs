@@ -355,3 +355,125 @@ fn failed_logons_in_the_alert_log_are_bounded() {
     );
     assert!(!alert.lines().any(|line| line.starts_with("forged line")));
 }
+
+/// Table privileges are checked at every execution, through the cursors every user shares:
+/// SELECT for what a statement reads, anywhere in it, INSERT / UPDATE / DELETE for a DML
+/// statement's table, on a table or a view; a REVOKE acts on the next execution; DDL and the
+/// supplied packages are SYSTEM's; a WITH clause's name is not a table; what the dictionary
+/// does not hold (DUAL, v$ views) is everyone's to read.
+#[test]
+fn table_privileges_are_checked_at_every_execution() {
+    let (instance, mut system) = open("users-privileges");
+    run(
+        &mut system,
+        "create table emp (id number primary key, salary number)",
+    );
+    run(&mut system, "create table secret (id number)");
+    run(&mut system, "insert into emp values (1, 100)");
+    run(&mut system, "insert into secret values (7)");
+    run(&mut system, "create view emp_ids as select id from emp");
+    run(&mut system, "commit");
+    run(&mut system, "create user scott identified by tiger");
+    run(&mut system, "grant create session to scott");
+    let mut scott = instance.logon("scott", "test").unwrap();
+
+    // Nothing granted: every use of emp is refused, the session goes on.
+    assert_eq!(error_code(&mut scott, "select * from emp"), 1031);
+    assert_eq!(
+        error_code(&mut scott, "insert into emp values (2, 1)"),
+        1031
+    );
+    assert_eq!(
+        text_rows(&mut scott, "select 'still here' from dual"),
+        [["still here"]]
+    );
+    // SYSTEM runs the same text: the shared cursor is checked for each user.
+    assert_eq!(text_rows(&mut system, "select * from emp"), [["1", "100"]]);
+
+    run(&mut system, "grant select on emp to scott");
+    assert_eq!(text_rows(&mut scott, "select * from emp"), [["1", "100"]]);
+    // Reading a table it may not read, in a subquery, a join or a WITH clause's query.
+    for refused in [
+        "select * from emp where id in (select id from secret)",
+        "select e.id from emp e join secret s on s.id = e.id",
+        "with s as (select id from secret) select * from s",
+        "select * from emp where exists (with emp as (select 1 x from dual) select * from secret)",
+        "insert into emp select id, 0 from secret",
+        "explain plan for select * from secret",
+    ] {
+        assert_eq!(error_code(&mut scott, refused), 1031, "{refused}");
+    }
+    // A WITH clause's name is no table, even named as one.
+    assert_eq!(
+        text_rows(
+            &mut scott,
+            "with secret as (select id from emp) select * from secret"
+        ),
+        [["1"]]
+    );
+    // DML needs its own privilege on its table.
+    assert_eq!(error_code(&mut scott, "update emp set salary = 0"), 1031);
+    assert_eq!(error_code(&mut scott, "delete from emp"), 1031);
+    run(&mut system, "grant insert, update on emp to scott");
+    run(&mut scott, "insert into emp values (2, 200)");
+    run(
+        &mut scott,
+        "update emp set salary = salary + 1 where id = 2",
+    );
+    assert_eq!(error_code(&mut scott, "delete from emp where id = 2"), 1031);
+    run(&mut scott, "commit");
+    assert_eq!(
+        text_rows(&mut system, "select salary from emp where id = 2"),
+        [["201"]]
+    );
+
+    // A view is granted on its own; its tables are its owner's business.
+    assert_eq!(error_code(&mut scott, "select * from emp_ids"), 1031);
+    run(&mut system, "grant select on emp_ids to scott");
+    run(&mut system, "revoke select on emp from scott");
+    assert_eq!(
+        text_rows(&mut scott, "select id from emp_ids order by id"),
+        [["1"], ["2"]]
+    );
+    // The revoke acts on the next execution of a cursor scott has run before.
+    assert_eq!(error_code(&mut scott, "select * from emp"), 1031);
+    assert_eq!(
+        text_rows(
+            &mut system,
+            "select table_name, privilege, type from dba_tab_privs \
+             where grantee = 'SCOTT' order by 1, 2"
+        ),
+        [
+            ["EMP", "INSERT", "TABLE"],
+            ["EMP", "UPDATE", "TABLE"],
+            ["EMP_IDS", "SELECT", "VIEW"],
+        ]
+    );
+    // Dropping the view drops its grants.
+    run(&mut system, "drop view emp_ids");
+    assert_eq!(
+        text_rows(
+            &mut system,
+            "select count(*) from dba_tab_privs where table_name = 'EMP_IDS'"
+        ),
+        [["0"]]
+    );
+
+    // DDL, ALTER SYSTEM and the supplied packages are SYSTEM's.
+    for refused in [
+        "create table mine (id number)",
+        "drop table secret",
+        "truncate table emp",
+        "create index emp_salary on emp (salary)",
+        "alter system flush shared_pool",
+        "begin dbms_stats.gather_table_stats('SYSTEM', 'EMP'); end;",
+    ] {
+        assert_eq!(error_code(&mut scott, refused), 1031, "{refused}");
+    }
+    // The fixed views and DUAL are everyone's; the session's own settings too.
+    run(&mut scott, "alter session set optimizer_mode = first_rows");
+    assert_eq!(
+        text_rows(&mut scott, "select count(*) from v$mystat where rownum = 1"),
+        [["1"]]
+    );
+}

@@ -978,6 +978,7 @@ impl Catalog {
                 .views
                 .remove(name)
                 .ok_or_else(Error::table_not_found)?;
+            users::drop_table_privileges(dictionary, context, view.object_id)?;
             context.delete(view.dictionary_row)
         })
     }

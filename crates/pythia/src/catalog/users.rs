@@ -36,11 +36,11 @@
 //! refuses kinds it does not know, with ORA-00600).
 //!
 //! SYSTEM holds every privilege (Oracle's DBA role), which no row lists. Privileges that
-//! are enforced: CREATE SESSION at logon (ORA-01045), and user administration (CREATE,
-//! ALTER and DROP USER, GRANT, REVOKE), which only SYSTEM may do, save a user changing their
-//! own password (ORA-01031). Table privileges are recorded and shown, not yet checked when
-//! a statement runs: every object is in SYSTEM's one schema, and every user who logs on
-//! may use it (`docs/architecture/server.md`, Security).
+//! are enforced: CREATE SESSION at logon (ORA-01045); user administration (CREATE, ALTER
+//! and DROP USER, GRANT, REVOKE), which only SYSTEM may do, save a user changing their own
+//! password (ORA-01031); and the table privileges, on tables and views, at every execution
+//! of a statement (`sql::engine::users`, `Session::check_privileges`). Every object is in
+//! SYSTEM's one schema; DDL is SYSTEM's alone (`docs/sql.md`, Users).
 
 use std::collections::BTreeMap;
 use std::sync::Arc;
@@ -91,6 +91,16 @@ impl UserDef {
             .and_then(crate::scram::Verifier::parse)
     }
 
+    /// Whether the user holds `privilege` (`SELECT`, `INSERT`, `UPDATE`, `DELETE`) on the
+    /// table or view `object_id`: granted to it, or it is SYSTEM, who holds every privilege.
+    pub fn holds(&self, object_id: u32, privilege: &str) -> bool {
+        self.name == SYSTEM_USER
+            || self
+                .table_privileges
+                .keys()
+                .any(|(id, held)| *id == object_id && held == privilege)
+    }
+
     /// The USER row of DICT$.
     fn dictionary_values(&self) -> Vec<Value> {
         vec![
@@ -125,6 +135,30 @@ impl Dictionary {
 
     fn user_by_id(&self, user_id: u32) -> Option<&Arc<UserDef>> {
         self.users.values().find(|user| user.user_id == user_id)
+    }
+
+    /// The object a table privilege is granted on: a table or a view, by name, with its
+    /// object number and its kind as `dba_tab_privs.type` shows it; ORA-00942 for anything
+    /// else.
+    pub fn privilege_object(&self, name: &str) -> Result<(u32, &'static str)> {
+        if let Some(table) = self.tables.get(name) {
+            return Ok((table.object_id, "TABLE"));
+        }
+        match self.views.get(name) {
+            Some(view) => Ok((view.object_id, "VIEW")),
+            None => Err(Error::table_not_found()),
+        }
+    }
+
+    /// The name and kind of the table or view `object_id`.
+    fn privilege_object_by_id(&self, object_id: u32) -> Option<(String, &'static str)> {
+        if let Some(table) = self.table_by_id(object_id) {
+            return Some((table.name.clone(), "TABLE"));
+        }
+        self.views
+            .values()
+            .find(|view| view.object_id == object_id)
+            .map(|view| (view.name.clone(), "VIEW"))
     }
 }
 
@@ -310,7 +344,7 @@ impl Catalog {
                         }
                     }
                     ast::Privileges::Table { privileges, table } => {
-                        let table_id = dictionary.table(&table.name)?.object_id;
+                        let (table_id, _) = dictionary.privilege_object(&table.name)?;
                         for privilege in privileges {
                             let key = (table_id, privilege.clone());
                             match (user.table_privileges.get(&key), revoke) {
@@ -519,18 +553,18 @@ pub fn view(name: &str, dictionary: &Dictionary) -> Option<RowSet> {
                     user.table_privileges
                         .iter()
                         .filter_map(|((table_id, privilege), (grantor, _))| {
-                            let table = dictionary.table_by_id(*table_id)?;
+                            let (name, kind) = dictionary.privilege_object_by_id(*table_id)?;
                             let grantor = dictionary
                                 .user_by_id(*grantor)
                                 .map_or(Value::Null, |grantor| Value::text(&grantor.name));
                             Some(vec![
                                 Value::text(&user.name),
                                 Value::text(super::OWNER),
-                                Value::text(&table.name),
+                                Value::text(&name),
                                 grantor,
                                 Value::text(privilege),
                                 Value::text("NO"),
-                                Value::text("TABLE"),
+                                Value::text(kind),
                             ])
                         })
                         .collect::<Vec<_>>()

@@ -369,6 +369,9 @@ impl Session {
         let _entered = instrumentation::enter(&self.instrumentation);
         self.inherit_system_changes();
         let cursor = &prepared.cursor;
+        // A statement the user may not run is not described either (its columns are the
+        // table's).
+        self.check_privileges(&cursor.statement)?;
         let (dictionary, xid) = self.reader_parts();
         let forced = !cursor.forced_binds.is_empty();
         let binds = if forced {
@@ -736,6 +739,7 @@ impl Session {
             }
         }
         let _timed = instrumentation::timed(TimeModelStatistic::SqlExecuteElapsedTime);
+        self.check_privileges(statement)?;
         match statement {
             Statement::Select(query) => self.select(query, text, binds, pin),
             Statement::Insert {

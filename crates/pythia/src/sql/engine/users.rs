@@ -20,7 +20,7 @@ use crate::catalog::users::SYSTEM_USER;
 use crate::error::{Error, Result};
 use crate::instance::logon::verifier_text;
 use crate::session::StatementResult;
-use crate::sql::ast::{Password, Statement};
+use crate::sql::ast::{Node, ObjectName, Password, Statement, TableReference};
 use crate::sql::lexer::{tokenize, TokenKind};
 use crate::types::Value;
 
@@ -141,6 +141,57 @@ impl Session {
         }
     }
 
+    /// Whether the session's user may run `statement`, checked at every execution (a cursor
+    /// is shared by every user who runs its text, and a grant or revoke acts on the next
+    /// execution): ORA-01031 if not. SYSTEM may run anything. Another user needs SELECT on
+    /// each table or view a query names, anywhere in the statement (Oracle's definer's
+    /// rights: a view's own tables are its owner's business), and INSERT, UPDATE or DELETE
+    /// on a DML statement's table; an UPDATE or DELETE reads its table without SELECT on it
+    /// (Oracle's SQL92_SECURITY = FALSE). A name a WITH clause defines is not an object in
+    /// its scope; a name the dictionary does not hold (DUAL, v$ and dba_ views, pg_catalog)
+    /// is everyone's to read. DDL, ALTER SYSTEM, ANALYZE, VACUUM and the supplied packages
+    /// (DBMS_STATS, DBMS_SHARED_POOL) are SYSTEM's: no CREATE TABLE or ANY privilege exists
+    /// to grant. User administration checks itself (`user_statement`).
+    pub(super) fn check_privileges(&self, statement: &Statement) -> Result<()> {
+        if self.user == SYSTEM_USER {
+            return Ok(());
+        }
+        let target = match statement {
+            Statement::Select(_) => None,
+            Statement::Insert { table, .. } => Some((table, "INSERT")),
+            Statement::Update { table, .. } => Some((table, "UPDATE")),
+            Statement::Delete { table, .. } => Some((table, "DELETE")),
+            Statement::Explain { statement, .. } => return self.check_privileges(statement),
+            Statement::Commit { .. }
+            | Statement::Rollback { .. }
+            | Statement::Savepoint(_)
+            | Statement::Begin
+            | Statement::AlterSession(_)
+            | Statement::Set { .. }
+            | Statement::Show(_)
+            | Statement::CreateUser { .. }
+            | Statement::AlterUser { .. }
+            | Statement::DropUser { .. }
+            | Statement::Grant { .. } => return Ok(()),
+            _ => return Err(Error::insufficient_privileges()),
+        };
+        let dictionary = self.instance.catalog().current();
+        let user = dictionary.user(&self.user)?;
+        let check =
+            |name: &ObjectName, privilege: &str| match dictionary.privilege_object(&name.name) {
+                Ok((object_id, _)) if !user.holds(object_id, privilege) => {
+                    Err(Error::insufficient_privileges())
+                }
+                _ => Ok(()),
+            };
+        if let Some((table, privilege)) = target {
+            check(table, privilege)?;
+        }
+        let mut read = Vec::new();
+        tables_read(Node::Statement(statement), &mut Vec::new(), &mut read);
+        read.into_iter().try_for_each(|name| check(name, "SELECT"))
+    }
+
     /// ORA-01031 unless the session is SYSTEM's.
     fn require_administrator(&self) -> Result<()> {
         if self.user == SYSTEM_USER {
@@ -149,6 +200,36 @@ impl Session {
             Err(Error::insufficient_privileges())
         }
     }
+}
+
+/// The tables and views `node` reads (each `FROM` name, in subqueries too), leaving out the
+/// names of the WITH clauses in scope: a query's own, each from its definition on (so a
+/// recursive one names itself), and its enclosing queries'. A schema-qualified name is
+/// always an object's.
+fn tables_read<'a>(node: Node<'a>, in_scope: &mut Vec<&'a str>, read: &mut Vec<&'a ObjectName>) {
+    match node {
+        Node::TableReference(TableReference::Table { name, .. }) => {
+            if name.schema.is_some() || !in_scope.contains(&name.name.as_str()) {
+                read.push(name);
+            }
+        }
+        Node::Query(query) => {
+            // The WITH clause's queries are the first children, in order (`for_each_child`).
+            let outer = in_scope.len();
+            let mut defined = 0;
+            node.for_each_child(&mut |child| {
+                if let Some(common) = query.with.get(defined) {
+                    in_scope.push(&common.name);
+                    defined += 1;
+                }
+                tables_read(child, in_scope, read);
+            });
+            in_scope.truncate(outer);
+            return;
+        }
+        _ => {}
+    }
+    node.for_each_child(&mut |child| tables_read(child, in_scope, read));
 }
 
 /// The password a statement gives: written, or its bind's value (ORA-01008 when unbound).
