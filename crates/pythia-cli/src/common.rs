@@ -266,6 +266,18 @@ pub fn latches_that_slept(
     rows
 }
 
+/// The median of some runs' figures (the mean of the middle two of an even count).
+pub fn median(values: &[f64]) -> f64 {
+    let mut sorted = values.to_vec();
+    sorted.sort_by(f64::total_cmp);
+    let middle = sorted.len() / 2;
+    if sorted.len().is_multiple_of(2) {
+        (sorted[middle - 1] + sorted[middle]) / 2.0
+    } else {
+        sorted[middle]
+    }
+}
+
 pub fn lab_error(message: impl Into<String>) -> pythia::Error {
     pythia::Error::new(900, message)
 }

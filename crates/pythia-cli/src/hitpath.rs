@@ -21,7 +21,7 @@ use pythia::instrumentation::{self, SessionInstrumentation, SessionType};
 use pythia::storage::segment;
 use pythia::{Instance, Value};
 
-use crate::common::{lab_error, Rng};
+use crate::common::{lab_error, median, Rng};
 
 const ROWS: i64 = 20_000;
 
@@ -43,12 +43,6 @@ fn round_millis(quick: bool) -> u64 {
 
 fn best(rates: &[f64]) -> f64 {
     rates.iter().copied().fold(0.0, f64::max)
-}
-
-fn median(rates: &[f64]) -> f64 {
-    let mut sorted = rates.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    sorted[sorted.len() / 2]
 }
 
 /// Which blocks each thread reads.

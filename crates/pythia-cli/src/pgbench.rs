@@ -29,7 +29,7 @@ use comfy_table::Table;
 use pythia::Instance;
 use pythia_server::{Server, ServerOptions};
 
-use crate::common::lab_error;
+use crate::common::{lab_error, median};
 
 /// The buffer cache of both servers: Pythia's db_cache_size, PostgreSQL's shared_buffers.
 const SHARED_BUFFERS: &str = "256MB";
@@ -163,18 +163,6 @@ fn pgbench(target: &Target, arguments: &[String], limit: Duration) -> pythia::Re
             .env("PGCONNECT_TIMEOUT", "10"),
         limit,
     )
-}
-
-/// The median of a point's runs (the mean of the middle two of an even count).
-fn median(values: &[f64]) -> f64 {
-    let mut sorted = values.to_vec();
-    sorted.sort_by(f64::total_cmp);
-    let middle = sorted.len() / 2;
-    if sorted.len() % 2 == 0 {
-        (sorted[middle - 1] + sorted[middle]) / 2.0
-    } else {
-        sorted[middle]
-    }
 }
 
 /// A median with the range of the runs it came from: "45883 (41020-47112)".

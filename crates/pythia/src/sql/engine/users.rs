@@ -208,10 +208,10 @@ impl Session {
 /// always an object's.
 fn tables_read<'a>(node: Node<'a>, in_scope: &mut Vec<&'a str>, read: &mut Vec<&'a ObjectName>) {
     match node {
-        Node::TableReference(TableReference::Table { name, .. }) => {
-            if name.schema.is_some() || !in_scope.contains(&name.name.as_str()) {
-                read.push(name);
-            }
+        Node::TableReference(TableReference::Table { name, .. })
+            if name.schema.is_some() || !in_scope.contains(&name.name.as_str()) =>
+        {
+            read.push(name);
         }
         Node::Query(query) => {
             // The WITH clause's queries are the first children, in order (`for_each_child`).
