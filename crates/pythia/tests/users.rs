@@ -427,6 +427,19 @@ fn table_privileges_are_checked_at_every_execution() {
         [["201"]]
     );
 
+    // DESCRIBE shows what the user holds a privilege on; the rest does not exist for it.
+    assert_eq!(
+        scott
+            .describe("emp")
+            .unwrap()
+            .iter()
+            .map(|column| column.name.as_str())
+            .collect::<Vec<_>>(),
+        ["ID", "SALARY"]
+    );
+    assert_eq!(scott.describe("secret").unwrap_err().code(), 4043);
+    assert_eq!(system.describe("secret").unwrap().len(), 1);
+
     // A view is granted on its own; its tables are its owner's business.
     assert_eq!(error_code(&mut scott, "select * from emp_ids"), 1031);
     run(&mut system, "grant select on emp_ids to scott");

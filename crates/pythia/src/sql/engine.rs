@@ -625,6 +625,18 @@ impl Session {
         let _entered = instrumentation::enter(&self.instrumentation);
         let name = name.trim().trim_matches('"').to_uppercase();
         let dictionary = self.instance.catalog().current();
+        let no_object = || Error::new(4043, format!("object {name} does not exist"));
+        // A user describes what it holds a privilege on, as in Oracle; to anyone else the
+        // object does not exist.
+        if let Ok((object_id, _)) = dictionary.privilege_object(&name) {
+            let user = dictionary.user(&self.user)?;
+            if !["SELECT", "INSERT", "UPDATE", "DELETE"]
+                .iter()
+                .any(|privilege| user.holds(object_id, privilege))
+            {
+                return Err(no_object());
+            }
+        }
         if let Some(table) = dictionary.tables.get(&name) {
             return Ok(table
                 .columns
@@ -646,7 +658,7 @@ impl Session {
                     type_text: data_type.map_or("VARCHAR2(4000)".to_string(), |t| t.to_string()),
                 })
                 .collect()),
-            None => Err(Error::new(4043, format!("object {name} does not exist"))),
+            None => Err(no_object()),
         }
     }
 
