@@ -251,3 +251,68 @@ async fn random_and_mutated_messages_leave_the_server_and_other_connections_work
     drop(witness);
     assert_eq!(server.stop(), 0);
 }
+
+/// Reads whole messages from `socket` until a ReadyForQuery or the end of the stream, and
+/// returns them as (type, body).
+fn read_messages(socket: &mut TcpStream) -> Vec<(u8, Vec<u8>)> {
+    let mut messages = Vec::new();
+    loop {
+        let mut header = [0u8; 5];
+        if socket.read_exact(&mut header).is_err() {
+            return messages;
+        }
+        let length = u32::from_be_bytes(header[1..5].try_into().unwrap()) as usize;
+        let mut body = vec![0u8; length.saturating_sub(4)];
+        if socket.read_exact(&mut body).is_err() {
+            return messages;
+        }
+        messages.push((header[0], body));
+        if header[0] == b'Z' {
+            return messages;
+        }
+    }
+}
+
+/// The bound on a client's message (64 MiB, `vendor/pgwire/PATCHED.md`): a Query of 1 MiB
+/// runs; one whose header declares a byte past the bound is refused from the header alone,
+/// with FATAL 08P01, and its connection closed, with no body ever sent; the server goes on.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_message_past_the_bound_is_refused_from_its_header() {
+    const BOUND: u32 = 64 * 1024 * 1024;
+    let (_instance, server) = start("fuzz-bound", &[]);
+    let address = server.local_addr();
+    tokio::task::spawn_blocking(move || {
+        let mut socket = TcpStream::connect(address).unwrap();
+        socket
+            .set_read_timeout(Some(Duration::from_secs(30)))
+            .unwrap();
+        socket.write_all(&startup()).unwrap();
+        assert_eq!(read_messages(&mut socket).last().unwrap().0, b'Z');
+        let padded = format!("select 42 from dual -- {}", "x".repeat(1 << 20));
+        socket.write_all(&message(b'Q', &cstring(&padded))).unwrap();
+        let answer = read_messages(&mut socket);
+        let row = answer.iter().find(|(kind, _)| *kind == b'D').unwrap();
+        assert!(row.1.ends_with(b"42"), "{answer:?}");
+
+        let mut header = vec![b'Q'];
+        header.extend((BOUND + 1).to_be_bytes());
+        socket.write_all(&header).unwrap();
+        let refused = read_messages(&mut socket);
+        let (kind, body) = refused.last().expect("an answer before the close");
+        let text = String::from_utf8_lossy(body);
+        assert_eq!(*kind, b'E', "{text}");
+        assert!(text.contains("FATAL") && text.contains("08P01"), "{text}");
+        let mut rest = Vec::new();
+        assert_eq!(socket.read_to_end(&mut rest).unwrap(), 0, "closed");
+    })
+    .await
+    .unwrap();
+    // Nothing else is touched: a new connection runs a query.
+    let client = connect(address).await.unwrap();
+    let row = client
+        .query_one("select 'alive' from dual", &[])
+        .await
+        .unwrap();
+    assert_eq!(row.get::<_, String>(0), "alive");
+    server.stop();
+}

@@ -61,8 +61,10 @@ impl From<ProtocolVersion> for i32 {
     }
 }
 
-// 1 gigabyte - 1
-pub(crate) const LARGE_PACKET_SIZE_LIMIT: usize = 0x3fffffff - 1;
+// The longest Query, Parse, Bind or CopyData a client may send (Pythia's patch: 64 MiB;
+// pgwire's was 1 gigabyte - 1, PostgreSQL's own, which let each connection make the server
+// buffer up to 1 GiB). A longer one is refused from its header, before its body is read.
+pub(crate) const LARGE_PACKET_SIZE_LIMIT: usize = 64 * 1024 * 1024;
 pub(crate) const SMALL_PACKET_SIZE_LIMIT: usize = 10000;
 // libpq has a limit on backend message length, except those
 // VALID_LONG_MESSAGE_TYPE

@@ -330,6 +330,11 @@ where
     let transaction_status = socket.transaction_status().to_error_state();
     socket.set_transaction_status(transaction_status);
 
+    if is_fatal {
+        // The connection ends here: no ReadyForQuery, as in PostgreSQL (Pythia's patch).
+        socket.flush().await?;
+        return socket.close().await;
+    }
     if wait_for_sync {
         socket.set_state(PgWireConnectionState::AwaitingSync);
     } else {
@@ -341,11 +346,6 @@ where
             .await?;
     }
     socket.flush().await?;
-
-    if is_fatal {
-        return socket.close().await;
-    }
-
     Ok(())
 }
 
@@ -629,6 +629,20 @@ macro_rules! process_socket_messages {
                     break;
                 }
             } else {
+                // A message that did not decode (malformed, or longer than its bound):
+                // the client is told why, FATAL, before the close (Pythia's patch); after
+                // an I/O error there is no one to tell.
+                if let Some(Err(error)) = msg {
+                    if !matches!(error, PgWireError::IoError(_)) {
+                        let fatal = ErrorInfo::new(
+                            crate::error::SEVERITY_FATAL.to_owned(),
+                            error.code().to_owned(),
+                            error.to_string(),
+                        );
+                        let error = PgWireError::UserError(Box::new(fatal));
+                        let _ = process_error(socket, error, false).await;
+                    }
+                }
                 break;
             }
         }
