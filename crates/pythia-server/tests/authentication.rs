@@ -10,7 +10,7 @@ use pythia_server::{Server, ServerOptions};
 use tokio_postgres::Client;
 
 mod common;
-use common::{connect_as, start_with};
+use common::{connect_as, first_column, first_value, start_with};
 
 /// The SQLSTATE and message a logon fails with.
 async fn refused(address: SocketAddr, user: &str, password: Option<&str>) -> (String, String) {
@@ -32,16 +32,6 @@ async fn logged_on(address: SocketAddr, user: &str, password: &str) -> Client {
         .unwrap_or_else(|error| panic!("{user} / {password}: {error}"))
 }
 
-async fn text(client: &Client, sql: &str) -> String {
-    let rows = client.simple_query(sql).await.unwrap();
-    rows.into_iter()
-        .find_map(|message| match message {
-            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-            _ => None,
-        })
-        .unwrap_or_default()
-}
-
 const INVALID: &str = "ORA-01017: invalid username/password; logon denied";
 
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
@@ -50,9 +40,12 @@ async fn passwords_are_checked_with_scram_sha_256() {
         start_with("auth-scram", &[], Some("manager"), ServerOptions::default());
     let address = server.local_addr();
     let system = logged_on(address, "system", "manager").await;
-    assert_eq!(text(&system, "select user from dual").await, "SYSTEM");
     assert_eq!(
-        text(
+        first_value(&system, "select user from dual").await,
+        "SYSTEM"
+    );
+    assert_eq!(
+        first_value(
             &system,
             "select username from v$session where sid = \
              (select sid from v$mystat where rownum = 1)"
@@ -67,7 +60,7 @@ async fn passwords_are_checked_with_scram_sha_256() {
     assert_eq!(refused(address, "nobody", Some("manager")).await, wrong);
     // (tokio-postgres refuses to start without one: nothing reaches the server.)
     assert!(connect_as(address, "system", None).await.is_err());
-    assert_eq!(text(&system, "select 1 from dual").await, "1");
+    assert_eq!(first_value(&system, "select 1 from dual").await, "1");
 
     // A user: no CREATE SESSION, then locked, then in (the extended protocol runs these).
     system
@@ -98,7 +91,7 @@ async fn passwords_are_checked_with_scram_sha_256() {
         .await
         .unwrap();
     let scott = logged_on(address, "SCOTT", "tiger").await;
-    assert_eq!(text(&scott, "select user from dual").await, "SCOTT");
+    assert_eq!(first_value(&scott, "select user from dual").await, "SCOTT");
     // Only SYSTEM administers users.
     let error = scott
         .execute("alter user system identified by mine", &[])
@@ -112,7 +105,7 @@ async fn passwords_are_checked_with_scram_sha_256() {
         .unwrap();
     assert_eq!(refused(address, "scott", Some("tiger")).await, wrong);
     let again = logged_on(address, "scott", "Lion King").await;
-    assert_eq!(text(&again, "select user from dual").await, "SCOTT");
+    assert_eq!(first_value(&again, "select user from dual").await, "SCOTT");
     // The dictionary keeps a verifier, and no cursor the password.
     let verifier = instance
         .account("SCOTT")
@@ -122,17 +115,7 @@ async fn passwords_are_checked_with_scram_sha_256() {
         .to_string();
     assert!(verifier.starts_with("SCRAM-SHA-256$4096:"), "{verifier}");
     assert!(!verifier.contains("Lion"), "{verifier}");
-    let texts = system
-        .simple_query("select sql_text from v$sql")
-        .await
-        .unwrap();
-    let texts: Vec<String> = texts
-        .into_iter()
-        .filter_map(|message| match message {
-            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-            _ => None,
-        })
-        .collect();
+    let texts = first_column(&system, "select sql_text from v$sql").await;
     assert!(texts
         .iter()
         .any(|text| text.contains("identified by :password")));
@@ -173,7 +156,7 @@ async fn trust_is_for_loopback_addresses_and_still_checks_the_account() {
         .await
         .unwrap();
     let app = connect_as(address, "app", None).await.unwrap();
-    assert_eq!(text(&app, "select user from dual").await, "APP");
+    assert_eq!(first_value(&app, "select user from dual").await, "APP");
     assert_eq!(
         refused(address, "nobody", None).await,
         ("28P01".to_string(), INVALID.to_string())
@@ -233,7 +216,7 @@ async fn failed_logons_disturb_no_one_else() {
     for attempt in attempts {
         assert!(attempt.await.unwrap());
     }
-    assert_eq!(text(&system, "select count(*) from t").await, "1");
+    assert_eq!(first_value(&system, "select count(*) from t").await, "1");
     assert_eq!(
         server.connection_threads(),
         1,

@@ -11,23 +11,9 @@ use std::time::Duration;
 use tokio_postgres::NoTls;
 
 mod common;
-use common::{connect, start};
+use common::{connect, first_value, start};
 
 const LONG_QUERY: &str = "select count(*) from t a, t b, t c where a.v + b.v + c.v = 1";
-
-/// The first column of the first row a simple query returns.
-async fn first_value(client: &tokio_postgres::Client, sql: &str) -> String {
-    client
-        .simple_query(sql)
-        .await
-        .unwrap()
-        .into_iter()
-        .find_map(|message| match message {
-            tokio_postgres::SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no row from {sql}"))
-}
 
 /// How long the long query may take to stop before the test fails.
 const LONG_QUERY_BOUND: Duration = Duration::from_secs(60);

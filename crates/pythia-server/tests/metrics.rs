@@ -30,9 +30,10 @@ use pythia_server::metrics::{
 use pythia_server::{MetricsEndpoint, Server};
 use tokio::io::{AsyncReadExt, AsyncWriteExt};
 use tokio::net::TcpStream;
-use tokio_postgres::{Client, SimpleQueryMessage};
+use tokio_postgres::Client;
 
 mod common;
+use common::first_value;
 
 /// The instrumentation is the process's, and opening a database commits: every test here
 /// that opens one runs under this lock, so that the counts between two scrapes are exactly
@@ -71,20 +72,6 @@ fn stop(instance: Arc<Instance>, server: Server, metrics: MetricsEndpoint) {
 
 async fn connect(address: SocketAddr) -> Client {
     common::connect(address).await.unwrap()
-}
-
-/// The first column of the first row a query returns.
-async fn value(client: &Client, sql: &str) -> String {
-    client
-        .simple_query(sql)
-        .await
-        .unwrap()
-        .into_iter()
-        .find_map(|message| match message {
-            SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
-            _ => None,
-        })
-        .unwrap_or_else(|| panic!("no row from {sql}"))
 }
 
 /// An HTTP answer: status, headers (names in lower case), body.
@@ -534,18 +521,18 @@ fn counters_follow_the_work_done_between_two_scrapes() {
         assert!(sessions("ACTIVE", "BACKGROUND") >= 1.0);
 
         // The same numbers as the views, read through SQL with nothing committing between.
-        let commits = value(
+        let commits = first_value(
             &client,
             "select value from v$sysstat where name = 'user commits'",
         )
         .await;
-        let waits = value(
+        let waits = first_value(
             &client,
             "select total_waits || ' ' || time_waited_micro from v$system_event \
              where event = 'log file sync'",
         )
         .await;
-        let histogram = value(
+        let histogram = first_value(
             &client,
             "select sum(wait_count) from v$event_histogram_micro where event = 'log file sync'",
         )

@@ -8,7 +8,7 @@ use std::sync::Arc;
 
 use pythia::Instance;
 use pythia_server::{Server, ServerOptions};
-use tokio_postgres::{Client, NoTls};
+use tokio_postgres::{Client, NoTls, SimpleQueryMessage};
 
 pub fn temp_dir(name: &str) -> PathBuf {
     let dir = std::env::temp_dir().join(format!("pythia-server-{name}-{}", std::process::id()));
@@ -86,4 +86,27 @@ pub async fn connect_when_free(address: SocketAddr) -> Client {
         }
     }
     panic!("no session came free in 2 s");
+}
+
+/// The first column of each row a simple query returns (a NULL left out).
+pub async fn first_column(client: &Client, sql: &str) -> Vec<String> {
+    client
+        .simple_query(sql)
+        .await
+        .unwrap_or_else(|error| panic!("{sql}: {error}"))
+        .into_iter()
+        .filter_map(|message| match message {
+            SimpleQueryMessage::Row(row) => row.get(0).map(str::to_string),
+            _ => None,
+        })
+        .collect()
+}
+
+/// The first column of the first row a simple query returns.
+pub async fn first_value(client: &Client, sql: &str) -> String {
+    first_column(client, sql)
+        .await
+        .into_iter()
+        .next()
+        .unwrap_or_else(|| panic!("no row from {sql}"))
 }
