@@ -890,9 +890,7 @@ impl SimpleQueryHandler for Handlers {
 
 /// A running server: its address, and the way to stop it.
 pub struct Server {
-    local_addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    listener: ListenerThread,
     live: Arc<Live>,
     stopping: tokio::sync::watch::Sender<bool>,
 }
@@ -935,16 +933,6 @@ impl Server {
             auth::ClientAuthentication::Scram(Arc::new(scram))
         };
         let tls = tls::acceptor(options.tls.as_ref())?;
-        let listener = std::net::TcpListener::bind(listen)?;
-        listener.set_nonblocking(true)?;
-        let local_addr = listener.local_addr()?;
-        // The listener's runtime: accepting, and sockets until their first byte. Each
-        // connection then runs on a thread of its own (`spawn_connection`).
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .enable_time()
-            .build()?;
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let mut parameters = DefaultServerParameterProvider::default();
         parameters.server_version = SERVER_VERSION.into();
         let live = Arc::new(Live::default());
@@ -958,36 +946,23 @@ impl Server {
             stopping: stopping.clone(),
             tls,
         });
-        let thread = std::thread::Builder::new()
-            .name("pythia-listener".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener = match tokio::net::TcpListener::from_std(listener) {
-                        Ok(listener) => listener,
-                        Err(error) => {
-                            eprintln!("pythia serve: {error}");
-                            return;
-                        }
-                    };
-                    tokio::select! {
-                        _ = accept_loop(listener, shared) => {}
-                        _ = stopped => {}
-                    }
-                });
-                // Dropping the runtime ends the tasks of sockets that have not spoken yet;
-                // the connections' threads end on `stopping`.
+        // The listener's thread accepts, and holds sockets until their first byte; each
+        // connection then runs on a thread of its own (`spawn_connection`). Stopping it
+        // ends the tasks of sockets that have not spoken yet; the connections' threads end
+        // on `stopping`.
+        let listener =
+            ListenerThread::start(listen, "pythia-listener", "pythia serve", move |listener| {
+                accept_loop(listener, shared)
             })?;
         Ok(Server {
-            local_addr,
-            stop: Some(stop),
-            thread: Some(thread),
+            listener,
             live,
             stopping,
         })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
+        self.listener.local_addr
     }
 
     /// The connections' threads alive now: one per logged-on connection, until its session
@@ -1015,13 +990,8 @@ impl Server {
     }
 
     fn shut(&mut self) -> usize {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
         self.stopping.send_replace(true);
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.listener.stop();
         let threads = self
             .live
             .threads
@@ -1039,6 +1009,72 @@ impl Server {
 impl Drop for Server {
     fn drop(&mut self) {
         self.shut();
+    }
+}
+
+/// A TCP listener served by a thread of its own on a current-thread tokio runtime until
+/// stopped: the server's, and the metrics endpoint's.
+pub(crate) struct ListenerThread {
+    pub(crate) local_addr: SocketAddr,
+    stop: Option<tokio::sync::oneshot::Sender<()>>,
+    thread: Option<std::thread::JoinHandle<()>>,
+}
+
+impl ListenerThread {
+    /// Binds `listen` (port 0: any free port) and runs `serve` on the listener, in a
+    /// thread named `name`, until `stop`; `label` starts the message of a listener that
+    /// cannot be registered with the runtime.
+    pub(crate) fn start<Serve, Served>(
+        listen: SocketAddr,
+        name: &str,
+        label: &'static str,
+        serve: Serve,
+    ) -> io::Result<ListenerThread>
+    where
+        Serve: FnOnce(tokio::net::TcpListener) -> Served + Send + 'static,
+        Served: std::future::Future<Output = ()>,
+    {
+        let listener = std::net::TcpListener::bind(listen)?;
+        listener.set_nonblocking(true)?;
+        let local_addr = listener.local_addr()?;
+        let runtime = tokio::runtime::Builder::new_current_thread()
+            .enable_io()
+            .enable_time()
+            .build()?;
+        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
+        let thread = std::thread::Builder::new()
+            .name(name.into())
+            .spawn(move || {
+                runtime.block_on(async move {
+                    let listener = match tokio::net::TcpListener::from_std(listener) {
+                        Ok(listener) => listener,
+                        Err(error) => {
+                            eprintln!("{label}: {error}");
+                            return;
+                        }
+                    };
+                    tokio::select! {
+                        _ = serve(listener) => {}
+                        _ = stopped => {}
+                    }
+                });
+                // Dropping the runtime ends the tasks it still runs.
+            })?;
+        Ok(ListenerThread {
+            local_addr,
+            stop: Some(stop),
+            thread: Some(thread),
+        })
+    }
+
+    /// Stops accepting and waits for the thread (again: nothing).
+    pub(crate) fn stop(&mut self) {
+        if let Some(stop) = self.stop.take() {
+            let _ = stop.send(());
+        }
+        if let Some(thread) = self.thread.take() {
+            let _ = thread.join();
+        }
     }
 }
 

@@ -855,9 +855,7 @@ async fn accept_loop(listener: tokio::net::TcpListener, endpoint: Arc<Endpoint>)
 
 /// A running metrics endpoint: its address, and the way to stop it.
 pub struct MetricsEndpoint {
-    local_addr: SocketAddr,
-    stop: Option<tokio::sync::oneshot::Sender<()>>,
-    thread: Option<std::thread::JoinHandle<()>>,
+    listener: crate::ListenerThread,
 }
 
 impl MetricsEndpoint {
@@ -873,65 +871,33 @@ impl MetricsEndpoint {
                 ),
             ));
         }
-        let listener = std::net::TcpListener::bind(listen)?;
-        listener.set_nonblocking(true)?;
-        let local_addr = listener.local_addr()?;
-        let runtime = tokio::runtime::Builder::new_current_thread()
-            .enable_io()
-            .enable_time()
-            .build()?;
-        let (stop, stopped) = tokio::sync::oneshot::channel::<()>();
         let endpoint = Arc::new(Endpoint {
             instance,
             scrapes: AtomicU64::new(0),
         });
-        let thread = std::thread::Builder::new()
-            .name("pythia-metrics".into())
-            .spawn(move || {
-                runtime.block_on(async move {
-                    let listener = match tokio::net::TcpListener::from_std(listener) {
-                        Ok(listener) => listener,
-                        Err(error) => {
-                            eprintln!("pythia serve: metrics: {error}");
-                            return;
-                        }
-                    };
-                    tokio::select! {
-                        _ = accept_loop(listener, endpoint) => {}
-                        _ = stopped => {}
-                    }
-                });
-                // Dropping the runtime ends the connections' tasks.
-            })?;
-        Ok(MetricsEndpoint {
-            local_addr,
-            stop: Some(stop),
-            thread: Some(thread),
-        })
+        // Stopping the listener's thread drops the connections being served.
+        let listener = crate::ListenerThread::start(
+            listen,
+            "pythia-metrics",
+            "pythia serve: metrics",
+            move |listener| accept_loop(listener, endpoint),
+        )?;
+        Ok(MetricsEndpoint { listener })
     }
 
     pub fn local_addr(&self) -> SocketAddr {
-        self.local_addr
+        self.listener.local_addr
     }
 
     /// Stops accepting, drops the connections being served, and waits for the thread.
     pub fn stop(mut self) {
-        self.shut();
-    }
-
-    fn shut(&mut self) {
-        if let Some(stop) = self.stop.take() {
-            let _ = stop.send(());
-        }
-        if let Some(thread) = self.thread.take() {
-            let _ = thread.join();
-        }
+        self.listener.stop();
     }
 }
 
 impl Drop for MetricsEndpoint {
     fn drop(&mut self) {
-        self.shut();
+        self.listener.stop();
     }
 }
 
