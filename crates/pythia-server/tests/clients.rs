@@ -122,15 +122,23 @@ fn psycopg_3_runs_a_python_applications_work() {
     assert_eq!(server.stop(), 0);
 }
 
-/// `psql -c` against `address`, each command in turn; its standard output.
-fn psql(address: std::net::SocketAddr, commands: &[&str]) -> String {
+/// `psql -X OPTIONS` logged on to `address` as SYSTEM, to be given its commands.
+fn psql_command(address: std::net::SocketAddr, options: &[&str]) -> Command {
     let mut command = Command::new(client("psql"));
     command
-        .args(["-X", "-v", "ON_ERROR_STOP=1", "-h"])
+        .arg("-X")
+        .args(options)
+        .arg("-h")
         .arg(address.ip().to_string())
         .arg("-p")
         .arg(address.port().to_string())
         .args(["-U", "system", "-d", "pythia"]);
+    command
+}
+
+/// `psql -c` against `address`, each command in turn; its standard output.
+fn psql(address: std::net::SocketAddr, commands: &[&str]) -> String {
+    let mut command = psql_command(address, &["-v", "ON_ERROR_STOP=1"]);
     for sql in commands {
         command.arg("-c").arg(sql);
     }
@@ -280,21 +288,9 @@ fn psql_describes_tables_as_it_describes_postgresqls() {
         assert!(described.contains(line), "no '{line}' in:\n{described}");
     }
     // An error keeps its ORA- text and psql's caret; the server goes on.
-    let mut failing = Command::new(client("psql"));
-    failing
-        .args(["-X", "-h"])
-        .arg(address.ip().to_string())
-        .arg("-p")
-        .arg(address.port().to_string())
-        .args([
-            "-U",
-            "system",
-            "-d",
-            "pythia",
-            "-c",
-            "select * from missing",
-        ]);
-    let output = failing.output().unwrap();
+    let output = psql_command(address, &["-c", "select * from missing"])
+        .output()
+        .unwrap();
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(error.contains("ORA-00942"), "{error}");
     assert!(psql(address, &["select 1 from dual"]).contains("(1 row)"));
@@ -313,20 +309,7 @@ fn psql_and_psycopg_log_on_with_a_password() {
     );
     let address = server.local_addr();
     let psql = |password: &str| {
-        let mut command = Command::new(client("psql"));
-        command
-            .args(["-X", "-A", "-t", "-w", "-h"])
-            .arg(address.ip().to_string())
-            .arg("-p")
-            .arg(address.port().to_string())
-            .args([
-                "-U",
-                "system",
-                "-d",
-                "pythia",
-                "-c",
-                "select user from dual",
-            ])
+        psql_command(address, &["-A", "-t", "-w", "-c", "select user from dual"])
             .env("PGPASSWORD", password)
             .stdin(Stdio::null())
             .output()
