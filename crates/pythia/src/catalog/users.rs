@@ -91,14 +91,14 @@ impl UserDef {
             .and_then(crate::scram::Verifier::parse)
     }
 
-    /// Whether the user holds `privilege` (`SELECT`, `INSERT`, `UPDATE`, `DELETE`) on the
-    /// table or view `object_id`: granted to it, or it is SYSTEM, who holds every privilege.
-    pub fn holds(&self, object_id: u32, privilege: &str) -> bool {
+    /// Whether the user holds `privilege` (`SELECT`, `INSERT`, `UPDATE`, `DELETE`; None:
+    /// any of them) on the table or view `object_id`: granted to it, or it is SYSTEM, who
+    /// holds every privilege.
+    pub fn holds(&self, object_id: u32, privilege: Option<&str>) -> bool {
         self.name == SYSTEM_USER
-            || self
-                .table_privileges
-                .keys()
-                .any(|(id, held)| *id == object_id && held == privilege)
+            || self.table_privileges.keys().any(|(id, held)| {
+                *id == object_id && privilege.is_none_or(|privilege| held == privilege)
+            })
     }
 
     /// The USER row of DICT$.

@@ -629,11 +629,7 @@ impl Session {
         // A user describes what it holds a privilege on, as in Oracle; to anyone else the
         // object does not exist.
         if let Ok((object_id, _)) = dictionary.privilege_object(&name) {
-            let user = dictionary.user(&self.user)?;
-            if !["SELECT", "INSERT", "UPDATE", "DELETE"]
-                .iter()
-                .any(|privilege| user.holds(object_id, privilege))
-            {
+            if !dictionary.user(&self.user)?.holds(object_id, None) {
                 return Err(no_object());
             }
         }

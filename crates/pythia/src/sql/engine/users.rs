@@ -179,7 +179,7 @@ impl Session {
         let user = dictionary.user(&self.user)?;
         let check =
             |name: &ObjectName, privilege: &str| match dictionary.privilege_object(&name.name) {
-                Ok((object_id, _)) if !user.holds(object_id, privilege) => {
+                Ok((object_id, _)) if !user.holds(object_id, Some(privilege)) => {
                     Err(Error::insufficient_privileges())
                 }
                 _ => Ok(()),
