@@ -90,10 +90,7 @@ impl Session {
                 lock,
             } => {
                 self.require_administrator()?;
-                let verifier = match password {
-                    Some(password) => Some(verifier_text(&password_text(password, binds)?)?),
-                    None => None,
-                };
+                let verifier = verifier_of(password.as_ref(), binds)?;
                 catalog.create_user(name, verifier, lock.unwrap_or(false))?;
                 Ok(StatementResult::done("User created."))
             }
@@ -106,10 +103,7 @@ impl Session {
                 if !(*name == self.user && lock.is_none()) {
                     self.require_administrator()?;
                 }
-                let verifier = match password {
-                    Some(password) => Some(verifier_text(&password_text(password, binds)?)?),
-                    None => None,
-                };
+                let verifier = verifier_of(password.as_ref(), binds)?;
                 catalog.alter_user(name, verifier, *lock)?;
                 Ok(StatementResult::done("User altered."))
             }
@@ -230,6 +224,13 @@ fn tables_read<'a>(node: Node<'a>, in_scope: &mut Vec<&'a str>, read: &mut Vec<&
         _ => {}
     }
     node.for_each_child(&mut |child| tables_read(child, in_scope, read));
+}
+
+/// The verifier of the password a statement gives, if it gives one.
+fn verifier_of(password: Option<&Password>, binds: &[Value]) -> Result<Option<String>> {
+    password
+        .map(|password| verifier_text(&password_text(password, binds)?))
+        .transpose()
 }
 
 /// The password a statement gives: written, or its bind's value (ORA-01008 when unbound).
