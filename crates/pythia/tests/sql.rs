@@ -822,6 +822,104 @@ fn a_kept_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
     instance.shutdown().unwrap();
 }
 
+/// An UPDATE's and a DELETE's plan is kept in their cursor, as a query's is (they were
+/// planned again at every execution before). This pins when a kept one must not run: after
+/// DDL on its table (a new index, the table dropped and made again by another session,
+/// whose new segment the old plan does not know), and when the plan holds a subquery's rows,
+/// which would change the rows of the first execution at every later one.
+#[test]
+fn a_kept_update_or_delete_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
+    let dir = temp_dir("dml-plan-reuse");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    let mut other = instance.connect().unwrap();
+    run(&mut session, "create table p (id number, v number)");
+    for id in 1..=20 {
+        run(
+            &mut session,
+            &format!("insert into p values ({id}, {id} * 10)"),
+        );
+    }
+    run(&mut session, "create table q (m number)");
+    run(&mut session, "insert into q values (150)");
+    run(&mut session, "commit");
+    analyze(&mut session);
+    let update_text = "update p set v = v + :2 where id = :1";
+    let update = session.prepare(update_text).unwrap();
+    let add = |session: &mut Session, id: i64, amount: i64| {
+        session
+            .execute_prepared(&update, &[Value::integer(id), Value::integer(amount)])
+            .unwrap()
+            .rows_affected
+    };
+    let value = |session: &mut Session, id: i64| {
+        text_rows(session, &format!("select v from p where id = {id}"))[0][0].clone()
+    };
+    let plan_of = |session: &mut Session| {
+        let rows = text_rows(
+            session,
+            &format!(
+                "select plan_hash_value from v$sql where sql_text = '{update_text}' \
+                 and is_obsolete = 'N' and object_status = 'VALID'"
+            ),
+        );
+        assert_eq!(rows.len(), 1, "one valid child: {rows:?}");
+        rows[0][0].clone()
+    };
+    // Each execution's binds choose its row, through the one plan.
+    assert_eq!(add(&mut session, 3, 1), 1);
+    assert_eq!(add(&mut session, 4, 2), 1);
+    assert_eq!(value(&mut session, 3), "31");
+    assert_eq!(value(&mut session, 4), "42");
+    let full_scan = plan_of(&mut session);
+    assert_ne!(full_scan, "0", "an UPDATE's child shows its plan's hash");
+    // A new index: the next execution plans again, and through the index.
+    run(&mut session, "commit");
+    run(&mut other, "create unique index p_id on p (id)");
+    analyze(&mut other);
+    assert_eq!(add(&mut session, 5, 3), 1);
+    assert_eq!(value(&mut session, 5), "53");
+    let by_index = plan_of(&mut session);
+    assert_ne!(
+        by_index, full_scan,
+        "the plan was made again after CREATE INDEX"
+    );
+    // The table dropped and made again, with other rows, by another session.
+    run(&mut session, "commit");
+    run(&mut other, "drop table p");
+    run(&mut other, "create table p (id number, v number)");
+    run(&mut other, "insert into p values (5, 500)");
+    run(&mut other, "commit");
+    assert_eq!(add(&mut session, 5, 1), 1);
+    assert_eq!(value(&mut session, 5), "501");
+    // A subquery's result is part of the plan: it is planned at every execution.
+    run(&mut session, "insert into p values (6, 600)");
+    let delete = "delete from p where v > (select max(m) from q)";
+    assert_eq!(changed_rows(&mut session, delete), 2);
+    run(&mut session, "insert into p values (7, 140)");
+    run(&mut session, "insert into p values (8, 120)");
+    run(&mut session, "update q set m = 130");
+    assert_eq!(changed_rows(&mut session, delete), 1);
+    assert_eq!(
+        text_rows(&mut session, "select id from p"),
+        vec![vec!["8".to_string()]]
+    );
+    drop(session);
+    drop(other);
+    instance.shutdown().unwrap();
+}
+
+fn analyze(session: &mut Session) {
+    run(
+        session,
+        "begin dbms_stats.gather_table_stats(user, 'P'); end;",
+    );
+}
+
+fn changed_rows(session: &mut Session, sql: &str) -> u64 {
+    session.execute(sql).unwrap().rows_affected
+}
+
 /// A view is stored in the dictionary as its CREATE VIEW text and parsed again at open: it
 /// survives a restart, replaced or not, and a dropped view stays dropped.
 #[test]

@@ -7,7 +7,8 @@
 //!     heap 0: the syntax tree (None once aged out: a later get reloads it)
 //!     children ──> ChildCursor 0, 1, ...  one per optimizer environment and bind types
 //!                    mutex "Cursor Pin": S while a session executes it, X while it is built
-//!                    plan (a query's, when it can run again), statistics (v$sql)
+//!                    plan (a query's, an UPDATE's or DELETE's, when it can run again),
+//!                    statistics (v$sql)
 //! ```
 //!
 //! Invariants:
@@ -24,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::instrumentation::{KglMutex, MutexType};
 use crate::sql::ast::Statement;
-use crate::sql::query::QueryPlan;
+use crate::sql::query::{QueryPlan, TablePlan};
 use crate::types::Value;
 
 use super::sql_id::SqlId;
@@ -304,6 +305,31 @@ pub struct ChildStatistics {
     pub last_active: AtomicU64,
 }
 
+/// The plan a child keeps, so that its executions after the first plan nothing: kept only
+/// when it can run again whatever the binds (it read no rows while it was made).
+#[derive(Clone)]
+pub enum KeptPlan {
+    Query(Arc<QueryPlan>),
+    /// An UPDATE's or DELETE's: its access path, WHERE filters and SET expressions.
+    Table(Arc<TablePlan>),
+}
+
+impl KeptPlan {
+    pub fn query(&self) -> Option<&Arc<QueryPlan>> {
+        match self {
+            KeptPlan::Query(plan) => Some(plan),
+            KeptPlan::Table(_) => None,
+        }
+    }
+
+    pub fn table(&self) -> Option<&Arc<TablePlan>> {
+        match self {
+            KeptPlan::Table(plan) => Some(plan),
+            KeptPlan::Query(_) => None,
+        }
+    }
+}
+
 /// What the optimizer decided for a child, set when it is built.
 #[derive(Clone, Debug)]
 pub struct PlanSummary {
@@ -318,7 +344,7 @@ pub struct ChildCursor {
     pub key: ChildKey,
     pub mismatch: Mismatch,
     pub(crate) pin: KglMutex<()>,
-    plan: OnceLock<Arc<QueryPlan>>,
+    plan: OnceLock<KeptPlan>,
     summary: OnceLock<PlanSummary>,
     /// Names of the objects the statement depends on (upper case): DDL on any invalidates it.
     dependencies: OnceLock<Box<[String]>>,
@@ -369,8 +395,8 @@ impl ChildCursor {
         self.built.load(Ordering::Acquire)
     }
 
-    /// The kept plan of a query, when it can run again.
-    pub fn plan(&self) -> Option<&Arc<QueryPlan>> {
+    /// The kept plan, when it can run again.
+    pub fn plan(&self) -> Option<&KeptPlan> {
         self.plan.get()
     }
 
@@ -429,13 +455,13 @@ impl CursorPin {
         self.building
     }
 
-    /// Finishes building the child: its plan (a query's, when it can run again), what the
+    /// Finishes building the child: its plan (when it can run again), what the
     /// optimizer decided, its dependencies, and the plan's bytes, charged to the shared
     /// pool (ORA-04031 when they cannot be found; the child is then dropped). The pin
     /// becomes shared.
     pub fn publish(
         &mut self,
-        plan: Option<Arc<QueryPlan>>,
+        plan: Option<KeptPlan>,
         summary: PlanSummary,
         dependencies: Vec<String>,
         plan_bytes: u64,

@@ -52,7 +52,9 @@ use crate::sql::ast::{self, Statement};
 use crate::sql::lexer::{tokenize, TokenKind};
 
 use cursor::{location, ChildStatistics};
-pub use cursor::{ChildCursor, ChildKey, CursorPin, Handle, Mismatch, Namespace, PlanSummary};
+pub use cursor::{
+    ChildCursor, ChildKey, CursorPin, Handle, KeptPlan, Mismatch, Namespace, PlanSummary,
+};
 use pool::{Category, SharedPool};
 use sql_id::SqlId;
 

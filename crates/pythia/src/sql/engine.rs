@@ -18,9 +18,9 @@
 //! cursor of the text (through the session cursor cache, then the shared library cache,
 //! else it parses and loads one), and an execution pins the child cursor that this session's
 //! optimizer environment and bind types share. The first execution of a child builds it:
-//! a query's plan is published in the child for every session to reuse while DDL on the
-//! objects it names has not invalidated it; plans that hold rows read at planning time
-//! (subqueries, views) are made again at every execution.
+//! a query's, UPDATE's or DELETE's plan is published in the child for every session to
+//! reuse while DDL on the objects it names has not invalidated it; plans that hold rows read
+//! at planning time (subqueries, views) are made again at every execution.
 
 use std::cell::RefCell;
 use std::collections::HashMap;
@@ -35,7 +35,9 @@ use crate::instrumentation::{
     self, interrupt, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic, WaitEvent,
 };
 use crate::library_cache::session_cache::SessionCursorCache;
-use crate::library_cache::{cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, PlanSummary};
+use crate::library_cache::{
+    cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, KeptPlan, PlanSummary,
+};
 use crate::session::{Column, DescribeColumn, Description, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::client_settings::{self, ClientSettings};
@@ -128,6 +130,50 @@ pub const DEPENDENCIES_MAX: usize = 1024;
 
 /// v$sql.plan_hash_value: a digest of the plan's steps (operation, options, object), so that
 /// two children with the same steps have the same value.
+/// Makes a statement's plan; on its child's first execution (`building`) the work is timed
+/// as a hard parse and its heap bytes counted for the shared pool. Returns the plan and
+/// those bytes (None when not building or when the allocator could not count them).
+fn make_plan<T>(building: bool, make: impl FnOnce() -> Result<T>) -> (Result<T>, Option<u64>) {
+    if !building {
+        return (make(), None);
+    }
+    let _timed = instrumentation::timed(TimeModelStatistic::ParseTimeElapsed);
+    let _hard = instrumentation::timed(TimeModelStatistic::HardParseElapsedTime);
+    instrumentation::heap::measure(make)
+}
+
+/// An UPDATE or DELETE as its first step reads it (a DELETE has no assignments).
+struct TableStatement<'s> {
+    table: &'s ast::ObjectName,
+    alias: Option<&'s str>,
+    hint: Option<&'s str>,
+    assignments: &'s [(String, ast::Expr)],
+    where_clause: Option<&'s ast::Expr>,
+}
+
+/// What UPDATE's and DELETE's first step found: the dictionary the plan runs against, its
+/// table, the SET targets' column positions, the plan, and the rows it may change.
+struct RowsToChange {
+    dictionary: Arc<Dictionary>,
+    table: Arc<TableDef>,
+    targets: Vec<usize>,
+    plan: Arc<query::TablePlan>,
+    rows: Vec<(RowId, Vec<Value>)>,
+}
+
+/// `name`'s table in `dictionary`; ORA-00942 for another schema's name, as every object
+/// is SYSTEM's.
+fn table_in(dictionary: &Dictionary, name: &ast::ObjectName) -> Result<Arc<TableDef>> {
+    if name
+        .schema
+        .as_deref()
+        .is_some_and(|schema| schema != catalog::OWNER)
+    {
+        return Err(Error::table_not_found());
+    }
+    dictionary.table(&name.name).cloned()
+}
+
 fn plan_hash_value(lines: &[query::PlanLine]) -> u32 {
     use std::hash::{Hash, Hasher};
     let mut hasher = rustc_hash::FxHasher::default();
@@ -735,8 +781,11 @@ impl Session {
         instrumentation::add(Statistic::ExecuteCount, 1);
         if pin.is_building() {
             instrumentation::add(Statistic::ParseCountHard, 1);
-            if !matches!(statement, Statement::Select(_)) {
-                // Only queries keep a plan: the child is built as it is found.
+            if !matches!(
+                statement,
+                Statement::Select(_) | Statement::Update { .. } | Statement::Delete { .. }
+            ) {
+                // Statements that keep no plan: the child is built as it is found.
                 let dependencies = self.dependencies(text, &self.instance.catalog().current());
                 let summary = PlanSummary {
                     optimizer_mode: self.settings.optimizer.mode.name(),
@@ -766,36 +815,37 @@ impl Session {
                 alias,
                 assignments,
                 where_clause,
-            } => self
-                .dml(|session, transaction| {
-                    session.update(
-                        transaction,
-                        table,
-                        alias.as_deref(),
-                        hint.as_deref(),
-                        assignments,
-                        where_clause.as_ref(),
-                        binds,
-                    )
+            } => {
+                let statement = TableStatement {
+                    table,
+                    alias: alias.as_deref(),
+                    hint: hint.as_deref(),
+                    assignments,
+                    where_clause: where_clause.as_ref(),
+                };
+                self.dml(|session, transaction| {
+                    session.update(transaction, &statement, text, binds, pin)
                 })
-                .map(|rows| changed(rows, "updated")),
+                .map(|rows| changed(rows, "updated"))
+            }
             Statement::Delete {
                 hint,
                 table,
                 alias,
                 where_clause,
-            } => self
-                .dml(|session, transaction| {
-                    session.delete(
-                        transaction,
-                        table,
-                        alias.as_deref(),
-                        hint.as_deref(),
-                        where_clause.as_ref(),
-                        binds,
-                    )
+            } => {
+                let statement = TableStatement {
+                    table,
+                    alias: alias.as_deref(),
+                    hint: hint.as_deref(),
+                    assignments: &[],
+                    where_clause: where_clause.as_ref(),
+                };
+                self.dml(|session, transaction| {
+                    session.delete(transaction, &statement, text, binds, pin)
                 })
-                .map(|rows| changed(rows, "deleted")),
+                .map(|rows| changed(rows, "deleted"))
+            }
             Statement::Commit { write } => {
                 let statement = write.map_or_else(CommitRequest::default, |write| CommitRequest {
                     wait: write.wait,
@@ -1171,7 +1221,7 @@ impl Session {
             .as_ref()
             .map_or(0, |transaction| transaction.xid);
         let kept = if valid {
-            pin.child().plan().cloned()
+            pin.child().plan().and_then(KeptPlan::query).cloned()
         } else {
             None
         };
@@ -1182,37 +1232,18 @@ impl Session {
             let plan = match kept {
                 Some(plan) => plan,
                 None => {
-                    let building = pin.is_building();
-                    let (planned, bytes) = {
-                        let _hard = building.then(|| {
-                            (
-                                instrumentation::timed(TimeModelStatistic::ParseTimeElapsed),
-                                instrumentation::timed(TimeModelStatistic::HardParseElapsedTime),
-                            )
-                        });
-                        instrumentation::heap::measure(|| {
-                            query::plan_query(reader, &mut bind_values, query)
-                        })
-                    };
+                    let (planned, bytes) = make_plan(pin.is_building(), || {
+                        query::plan_query(reader, &mut bind_values, query)
+                    });
                     let plan = Arc::new(planned?);
-                    if building {
-                        let summary = PlanSummary {
-                            optimizer_mode: if plan.costed {
-                                self.settings.optimizer.mode.name()
-                            } else {
-                                "RULE"
-                            },
-                            cost: plan.estimate.as_ref().map(|estimate| estimate.cost),
-                            plan_hash_value: plan_hash_value(&query::explain_query(&plan)),
-                        };
-                        let bytes = bytes.unwrap_or(text.len() as u64 * 16);
-                        let dependencies = self.dependencies(text, &dictionary);
-                        pin.publish(
-                            plan.reusable.then(|| plan.clone()),
-                            summary,
-                            dependencies,
-                            bytes,
-                        )?;
+                    if pin.is_building() {
+                        let summary = self.plan_summary(
+                            plan.costed,
+                            plan.estimate.as_ref().map(|estimate| estimate.cost),
+                            &query::explain_query(&plan),
+                        );
+                        let kept = plan.reusable.then(|| KeptPlan::Query(plan.clone()));
+                        self.publish(pin, text, &dictionary, kept, summary, bytes)?;
                     }
                     plan
                 }
@@ -1369,14 +1400,42 @@ impl Session {
     }
 
     fn table(&self, name: &ast::ObjectName) -> Result<Arc<TableDef>> {
-        if name
-            .schema
-            .as_deref()
-            .is_some_and(|schema| schema != catalog::OWNER)
-        {
-            return Err(Error::table_not_found());
+        table_in(&self.instance.catalog().current(), name)
+    }
+
+    /// What the optimizer decided for a child being built, from its plan's EXPLAIN lines.
+    fn plan_summary(
+        &self,
+        costed: bool,
+        cost: Option<f64>,
+        explained: &[query::PlanLine],
+    ) -> PlanSummary {
+        PlanSummary {
+            optimizer_mode: if costed {
+                self.settings.optimizer.mode.name()
+            } else {
+                "RULE"
+            },
+            cost,
+            plan_hash_value: plan_hash_value(explained),
         }
-        self.instance.catalog().current().table(&name.name).cloned()
+    }
+
+    /// Finishes building `pin`'s child with its plan (`kept` when it can run again) and
+    /// the objects `text` depends on in `dictionary`. `bytes`: the plan's, when the
+    /// allocator counted them; else an estimate from the text's length.
+    fn publish(
+        &self,
+        pin: &mut CursorPin,
+        text: &str,
+        dictionary: &Dictionary,
+        kept: Option<KeptPlan>,
+        summary: PlanSummary,
+        bytes: Option<u64>,
+    ) -> Result<()> {
+        let bytes = bytes.unwrap_or(text.len() as u64 * 16);
+        let dependencies = self.dependencies(text, dictionary);
+        pin.publish(kept, summary, dependencies, bytes)
     }
 
     fn insert(
@@ -1510,177 +1569,227 @@ impl Session {
         Ok(result)
     }
 
-    #[allow(clippy::too_many_arguments)]
     fn update(
         &self,
         transaction: &mut Transaction,
-        table_name: &ast::ObjectName,
-        alias: Option<&str>,
-        hint: Option<&str>,
-        assignments: &[(String, ast::Expr)],
-        where_clause: Option<&ast::Expr>,
+        statement: &TableStatement,
+        text: &str,
         binds: &[Value],
+        pin: &mut CursorPin,
     ) -> Result<u64> {
-        let table = self.table(table_name)?;
-        let mut targets = Vec::with_capacity(assignments.len());
-        for (name, _) in assignments {
-            targets.push(
-                table
-                    .column(name)
-                    .ok_or_else(|| Error::invalid_identifier(name))?,
-            );
-        }
-        let expressions: Vec<&ast::Expr> = assignments.iter().map(|(_, expr)| expr).collect();
         let storage = self.instance.catalog().storage().clone();
-        let (plan, rows, final_binds) = self.rows_to_change(
-            transaction.xid,
-            &table,
-            alias,
-            hint,
-            &expressions,
-            where_clause,
-            binds,
-        )?;
-        let mut count = 0;
         let xid = transaction.xid;
-        self.with_reader(&final_binds, |reader| {
-            // The transaction is out of the session while it runs: a subquery of the
-            // statement must still see its changes.
-            let reader = Reader { xid, ..*reader };
-            let context = reader.row_context();
-            let checks = dml::compile_checks(&reader, &table)?;
-            let referenced = dml::is_referenced(reader.dictionary, &table);
-            let keyed = referenced || !table.foreign_keys.is_empty();
-            // Keys are checked once every row is updated, as Oracle checks at the end of
-            // the statement (one statement may change a parent key and its children).
-            let mut changes = Vec::new();
-            for (rowid, _) in rows {
-                let mut change = None;
-                let updated =
-                    dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
-                        if !plan.accepts(current, &context)? {
-                            return Ok(None);
-                        }
-                        let mut row = current.to_vec();
-                        for (expr, &target) in plan.expressions.iter().zip(&targets) {
-                            row[target] = expr.evaluate(current, &context)?;
-                        }
-                        if !checks.is_empty() || keyed {
-                            row = dml::check_row(&table, row)?;
-                            dml::enforce_checks(&table.checks, &checks, &row, &context)?;
-                        }
-                        if keyed {
-                            change = Some((current.to_vec(), row.clone()));
-                        }
-                        Ok(Some(row))
-                    })?;
-                if let (true, Some(change)) = (updated, change) {
-                    changes.push(change);
+        let found = self.rows_to_change(xid, statement, text, binds, pin)?;
+        let RowsToChange {
+            dictionary,
+            table,
+            targets,
+            plan,
+            rows,
+        } = found;
+        let mut count = 0;
+        self.with_reader_in(
+            &dictionary,
+            xid,
+            &BindValues::new(binds.to_vec()),
+            |reader| {
+                // The transaction is out of the session while it runs: a subquery of the
+                // statement must still see its changes.
+                let context = reader.row_context();
+                let checks = dml::compile_checks(reader, &table)?;
+                let referenced = dml::is_referenced(reader.dictionary, &table);
+                let keyed = referenced || !table.foreign_keys.is_empty();
+                // Keys are checked once every row is updated, as Oracle checks at the end of
+                // the statement (one statement may change a parent key and its children).
+                let mut changes = Vec::new();
+                for (rowid, _) in rows {
+                    let mut change = None;
+                    let updated =
+                        dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
+                            if !plan.accepts(current, &context)? {
+                                return Ok(None);
+                            }
+                            let mut row = current.to_vec();
+                            for (expr, &target) in plan.expressions.iter().zip(&targets) {
+                                row[target] = expr.evaluate(current, &context)?;
+                            }
+                            if !checks.is_empty() || keyed {
+                                row = dml::check_row(&table, row)?;
+                                dml::enforce_checks(&table.checks, &checks, &row, &context)?;
+                            }
+                            if keyed {
+                                change = Some((current.to_vec(), row.clone()));
+                            }
+                            Ok(Some(row))
+                        })?;
+                    if let (true, Some(change)) = (updated, change) {
+                        changes.push(change);
+                    }
+                    count += updated as u64;
                 }
-                count += updated as u64;
-            }
-            for (before, after) in changes {
-                dml::check_parent_keys(&reader, &table, &after, Some(&before))?;
-                if referenced {
-                    dml::on_parent_change(
-                        &storage,
-                        transaction,
-                        &reader,
-                        &table,
-                        &before,
-                        Some(&after),
-                        0,
-                    )?;
+                for (before, after) in changes {
+                    dml::check_parent_keys(reader, &table, &after, Some(&before))?;
+                    if referenced {
+                        dml::on_parent_change(
+                            &storage,
+                            transaction,
+                            reader,
+                            &table,
+                            &before,
+                            Some(&after),
+                            0,
+                        )?;
+                    }
                 }
-            }
-            Ok(())
-        })?;
+                Ok(())
+            },
+        )?;
         Ok(count)
     }
 
-    /// UPDATE's and DELETE's first step: plans the statement on `table` and finds, with the
-    /// statement's snapshot and the transaction's own changes, the rows it may change.
-    /// Returns the plan, the rows, and the binds with the names the plan gave positions to.
-    #[allow(clippy::type_complexity, clippy::too_many_arguments)]
+    /// UPDATE's and DELETE's first step: finds, with the statement's snapshot and the
+    /// transaction's own changes, the rows the statement may change, through the plan its
+    /// cursor keeps, or a new one. A new plan is published in the cursor on its first
+    /// execution (kept when it can run again), as a query's is.
     fn rows_to_change(
         &self,
         xid: u64,
-        table: &Arc<TableDef>,
-        alias: Option<&str>,
-        hint: Option<&str>,
-        expressions: &[&ast::Expr],
-        where_clause: Option<&ast::Expr>,
+        statement: &TableStatement,
+        text: &str,
         binds: &[Value],
-    ) -> Result<(query::TablePlan, Vec<(RowId, Vec<Value>)>, BindValues)> {
+        pin: &mut CursorPin,
+    ) -> Result<RowsToChange> {
+        // As for a query: the child's validity is read under the dictionary's latch, so a
+        // kept plan only runs against the dictionary it was made against.
+        let (dictionary, valid) = self
+            .instance
+            .catalog()
+            .current_checked(|| pin.child().is_valid());
+        let table = table_in(&dictionary, statement.table)?;
+        let targets = statement
+            .assignments
+            .iter()
+            .map(|(name, _)| {
+                table
+                    .column(name)
+                    .ok_or_else(|| Error::invalid_identifier(name))
+            })
+            .collect::<Result<Vec<usize>>>()?;
+        let kept = if valid {
+            pin.child().plan().and_then(KeptPlan::table).cloned()
+        } else {
+            None
+        };
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
-        let (plan, rows) = self.with_reader(&plan_binds, |reader| {
-            let reader = Reader { xid, ..*reader };
-            let plan = query::plan_table_statement(
-                &reader,
-                &mut bind_values,
-                table,
-                alias,
-                hint,
-                expressions,
-                where_clause,
-            )?;
-            let rows = query::matching_rows(&reader, table, &plan)?;
+        let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
+            let plan = match kept {
+                Some(plan) => plan,
+                None => {
+                    let expressions: Vec<&ast::Expr> =
+                        statement.assignments.iter().map(|(_, expr)| expr).collect();
+                    let (planned, bytes) = make_plan(pin.is_building(), || {
+                        query::plan_table_statement(
+                            reader,
+                            &mut bind_values,
+                            &table,
+                            statement.alias,
+                            statement.hint,
+                            &expressions,
+                            statement.where_clause,
+                        )
+                    });
+                    let plan = Arc::new(planned?);
+                    if pin.is_building() {
+                        let (operation, lines) = if statement.assignments.is_empty() {
+                            ("DELETE", "DELETE STATEMENT")
+                        } else {
+                            ("UPDATE", "UPDATE STATEMENT")
+                        };
+                        let explained =
+                            query::explain_table_statement(operation, lines, &table.name, &plan);
+                        let cost = explained
+                            .first()
+                            .and_then(|line| line.estimate.as_ref())
+                            .map(|estimate| estimate.cost);
+                        let summary = self.plan_summary(cost.is_some(), cost, &explained);
+                        let kept = plan.reusable.then(|| KeptPlan::Table(plan.clone()));
+                        self.publish(pin, text, &dictionary, kept, summary, bytes)?;
+                    }
+                    plan
+                }
+            };
+            let rows = query::matching_rows(reader, &table, &plan)?;
             Ok((plan, rows))
         })?;
-        Ok((plan, rows, bind_values))
+        Ok(RowsToChange {
+            dictionary,
+            table,
+            targets,
+            plan,
+            rows,
+        })
     }
 
     fn delete(
         &self,
         transaction: &mut Transaction,
-        table_name: &ast::ObjectName,
-        alias: Option<&str>,
-        hint: Option<&str>,
-        where_clause: Option<&ast::Expr>,
+        statement: &TableStatement,
+        text: &str,
         binds: &[Value],
+        pin: &mut CursorPin,
     ) -> Result<u64> {
-        let table = self.table(table_name)?;
         let storage = self.instance.catalog().storage().clone();
-        let (plan, rows, final_binds) = self.rows_to_change(
-            transaction.xid,
-            &table,
-            alias,
-            hint,
-            &[],
-            where_clause,
-            binds,
-        )?;
-        let mut count = 0;
         let xid = transaction.xid;
-        self.with_reader(&final_binds, |reader| {
-            let reader = Reader { xid, ..*reader };
-            let context = reader.row_context();
-            let referenced = dml::is_referenced(reader.dictionary, &table);
-            // Referencing rows are looked at once the statement's rows are all deleted, as
-            // Oracle checks at the end of the statement: `DELETE FROM t` of a table that
-            // references itself removes parents and children together.
-            let mut removed_rows = Vec::new();
-            for (rowid, _) in rows {
-                let mut removed = None;
-                let deleted =
-                    dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
-                        let accepted = plan.accepts(current, &context)?;
-                        if accepted && referenced {
-                            removed = Some(current.to_vec());
-                        }
-                        Ok(accepted)
-                    })?;
-                if let (true, Some(removed)) = (deleted, removed) {
-                    removed_rows.push(removed);
+        let found = self.rows_to_change(xid, statement, text, binds, pin)?;
+        let RowsToChange {
+            dictionary,
+            table,
+            plan,
+            rows,
+            ..
+        } = found;
+        let mut count = 0;
+        self.with_reader_in(
+            &dictionary,
+            xid,
+            &BindValues::new(binds.to_vec()),
+            |reader| {
+                let context = reader.row_context();
+                let referenced = dml::is_referenced(reader.dictionary, &table);
+                // Referencing rows are looked at once the statement's rows are all deleted, as
+                // Oracle checks at the end of the statement: `DELETE FROM t` of a table that
+                // references itself removes parents and children together.
+                let mut removed_rows = Vec::new();
+                for (rowid, _) in rows {
+                    let mut removed = None;
+                    let deleted =
+                        dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
+                            let accepted = plan.accepts(current, &context)?;
+                            if accepted && referenced {
+                                removed = Some(current.to_vec());
+                            }
+                            Ok(accepted)
+                        })?;
+                    if let (true, Some(removed)) = (deleted, removed) {
+                        removed_rows.push(removed);
+                    }
+                    count += deleted as u64;
                 }
-                count += deleted as u64;
-            }
-            for removed in removed_rows {
-                dml::on_parent_change(&storage, transaction, &reader, &table, &removed, None, 0)?;
-            }
-            Ok(())
-        })?;
+                for removed in removed_rows {
+                    dml::on_parent_change(
+                        &storage,
+                        transaction,
+                        reader,
+                        &table,
+                        &removed,
+                        None,
+                        0,
+                    )?;
+                }
+                Ok(())
+            },
+        )?;
         Ok(count)
     }
 

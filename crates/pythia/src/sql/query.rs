@@ -4581,6 +4581,9 @@ pub struct TablePlan {
     access_estimate: Option<costing::AccessEstimate>,
     pub filters: Vec<Expr>,
     pub expressions: Vec<Expr>,
+    /// Whether the plan holds nothing read at planning time (a subquery's rows), so that
+    /// the statement's cursor can keep it, as a query's keeps its [`QueryPlan`].
+    pub reusable: bool,
 }
 
 impl TablePlan {
@@ -4658,6 +4661,7 @@ pub fn plan_table_statement(
         access_estimate,
         filters,
         expressions,
+        reusable: !planner.read_rows,
     })
 }
 
