@@ -72,6 +72,17 @@ fn main() -> pythia::Result<()> {
         );
     }
     session.execute("COMMIT")?;
+    if kind == "update-commit" {
+        // What of a COMMIT was the log write itself: the rest is the commit's own work.
+        let waits = session.execute(
+            "SELECT event, total_waits, ROUND(time_waited_micro / total_waits, 1) \
+             FROM v$system_event \
+             WHERE event IN ('log file sync', 'log file parallel write') ORDER BY event",
+        )?;
+        for row in waits.rows {
+            println!("{}: {} waits, {} us on average", row[0], row[1], row[2]);
+        }
+    }
     drop(session);
     instance.shutdown()?;
     let _ = std::fs::remove_dir_all(&dir);
