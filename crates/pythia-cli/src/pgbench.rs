@@ -22,11 +22,12 @@
 //! length of a run and the runs a point; `--quick` is scale 1, 3 seconds and one round.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Stdio};
+use std::process::Command;
 use std::time::Duration;
 
 use comfy_table::Table;
 use pythia::Instance;
+use pythia_server::programs::{self, Ended};
 use pythia_server::{Server, ServerOptions};
 
 use crate::common::{lab_error, median};
@@ -116,27 +117,13 @@ fn program(name: &str) -> pythia::Result<PathBuf> {
 /// Runs `command`, failing with its output unless it exits 0 within `limit`.
 fn run_to_end(command: &mut Command, limit: Duration) -> pythia::Result<String> {
     let shown = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .map_err(|error| lab_error(format!("{shown}: {error}")))?;
-    let started = std::time::Instant::now();
-    while child
-        .try_wait()
-        .map_err(|error| lab_error(error.to_string()))?
-        .is_none()
-    {
-        if started.elapsed() > limit {
-            let _ = child.kill();
-            return Err(lab_error(format!("{shown} ran longer than {limit:?}")));
+    let output = match programs::run_to_end(command, limit) {
+        Ok(Ended::Exited(output)) => output,
+        Ok(Ended::TimedOut(_)) => {
+            return Err(lab_error(format!("{shown} ran longer than {limit:?}")))
         }
-        std::thread::sleep(Duration::from_millis(50));
-    }
-    let output = child
-        .wait_with_output()
-        .map_err(|error| lab_error(error.to_string()))?;
+        Err(error) => return Err(lab_error(format!("{shown}: {error}"))),
+    };
     let stdout = String::from_utf8_lossy(&output.stdout).into_owned();
     if !output.status.success() {
         return Err(lab_error(format!(

@@ -585,7 +585,9 @@ fn run_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<[Measure; 4]> {
     // passive one, with no reader in the way); a full one makes sure, as Pythia's load ends
     // with ALTER SYSTEM CHECKPOINT.
     connection
-        .query_row("pragma wal_checkpoint(full)", [], |row| row.get::<_, i64>(0))
+        .query_row("pragma wal_checkpoint(full)", [], |row| {
+            row.get::<_, i64>(0)
+        })
         .map_err(sqlite_error)?;
     bar.finish_and_clear();
     let bulk = Measure {

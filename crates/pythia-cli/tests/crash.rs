@@ -12,8 +12,10 @@
 //! recovered in part, an index entry without its row.
 
 use std::path::PathBuf;
-use std::process::{Command, Stdio};
-use std::time::{Duration, Instant};
+use std::process::Command;
+use std::time::Duration;
+
+use pythia_server::programs::{run_to_end, Ended};
 
 /// The run must end within this (it takes about half a minute on 2 vCPUs in a debug build).
 const RUN_SECONDS_MAX: u64 = 300;
@@ -26,38 +28,27 @@ fn acknowledged_commits_survive_kill_9_whole_and_every_block_verifies() {
     let seed = std::time::SystemTime::now()
         .duration_since(std::time::UNIX_EPOCH)
         .map_or(1, |elapsed| elapsed.subsec_nanos() as u64);
-    let mut child = Command::new(env!("CARGO_BIN_EXE_pythia"))
+    let mut command = Command::new(env!("CARGO_BIN_EXE_pythia"));
+    command
         .args(["lab", "crash", "--quick", "--dir"])
         .arg(&dir)
-        .args(["-p", &format!("seed={seed}")])
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .expect("start pythia lab crash");
-    // Read the pipes from threads, so that a full pipe never blocks the lab.
-    let mut stdout = child.stdout.take().expect("stdout");
-    let mut stderr = child.stderr.take().expect("stderr");
-    let out = std::thread::spawn(move || std::io::read_to_string(&mut stdout).unwrap_or_default());
-    let err = std::thread::spawn(move || std::io::read_to_string(&mut stderr).unwrap_or_default());
-    let deadline = Instant::now() + Duration::from_secs(RUN_SECONDS_MAX);
-    let status = loop {
-        if let Some(status) = child.try_wait().expect("wait for pythia") {
-            break Some(status);
+        .args(["-p", &format!("seed={seed}")]);
+    let limit = Duration::from_secs(RUN_SECONDS_MAX);
+    let output = match run_to_end(&mut command, limit).expect("start pythia lab crash") {
+        Ended::Exited(output) => output,
+        Ended::TimedOut(output) => {
+            println!("{}", String::from_utf8_lossy(&output.stdout));
+            eprintln!("{}", String::from_utf8_lossy(&output.stderr));
+            panic!("pythia lab crash (seed {seed}) did not finish within {RUN_SECONDS_MAX} s")
         }
-        if Instant::now() > deadline {
-            let _ = child.kill();
-            let _ = child.wait();
-            break None;
-        }
-        std::thread::sleep(Duration::from_millis(100));
     };
-    let (stdout, stderr) = (out.join().unwrap(), err.join().unwrap());
+    let (status, stdout, stderr) = (
+        output.status,
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
     println!("{stdout}");
     eprintln!("{stderr}");
-    let status = status.unwrap_or_else(|| {
-        panic!("pythia lab crash (seed {seed}) did not finish within {RUN_SECONDS_MAX} s")
-    });
     assert!(
         status.success() && stdout.contains("verdict: PASS"),
         "pythia lab crash failed (seed {seed}, database in {}): {stderr}",

@@ -65,6 +65,7 @@ mod auth;
 mod copy;
 mod extended;
 pub mod metrics;
+pub mod programs;
 mod split;
 mod tls;
 mod wire;

@@ -8,11 +8,12 @@
 //! it.
 
 use std::path::{Path, PathBuf};
-use std::process::{Command, Output, Stdio};
-use std::time::{Duration, Instant};
+use std::process::{Command, Output};
+use std::time::Duration;
 
 mod common;
 use common::{start, start_with};
+use pythia_server::programs::{run_to_end, Ended};
 
 /// The longest a client process may run before the test kills it and fails.
 const CLIENT_TIMEOUT: Duration = Duration::from_secs(300);
@@ -58,30 +59,25 @@ fn pgjdbc() -> PathBuf {
     jar
 }
 
-/// Runs `command` to its end (at most `CLIENT_TIMEOUT`), and fails the test with its
-/// output unless it exits 0.
+/// Runs `command` to its end (at most `CLIENT_TIMEOUT`, else the test fails with what it
+/// printed) and returns its output, whatever its exit status.
+fn finish(command: &mut Command) -> Output {
+    let shown = format!("{command:?}");
+    match run_to_end(command, CLIENT_TIMEOUT) {
+        Ok(Ended::Exited(output)) => output,
+        Ok(Ended::TimedOut(output)) => panic!(
+            "{shown} ran longer than {CLIENT_TIMEOUT:?}\nstdout:\n{}\nstderr:\n{}",
+            String::from_utf8_lossy(&output.stdout),
+            String::from_utf8_lossy(&output.stderr)
+        ),
+        Err(error) => panic!("{shown}: {error}"),
+    }
+}
+
+/// [`finish`], and fails the test with the output unless `command` exits 0.
 fn run(command: &mut Command) -> Output {
     let shown = format!("{command:?}");
-    let mut child = command
-        .stdin(Stdio::null())
-        .stdout(Stdio::piped())
-        .stderr(Stdio::piped())
-        .spawn()
-        .unwrap_or_else(|error| panic!("{shown}: {error}"));
-    let started = Instant::now();
-    while child.try_wait().unwrap().is_none() {
-        if started.elapsed() > CLIENT_TIMEOUT {
-            let _ = child.kill();
-            let output = child.wait_with_output().unwrap();
-            panic!(
-                "{shown} ran longer than {CLIENT_TIMEOUT:?}\nstdout:\n{}\nstderr:\n{}",
-                String::from_utf8_lossy(&output.stdout),
-                String::from_utf8_lossy(&output.stderr)
-            );
-        }
-        std::thread::sleep(Duration::from_millis(20));
-    }
-    let output = child.wait_with_output().unwrap();
+    let output = finish(command);
     assert!(
         output.status.success(),
         "{shown} failed ({})\nstdout:\n{}\nstderr:\n{}",
@@ -288,9 +284,7 @@ fn psql_describes_tables_as_it_describes_postgresqls() {
         assert!(described.contains(line), "no '{line}' in:\n{described}");
     }
     // An error keeps its ORA- text and psql's caret; the server goes on.
-    let output = psql_command(address, &["-c", "select * from missing"])
-        .output()
-        .unwrap();
+    let output = finish(&mut psql_command(address, &["-c", "select * from missing"]));
     let error = String::from_utf8_lossy(&output.stderr);
     assert!(error.contains("ORA-00942"), "{error}");
     assert!(psql(address, &["select 1 from dual"]).contains("(1 row)"));
@@ -309,11 +303,10 @@ fn psql_and_psycopg_log_on_with_a_password() {
     );
     let address = server.local_addr();
     let psql = |password: &str| {
-        psql_command(address, &["-A", "-t", "-w", "-c", "select user from dual"])
-            .env("PGPASSWORD", password)
-            .stdin(Stdio::null())
-            .output()
-            .unwrap()
+        finish(
+            psql_command(address, &["-A", "-t", "-w", "-c", "select user from dual"])
+                .env("PGPASSWORD", password),
+        )
     };
     let output = psql("manager");
     assert!(output.status.success(), "{output:?}");

@@ -7,7 +7,9 @@
 
 use std::path::Path;
 use std::process::Command;
+use std::time::Duration;
 
+use pythia_server::programs::{run_to_end, Ended};
 use pythia_server::{Server, ServerOptions, TlsFiles};
 
 mod common;
@@ -20,37 +22,44 @@ fn certificate(directory: &Path) -> TlsFiles {
         certificate_chain: directory.join("server.crt"),
         private_key: directory.join("server.key"),
     };
-    let status = Command::new("openssl")
+    let mut openssl = Command::new("openssl");
+    openssl
         .args([
             "req", "-x509", "-newkey", "rsa:2048", "-nodes", "-days", "2",
         ])
         .args(["-subj", "/CN=127.0.0.1", "-keyout"])
         .arg(&files.private_key)
         .arg("-out")
-        .arg(&files.certificate_chain)
-        .output()
-        .expect("openssl runs");
+        .arg(&files.certificate_chain);
+    let status = exited(&mut openssl);
     assert!(status.status.success(), "{status:?}");
     files
 }
 
+/// Runs `command` to its end; the test fails if it cannot start or runs past a minute.
+fn exited(command: &mut Command) -> std::process::Output {
+    match run_to_end(command, Duration::from_secs(60)) {
+        Ok(Ended::Exited(output)) => output,
+        other => panic!("{command:?}: {other:?}"),
+    }
+}
+
 /// `psql` with `sslmode` against `address`: what `\conninfo` and a query print.
 fn psql(address: std::net::SocketAddr, sslmode: &str) -> String {
-    let output = Command::new("psql")
-        .arg(format!(
-            "host={} port={} user=system dbname=pythia sslmode={sslmode} connect_timeout=10",
-            address.ip(),
-            address.port()
-        ))
-        .args([
-            "-X",
-            "-c",
-            "\\conninfo",
-            "-c",
-            "select 41 + 1 answer from dual",
-        ])
-        .output()
-        .expect("psql runs: scripts/install_pg_clients.sh installs it");
+    let mut psql = Command::new("psql");
+    psql.arg(format!(
+        "host={} port={} user=system dbname=pythia sslmode={sslmode} connect_timeout=10",
+        address.ip(),
+        address.port()
+    ))
+    .args([
+        "-X",
+        "-c",
+        "\\conninfo",
+        "-c",
+        "select 41 + 1 answer from dual",
+    ]);
+    let output = exited(&mut psql);
     assert!(output.status.success(), "{output:?}");
     String::from_utf8_lossy(&output.stdout).into_owned()
 }

@@ -1,7 +1,8 @@
 //! A profiling harness for one session's changes, as `lab sqlite` makes them: N executions
 //! of a `kind` of call on a 20,000-row table with a primary key, by a pseudo-random id:
-//! `update` (an UPDATE, all in one open transaction), `update-commit` (each UPDATE followed
-//! by a COMMIT) or `select` (a point select by the same key, for comparison).
+//! `update` (an UPDATE, all in one open transaction), `insert` (an INSERT of a new row, all
+//! in one transaction), `update-commit` and `insert-commit` (each followed by a COMMIT), or
+//! `select` (a point select by the same key, for comparison).
 //! Instructions per call (every thread counted):
 //!
 //! ```text
@@ -43,7 +44,7 @@ fn main() -> pythia::Result<()> {
     let mut id = 1;
     let started = std::time::Instant::now();
     let mut committing = std::time::Duration::ZERO;
-    for _ in 0..count {
+    for number in 0..count as i64 {
         // The generator of seed 001's BUFFER_STUFFER: every id once per period.
         id = (id * 967 + 3041) % ROWS;
         let bind = [Value::integer(id)];
@@ -51,15 +52,25 @@ fn main() -> pythia::Result<()> {
             "select" => {
                 session.execute_prepared(&select, &bind)?;
             }
+            "insert" | "insert-commit" => {
+                let row = [
+                    Value::integer(ROWS + number),
+                    Value::integer(0),
+                    Value::text("x".repeat(100)),
+                ];
+                session.execute_prepared(&insert, &row)?;
+            }
             "update-commit" => {
                 session.execute_prepared(&update, &bind)?;
-                let commit_started = std::time::Instant::now();
-                session.execute_prepared(&commit, &[])?;
-                committing += commit_started.elapsed();
             }
             _ => {
                 session.execute_prepared(&update, &bind)?;
             }
+        }
+        if kind.ends_with("-commit") {
+            let commit_started = std::time::Instant::now();
+            session.execute_prepared(&commit, &[])?;
+            committing += commit_started.elapsed();
         }
     }
     if count > 0 {
@@ -72,7 +83,7 @@ fn main() -> pythia::Result<()> {
         );
     }
     session.execute("COMMIT")?;
-    if kind == "update-commit" {
+    if kind.ends_with("-commit") {
         // What of a COMMIT was the log write itself: the rest is the commit's own work.
         let waits = session.execute(
             "SELECT event, total_waits, ROUND(time_waited_micro / total_waits, 1) \
