@@ -578,8 +578,57 @@ struct Shared {
 }
 
 /// Where a CancelRequest finds the session it names: the (process id, secret key) each
-/// logged-on connection was given, to its session's interrupter.
-type CancelKeys = Mutex<HashMap<(i32, Vec<u8>), Interrupter>>;
+/// logged-on connection was given, to its session's interrupter and its socket.
+type CancelKeys = Mutex<HashMap<(i32, Vec<u8>), Registered>>;
+
+/// A logged-on connection, as a CancelRequest and the dead connection check find it.
+struct Registered {
+    interrupter: Interrupter,
+    /// The connection's socket, shared with its thread, for [`check_clients`] to look at
+    /// without reading from it.
+    socket: Option<Arc<std::net::TcpStream>>,
+}
+
+/// How often [`check_clients`] looks for clients gone while their statement runs.
+pub const CLIENT_CHECK_INTERVAL: Duration = Duration::from_secs(1);
+
+/// The dead connection check (Oracle's `SQLNET.EXPIRE_TIME`, PostgreSQL's
+/// `client_connection_check_interval`), on the listener's thread: every
+/// [`CLIENT_CHECK_INTERVAL`] it peeks at each logged-on connection's socket, and a socket
+/// its client has closed interrupts the session's running statement with ORA-03113. The
+/// connection's thread runs a statement to its end without reading its socket, so without
+/// this a client gone in the middle of a long statement left it running, holding its locks,
+/// until it ended. Between statements this changes nothing: the thread, waiting on the
+/// socket, sees the end itself, and an interrupt that finds no statement is dropped.
+async fn check_clients(cancels: Arc<CancelKeys>) {
+    let mut interval = tokio::time::interval(CLIENT_CHECK_INTERVAL);
+    interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
+    loop {
+        interval.tick().await;
+        let registered = cancels
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        for connection in registered.values() {
+            if connection.socket.as_deref().is_some_and(client_gone) {
+                connection.interrupter.client_gone();
+            }
+        }
+    }
+}
+
+/// Whether the client of `socket` (non-blocking, as every connection's is) has closed its
+/// end or reset the connection: a peek reads the end of the stream, or an error other than
+/// "no data yet". Data waiting (a pipelined request, TLS records) says it is there.
+fn client_gone(socket: &std::net::TcpStream) -> bool {
+    match socket.peek(&mut [0u8; 1]) {
+        Ok(0) => true,
+        Ok(_) => false,
+        Err(error) => !matches!(
+            error.kind(),
+            io::ErrorKind::WouldBlock | io::ErrorKind::Interrupted
+        ),
+    }
+}
 
 /// A connection's entry in `CancelKeys`, removed when the connection ends.
 struct CancelRegistration {
@@ -606,6 +655,8 @@ struct Handlers {
     cancel_registration: Arc<OnceLock<CancelRegistration>>,
     /// CopyData gathered for the connection's thread (`copy::COPY_BATCH_BYTES`).
     copy_buffer: Arc<Mutex<Vec<u8>>>,
+    /// The connection's socket, for the dead connection check (`check_clients`).
+    socket: Option<Arc<std::net::TcpStream>>,
 }
 
 impl PgWireServerHandlers for Handlers {
@@ -647,8 +698,8 @@ impl CancelHandler for Handlers {
             .cancels
             .lock()
             .unwrap_or_else(|poisoned| poisoned.into_inner());
-        if let Some(interrupter) = cancels.get(&key) {
-            interrupter.cancel();
+        if let Some(connection) = cancels.get(&key) {
+            connection.interrupter.cancel();
         }
     }
 }
@@ -676,6 +727,7 @@ impl Handlers {
             backend: self.backend.clone(),
             cancel_registration: self.cancel_registration.clone(),
             copy_buffer: self.copy_buffer.clone(),
+            socket: self.socket.clone(),
         }
     }
 
@@ -763,7 +815,13 @@ impl StartupHandler for Handlers {
                 .cancels
                 .lock()
                 .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .insert(key.clone(), interrupter);
+                .insert(
+                    key.clone(),
+                    Registered {
+                        interrupter,
+                        socket: self.socket.clone(),
+                    },
+                );
             let _ = self.cancel_registration.set(CancelRegistration {
                 key,
                 cancels: self.shared.cancels.clone(),
@@ -953,7 +1011,10 @@ impl Server {
         // on `stopping`.
         let listener =
             ListenerThread::start(listen, "pythia-listener", "pythia serve", move |listener| {
-                accept_loop(listener, shared)
+                let cancels = shared.cancels.clone();
+                async move {
+                    tokio::join!(accept_loop(listener, shared), check_clients(cancels));
+                }
             })?;
         Ok(Server {
             listener,
@@ -1181,6 +1242,8 @@ fn spawn_connection(
             let live = shared.live.clone();
             let served = std::panic::catch_unwind(AssertUnwindSafe(|| {
                 runtime.block_on(async move {
+                    // A second handle on the socket, to look at it while a statement runs.
+                    let probe = socket.try_clone().ok().map(Arc::new);
                     let Ok(socket) = tokio::net::TcpStream::from_std(socket) else {
                         return;
                     };
@@ -1191,6 +1254,7 @@ fn spawn_connection(
                         backend: Arc::default(),
                         cancel_registration: Arc::default(),
                         copy_buffer: Arc::default(),
+                        socket: probe,
                     };
                     tokio::select! {
                         // A connection's error ends that connection only.

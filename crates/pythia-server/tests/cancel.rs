@@ -18,10 +18,8 @@ const LONG_QUERY: &str = "select count(*) from t a, t b, t c where a.v + b.v + c
 /// How long the long query may take to stop before the test fails.
 const LONG_QUERY_BOUND: Duration = Duration::from_secs(60);
 
-#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
-async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
-    let (_instance, server) = start("cancel", &[]);
-    let client = Arc::new(connect(server.local_addr()).await.unwrap());
+/// The table `LONG_QUERY` joins with itself: 3,000 rows, every `v` 0.
+async fn create_long_querys_table(client: &tokio_postgres::Client) {
     client
         .batch_execute(
             "create table t (id number primary key, v number); \
@@ -29,6 +27,13 @@ async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
         )
         .await
         .unwrap();
+}
+
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
+    let (_instance, server) = start("cancel", &[]);
+    let client = Arc::new(connect(server.local_addr()).await.unwrap());
+    create_long_querys_table(&client).await;
 
     // A cancel request from its own connection, as libpq sends one.
     let running = {
@@ -75,5 +80,49 @@ async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
         .unwrap_err();
     assert_eq!(error.as_db_error().unwrap().code().code(), "57014");
     assert_eq!(first_value(&client, "show statement_timeout").await, "200");
+    assert_eq!(server.stop(), 0);
+}
+
+/// The dead connection check (`CLIENT_CHECK_INTERVAL`): a client that goes away while its
+/// statement runs gets that statement stopped (ORA-03113) and its session ended, which
+/// rolls back its transaction and releases its row lock. The bug this pins: the
+/// connection's thread ran the statement to its end without reading the socket, so the
+/// long query here ran for hours after its client left, holding the lock another session
+/// waits for.
+#[tokio::test(flavor = "multi_thread", worker_threads = 2)]
+async fn a_client_gone_while_its_statement_runs_ends_the_statement_and_frees_its_locks() {
+    let (_instance, server) = start("client-gone", &[]);
+    let address = server.local_addr();
+    let other = connect(address).await.unwrap();
+    create_long_querys_table(&other).await;
+    // The client that goes: it locks a row, then runs the long query.
+    let mut config = tokio_postgres::Config::new();
+    config
+        .host(address.ip().to_string())
+        .port(address.port())
+        .user("system")
+        .dbname("pythia");
+    let (gone, connection) = config.connect(NoTls).await.unwrap();
+    let driver = tokio::spawn(connection);
+    gone.batch_execute("begin; update t set v = 1 where id = 1")
+        .await
+        .unwrap();
+    let running = tokio::spawn(async move { gone.simple_query(LONG_QUERY).await });
+    tokio::time::sleep(Duration::from_millis(300)).await;
+    // The connection's end closes its socket, as a killed client's does.
+    driver.abort();
+    running.abort();
+    // The row is free once the session has ended: the other session's update waits for
+    // it ('enq: TX - row lock contention') and then goes through.
+    let updated = tokio::time::timeout(
+        LONG_QUERY_BOUND,
+        other.execute("update t set v = 2 where id = 1", &[]),
+    )
+    .await
+    .expect("the gone client's statement kept running, and its lock")
+    .unwrap();
+    assert_eq!(updated, 1);
+    // Its transaction was rolled back: only the other session's change is there.
+    assert_eq!(first_value(&other, "select sum(v) from t").await, "2");
     assert_eq!(server.stop(), 0);
 }

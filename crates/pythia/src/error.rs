@@ -175,6 +175,12 @@ impl Error {
     pub fn cancelled() -> Error {
         Error::new(1013, "user requested cancel of current operation")
     }
+
+    /// ORA-03113: end-of-file on communication channel: the statement's client went away
+    /// while it ran.
+    pub fn client_gone() -> Error {
+        Error::new(3113, "end-of-file on communication channel")
+    }
 }
 
 impl fmt::Display for Error {
@@ -214,6 +220,7 @@ fn sqlstate_for(code: u32) -> &'static str {
         1013 | 40 => "57014",                         // query_canceled (ORA-00040: a time limit)
         3001 => "0A000",                              // feature_not_supported
         1008 => "08P01",                              // protocol_violation: binds missing
+        3113 => "08006",                              // connection_failure
         1578 => "XX001",                              // data_corrupted
         600 => "XX000",                               // internal_error
         1017 => "28P01",                              // invalid_password

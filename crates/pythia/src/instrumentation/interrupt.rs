@@ -1,15 +1,18 @@
 //! Interrupting a running statement: a client's cancel (ORA-01013: user requested cancel of
-//! current operation) or its time limit, `statement_timeout` (ORA-00040: active time limit
-//! exceeded - call aborted, as Oracle's Resource Manager cancels a call).
+//! current operation), its time limit, `statement_timeout` (ORA-00040: active time limit
+//! exceeded - call aborted, as Oracle's Resource Manager cancels a call), or its client gone
+//! (ORA-03113: end-of-file on communication channel, found by the server's dead connection
+//! check).
 //!
 //! ```text
-//!   any thread: Interrupter::cancel ──> the session's flag
+//!   any thread: Interrupter::cancel, ──> the session's flag
+//!               Interrupter::client_gone
 //!                                            │ read where the statement may stop:
 //!   session thread: interruptible(limit, work)   at each consistent get and each row a
 //!     armed ──────────────────────────────────   join or scan considers (the flag, and the
 //!       work: a query's execution, a DML         clock every CLOCK_CHECK_GETS checks), and
 //!       statement's row work                     every 100 ms of a row lock wait
-//!                                            ──> Err(ORA-01013 | ORA-00040)
+//!                                            ──> Err(ORA-01013 | ORA-00040 | ORA-03113)
 //!     disarmed: what follows (statement rollback, commit)
 //! ```
 //!
@@ -38,6 +41,8 @@ use crate::error::{Error, Result};
 const NONE: u8 = 0;
 /// A client asked to cancel the running statement.
 const CANCEL: u8 = 1;
+/// The session's client went away while the statement ran.
+const CLIENT_GONE: u8 = 2;
 
 /// Checks between two readings of the clock for `statement_timeout`.
 pub const CLOCK_CHECK_GETS: u32 = 256;
@@ -74,6 +79,12 @@ impl Interrupter {
     /// Asks the session's running statement to stop with ORA-01013.
     pub fn cancel(&self) {
         self.0.interrupt.0.store(CANCEL, Ordering::Release);
+    }
+
+    /// Stops the session's running statement with ORA-03113: its client is gone, and
+    /// nobody will read the answer.
+    pub fn client_gone(&self) {
+        self.0.interrupt.0.store(CLIENT_GONE, Ordering::Release);
     }
 }
 
@@ -121,7 +132,8 @@ fn with_section<T>(section: Section, work: impl FnOnce() -> T) -> T {
 }
 
 /// Fails with the pending interrupt when the thread runs an armed section: a cancel of the
-/// current session (ORA-01013), or its deadline passed (ORA-00040). Called at each
+/// current session (ORA-01013), its client gone (ORA-03113), or its deadline passed
+/// (ORA-00040). Called at each
 /// consistent get and at each row a query's sources give.
 #[inline]
 pub fn check() -> Result<()> {
@@ -131,15 +143,20 @@ pub fn check() -> Result<()> {
     if !section.armed {
         return Ok(());
     }
-    let cancelled = with_current(|current| {
-        current.is_some_and(|session| {
+    let interrupt = with_current(|current| {
+        current.map_or(NONE, |session| {
             // A plain load first: the read-modify-write only when there is something to take.
             let flag = &session.record().interrupt.0;
-            flag.load(Ordering::Relaxed) == CANCEL && flag.swap(NONE, Ordering::AcqRel) == CANCEL
+            match flag.load(Ordering::Relaxed) {
+                NONE => NONE,
+                _ => flag.swap(NONE, Ordering::AcqRel),
+            }
         })
     });
-    if cancelled {
-        return Err(Error::cancelled());
+    match interrupt {
+        CANCEL => return Err(Error::cancelled()),
+        CLIENT_GONE => return Err(Error::client_gone()),
+        _ => {}
     }
     if let Some(deadline) = section.deadline {
         section.countdown -= 1;
@@ -195,6 +212,21 @@ mod tests {
         });
         assert_eq!(outcome.unwrap_err().code(), 1013);
         // One interrupt, one failure.
+        assert!(interruptible(None, check).is_ok());
+    }
+
+    #[test]
+    fn a_gone_client_fails_one_armed_check_with_ora_03113() {
+        let session = session();
+        let _entered = enter(&session);
+        let interrupter = session.interrupter();
+        let outcome: Result<()> = interruptible(None, || {
+            check()?;
+            interrupter.client_gone();
+            check()
+        });
+        let error = outcome.unwrap_err();
+        assert_eq!((error.code(), error.sqlstate()), (3113, "08006"));
         assert!(interruptible(None, check).is_ok());
     }
 
