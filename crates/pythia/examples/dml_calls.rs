@@ -93,6 +93,13 @@ fn main() -> pythia::Result<()> {
         for row in waits.rows {
             println!("{}: {} waits, {} us on average", row[0], row[1], row[2]);
         }
+        let redo = session.execute(
+            "SELECT name, value FROM v$sysstat \
+             WHERE name IN ('redo size', 'redo entries', 'user commits') ORDER BY name",
+        )?;
+        for row in redo.rows {
+            println!("{}: {} (since the instance started, the load included)", row[0], row[1]);
+        }
     }
     drop(session);
     instance.shutdown()?;
