@@ -98,7 +98,10 @@ fn main() -> pythia::Result<()> {
              WHERE name IN ('redo size', 'redo entries', 'user commits') ORDER BY name",
         )?;
         for row in redo.rows {
-            println!("{}: {} (since the instance started, the load included)", row[0], row[1]);
+            println!(
+                "{}: {} (since the instance started, the load included)",
+                row[0], row[1]
+            );
         }
     }
     drop(session);
