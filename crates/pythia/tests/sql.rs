@@ -822,13 +822,13 @@ fn a_kept_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
     instance.shutdown().unwrap();
 }
 
-/// An UPDATE's and a DELETE's plan is kept in their cursor, as a query's is (they were
-/// planned again at every execution before). This pins when a kept one must not run: after
+/// An UPDATE's and a DELETE's plan, and an INSERT's compiled VALUES, are kept in their
+/// cursor, as a query's plan is (they were made again at every execution before). This pins when a kept one must not run: after
 /// DDL on its table (a new index, the table dropped and made again by another session,
 /// whose new segment the old plan does not know), and when the plan holds a subquery's rows,
 /// which would change the rows of the first execution at every later one.
 #[test]
-fn a_kept_update_or_delete_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
+fn a_kept_dml_plan_is_not_reused_after_ddl_or_when_it_holds_rows() {
     let dir = temp_dir("dml-plan-reuse");
     let instance = Instance::open(&dir, SMALL).unwrap();
     let mut session = instance.connect().unwrap();
@@ -904,6 +904,35 @@ fn a_kept_update_or_delete_plan_is_not_reused_after_ddl_or_when_it_holds_rows() 
         text_rows(&mut session, "select id from p"),
         vec![vec!["8".to_string()]]
     );
+    // An INSERT's VALUES are kept compiled, but not a scalar subquery's value in them.
+    let insert = session
+        .prepare("insert into p values (:id, (select max(m) from q))")
+        .unwrap();
+    session
+        .execute_prepared(&insert, &[Value::integer(9)])
+        .unwrap();
+    run(&mut session, "update q set m = 140");
+    session
+        .execute_prepared(&insert, &[Value::integer(10)])
+        .unwrap();
+    assert_eq!(
+        text_rows(
+            &mut session,
+            "select id, v from p where id >= 9 order by id"
+        ),
+        vec![
+            vec!["9".to_string(), "130".to_string()],
+            vec!["10".to_string(), "140".to_string()],
+        ]
+    );
+    // After DDL the next execution counts the table's columns again: two values no longer
+    // fill its three.
+    run(&mut session, "commit");
+    run(&mut other, "alter table p add (w number)");
+    let error = session
+        .execute_prepared(&insert, &[Value::integer(11)])
+        .unwrap_err();
+    assert_eq!(error.code(), 947, "{error}");
     drop(session);
     drop(other);
     instance.shutdown().unwrap();

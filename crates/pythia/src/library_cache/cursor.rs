@@ -7,7 +7,7 @@
 //!     heap 0: the syntax tree (None once aged out: a later get reloads it)
 //!     children ──> ChildCursor 0, 1, ...  one per optimizer environment and bind types
 //!                    mutex "Cursor Pin": S while a session executes it, X while it is built
-//!                    plan (a query's, an UPDATE's or DELETE's, when it can run again),
+//!                    plan (a query's or a DML statement's, when it can run again),
 //!                    statistics (v$sql)
 //! ```
 //!
@@ -25,7 +25,7 @@ use std::sync::{Arc, OnceLock};
 
 use crate::instrumentation::{KglMutex, MutexType};
 use crate::sql::ast::Statement;
-use crate::sql::query::{QueryPlan, TablePlan};
+use crate::sql::query::{QueryPlan, TablePlan, ValuesPlan};
 use crate::types::Value;
 
 use super::sql_id::SqlId;
@@ -312,20 +312,29 @@ pub enum KeptPlan {
     Query(Arc<QueryPlan>),
     /// An UPDATE's or DELETE's: its access path, WHERE filters and SET expressions.
     Table(Arc<TablePlan>),
+    /// An INSERT ... VALUES's rows, compiled.
+    Values(Arc<ValuesPlan>),
 }
 
 impl KeptPlan {
     pub fn query(&self) -> Option<&Arc<QueryPlan>> {
         match self {
             KeptPlan::Query(plan) => Some(plan),
-            KeptPlan::Table(_) => None,
+            _ => None,
         }
     }
 
     pub fn table(&self) -> Option<&Arc<TablePlan>> {
         match self {
             KeptPlan::Table(plan) => Some(plan),
-            KeptPlan::Query(_) => None,
+            _ => None,
+        }
+    }
+
+    pub fn values(&self) -> Option<&Arc<ValuesPlan>> {
+        match self {
+            KeptPlan::Values(plan) => Some(plan),
+            _ => None,
         }
     }
 }

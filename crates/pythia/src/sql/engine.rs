@@ -18,7 +18,7 @@
 //! cursor of the text (through the session cursor cache, then the shared library cache,
 //! else it parses and loads one), and an execution pins the child cursor that this session's
 //! optimizer environment and bind types share. The first execution of a child builds it:
-//! a query's, UPDATE's or DELETE's plan is published in the child for every session to
+//! a query's or a DML statement's plan is published in the child for every session to
 //! reuse while DDL on the objects it names has not invalidated it; plans that hold rows read
 //! at planning time (subqueries, views) are made again at every execution.
 
@@ -783,16 +783,14 @@ impl Session {
             instrumentation::add(Statistic::ParseCountHard, 1);
             if !matches!(
                 statement,
-                Statement::Select(_) | Statement::Update { .. } | Statement::Delete { .. }
+                Statement::Select(_)
+                    | Statement::Insert { .. }
+                    | Statement::Update { .. }
+                    | Statement::Delete { .. }
             ) {
                 // Statements that keep no plan: the child is built as it is found.
-                let dependencies = self.dependencies(text, &self.instance.catalog().current());
-                let summary = PlanSummary {
-                    optimizer_mode: self.settings.optimizer.mode.name(),
-                    cost: None,
-                    plan_hash_value: 0,
-                };
-                pin.publish(None, summary, dependencies, 0)?;
+                let dictionary = self.instance.catalog().current();
+                self.publish(pin, text, &dictionary, None, self.unplanned(), Some(0))?;
             }
         }
         let _timed = instrumentation::timed(TimeModelStatistic::SqlExecuteElapsedTime);
@@ -806,7 +804,8 @@ impl Session {
                 ..
             } => self
                 .dml(|session, transaction| {
-                    session.insert(transaction, table, columns.as_deref(), source, binds)
+                    let columns = columns.as_deref();
+                    session.insert(transaction, table, columns, source, text, binds, pin)
                 })
                 .map(|rows| changed(rows, "created")),
             Statement::Update {
@@ -1403,6 +1402,15 @@ impl Session {
         table_in(&self.instance.catalog().current(), name)
     }
 
+    /// The summary of a child that has no plan (or no optimizer's choice in it).
+    fn unplanned(&self) -> PlanSummary {
+        PlanSummary {
+            optimizer_mode: self.settings.optimizer.mode.name(),
+            cost: None,
+            plan_hash_value: 0,
+        }
+    }
+
     /// What the optimizer decided for a child being built, from its plan's EXPLAIN lines.
     fn plan_summary(
         &self,
@@ -1438,15 +1446,26 @@ impl Session {
         pin.publish(kept, summary, dependencies, bytes)
     }
 
+    /// INSERT: the rows of its VALUES (through the plan its cursor keeps, or a new one,
+    /// published on the first execution as an UPDATE's is) or of its query, each checked and
+    /// inserted.
+    #[allow(clippy::too_many_arguments)]
     fn insert(
         &self,
         transaction: &mut Transaction,
         table_name: &ast::ObjectName,
         columns: Option<&[String]>,
         source: &ast::InsertSource,
+        text: &str,
         binds: &[Value],
+        pin: &mut CursorPin,
     ) -> Result<u64> {
-        let table = self.table(table_name)?;
+        // As for a query: the child's validity is read under the dictionary's latch.
+        let (dictionary, valid) = self
+            .instance
+            .catalog()
+            .current_checked(|| pin.child().is_valid());
+        let table = table_in(&dictionary, table_name)?;
         let targets: Vec<usize> = match columns {
             None => (0..table.columns.len()).collect(),
             Some(names) => {
@@ -1467,29 +1486,49 @@ impl Session {
         let plan_binds = bind_values.clone();
         let storage = self.instance.catalog().storage().clone();
         let xid = transaction.xid;
-        let rows: Vec<Vec<Value>> = self.with_reader(&plan_binds, |reader| {
-            // The transaction is out of the session while the statement runs: its query
-            // must still see the transaction's earlier changes.
-            let reader = &Reader { xid, ..*reader };
-            match source {
+        // The transaction is out of the session while the statement runs: its query must
+        // still see the transaction's earlier changes (the reader carries its xid).
+        let rows: Vec<Vec<Value>> =
+            self.with_reader_in(&dictionary, xid, &plan_binds, |reader| match source {
                 ast::InsertSource::Values(rows) => {
+                    let kept = if valid {
+                        pin.child().plan().and_then(KeptPlan::values).cloned()
+                    } else {
+                        None
+                    };
+                    let plan = match kept {
+                        Some(plan) => plan,
+                        None => {
+                            let (planned, bytes) = make_plan(pin.is_building(), || {
+                                query::plan_values(reader, &mut bind_values, rows)
+                            });
+                            let plan = Arc::new(planned?);
+                            if pin.is_building() {
+                                let kept = plan.reusable.then(|| KeptPlan::Values(plan.clone()));
+                                let summary = self.unplanned();
+                                self.publish(pin, text, &dictionary, kept, summary, bytes)?;
+                            }
+                            plan
+                        }
+                    };
                     let context = reader.row_context();
-                    rows.iter()
+                    plan.rows
+                        .iter()
                         .map(|row| {
                             row.iter()
-                                .map(|expr| {
-                                    query::compile_row_free(reader, &mut bind_values, expr)?
-                                        .evaluate(&[], &context)
-                                })
-                                .collect::<Result<Vec<_>>>()
+                                .map(|expr| expr.evaluate(&[], &context))
+                                .collect()
                         })
                         .collect()
                 }
                 ast::InsertSource::Query(query) => {
+                    if pin.is_building() {
+                        // Its query is planned at each execution: the child keeps no plan.
+                        self.publish(pin, text, &dictionary, None, self.unplanned(), Some(0))?;
+                    }
                     Ok(query::run_query(reader, &mut bind_values, query)?.rows)
                 }
-            }
-        })?;
+            })?;
         let checks = self.with_reader(&BindValues::default(), |reader| {
             dml::compile_checks(reader, &table)
         })?;

@@ -4668,19 +4668,52 @@ pub fn plan_table_statement(
 /// Compiles an expression that reads no columns (INSERT ... VALUES, defaults).
 pub fn compile_row_free(reader: &Reader, binds: &mut BindValues, expr: &ast::Expr) -> Result<Expr> {
     binds.register_names([ast::Node::Expr(expr)]);
-    let mut planner = Planner {
-        reader,
-        binds,
-        scope: Scope::default(),
-        grouping: None,
-        read_rows: false,
-        outer: &[],
-        outer_columns: Vec::new(),
-        ctes: &[],
-        outer_join_marks_allowed: false,
-        hints: Hints::default(),
-    };
-    planner.compile(expr)
+    Planner::row_free(reader, binds).compile(expr)
+}
+
+/// An INSERT ... VALUES's rows, compiled: what its cursor keeps, as a query's keeps its
+/// [`QueryPlan`].
+pub struct ValuesPlan {
+    pub rows: Vec<Vec<Expr>>,
+    /// Whether nothing was read while compiling them (a scalar subquery's rows).
+    pub reusable: bool,
+}
+
+/// Compiles the rows of `INSERT ... VALUES (...), (...)` (their expressions read no
+/// columns).
+pub fn plan_values(
+    reader: &Reader,
+    binds: &mut BindValues,
+    rows: &[Vec<ast::Expr>],
+) -> Result<ValuesPlan> {
+    binds.register_names(rows.iter().flatten().map(ast::Node::Expr));
+    let mut planner = Planner::row_free(reader, binds);
+    let rows = rows
+        .iter()
+        .map(|row| row.iter().map(|expr| planner.compile(expr)).collect())
+        .collect::<Result<Vec<Vec<Expr>>>>()?;
+    Ok(ValuesPlan {
+        rows,
+        reusable: !planner.read_rows,
+    })
+}
+
+impl<'r, 'a> Planner<'r, 'a> {
+    /// A planner for expressions outside any query: no columns, no outer queries.
+    fn row_free(reader: &'r Reader<'a>, binds: &'r mut BindValues) -> Planner<'r, 'a> {
+        Planner {
+            reader,
+            binds,
+            scope: Scope::default(),
+            grouping: None,
+            read_rows: false,
+            outer: &[],
+            outer_columns: Vec::new(),
+            ctes: &[],
+            outer_join_marks_allowed: false,
+            hints: Hints::default(),
+        }
+    }
 }
 
 /// The rows of `table` that the plan's access path proposes and its filters accept, as the
