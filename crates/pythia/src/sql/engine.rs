@@ -1219,34 +1219,27 @@ impl Session {
             .transaction
             .as_ref()
             .map_or(0, |transaction| transaction.xid);
-        let kept = if valid {
-            pin.child().plan().and_then(KeptPlan::query).cloned()
-        } else {
-            None
-        };
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
         let limit = self.settings.statement_timeout;
         let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
-            let plan = match kept {
-                Some(plan) => plan,
-                None => {
-                    let (planned, bytes) = make_plan(pin.is_building(), || {
-                        query::plan_query(reader, &mut bind_values, query)
-                    });
-                    let plan = Arc::new(planned?);
-                    if pin.is_building() {
-                        let summary = self.plan_summary(
-                            plan.costed,
-                            plan.estimate.as_ref().map(|estimate| estimate.cost),
-                            &query::explain_query(&plan),
-                        );
-                        let kept = plan.reusable.then(|| KeptPlan::Query(plan.clone()));
-                        self.publish(pin, text, &dictionary, kept, summary, bytes)?;
-                    }
-                    plan
-                }
-            };
+            let plan = self.plan_of(
+                pin,
+                (text, &dictionary, valid),
+                KeptPlan::query,
+                || query::plan_query(reader, &mut bind_values, query),
+                |plan| {
+                    let summary = self.plan_summary(
+                        plan.costed,
+                        plan.estimate.as_ref().map(|estimate| estimate.cost),
+                        &query::explain_query(plan),
+                    );
+                    (
+                        plan.reusable.then(|| KeptPlan::Query(plan.clone())),
+                        summary,
+                    )
+                },
+            )?;
             let rows = interrupt::interruptible(limit, || query::execute(reader, &plan))?;
             Ok((plan, rows))
         })?;
@@ -1429,6 +1422,34 @@ impl Session {
         }
     }
 
+    /// The plan a statement runs: the one its child keeps (`kept` finds it there), when the
+    /// child is still valid (`child`: the text, the dictionary version it runs against, and
+    /// the child's validity read with it), else one `make` makes now. On the child's first
+    /// execution the new plan is published with what `describe` says of it: the plan to
+    /// keep, if it can run again, and the optimizer's summary.
+    fn plan_of<P>(
+        &self,
+        pin: &mut CursorPin,
+        child: (&str, &Dictionary, bool),
+        kept: impl FnOnce(&KeptPlan) -> Option<&Arc<P>>,
+        make: impl FnOnce() -> Result<P>,
+        describe: impl FnOnce(&Arc<P>) -> (Option<KeptPlan>, PlanSummary),
+    ) -> Result<Arc<P>> {
+        let (text, dictionary, valid) = child;
+        if valid {
+            if let Some(plan) = pin.child().plan().and_then(kept) {
+                return Ok(plan.clone());
+            }
+        }
+        let (planned, bytes) = make_plan(pin.is_building(), make);
+        let plan = Arc::new(planned?);
+        if pin.is_building() {
+            let (keep, summary) = describe(&plan);
+            self.publish(pin, text, dictionary, keep, summary, bytes)?;
+        }
+        Ok(plan)
+    }
+
     /// Finishes building `pin`'s child with its plan (`kept` when it can run again) and
     /// the objects `text` depends on in `dictionary`. `bytes`: the plan's, when the
     /// allocator counted them; else an estimate from the text's length.
@@ -1491,26 +1512,16 @@ impl Session {
         let rows: Vec<Vec<Value>> =
             self.with_reader_in(&dictionary, xid, &plan_binds, |reader| match source {
                 ast::InsertSource::Values(rows) => {
-                    let kept = if valid {
-                        pin.child().plan().and_then(KeptPlan::values).cloned()
-                    } else {
-                        None
-                    };
-                    let plan = match kept {
-                        Some(plan) => plan,
-                        None => {
-                            let (planned, bytes) = make_plan(pin.is_building(), || {
-                                query::plan_values(reader, &mut bind_values, rows)
-                            });
-                            let plan = Arc::new(planned?);
-                            if pin.is_building() {
-                                let kept = plan.reusable.then(|| KeptPlan::Values(plan.clone()));
-                                let summary = self.unplanned();
-                                self.publish(pin, text, &dictionary, kept, summary, bytes)?;
-                            }
-                            plan
-                        }
-                    };
+                    let plan = self.plan_of(
+                        pin,
+                        (text, &dictionary, valid),
+                        KeptPlan::values,
+                        || query::plan_values(reader, &mut bind_values, rows),
+                        |plan| {
+                            let kept = plan.reusable.then(|| KeptPlan::Values(plan.clone()));
+                            (kept, self.unplanned())
+                        },
+                    )?;
                     let context = reader.row_context();
                     plan.rows
                         .iter()
@@ -1714,50 +1725,46 @@ impl Session {
                     .ok_or_else(|| Error::invalid_identifier(name))
             })
             .collect::<Result<Vec<usize>>>()?;
-        let kept = if valid {
-            pin.child().plan().and_then(KeptPlan::table).cloned()
-        } else {
-            None
-        };
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
         let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
-            let plan = match kept {
-                Some(plan) => plan,
-                None => {
-                    let expressions: Vec<&ast::Expr> =
-                        statement.assignments.iter().map(|(_, expr)| expr).collect();
-                    let (planned, bytes) = make_plan(pin.is_building(), || {
-                        query::plan_table_statement(
-                            reader,
-                            &mut bind_values,
-                            &table,
-                            statement.alias,
-                            statement.hint,
-                            &expressions,
-                            statement.where_clause,
-                        )
-                    });
-                    let plan = Arc::new(planned?);
-                    if pin.is_building() {
-                        let (operation, lines) = if statement.assignments.is_empty() {
-                            ("DELETE", "DELETE STATEMENT")
-                        } else {
-                            ("UPDATE", "UPDATE STATEMENT")
-                        };
-                        let explained =
-                            query::explain_table_statement(operation, lines, &table.name, &plan);
-                        let cost = explained
-                            .first()
-                            .and_then(|line| line.estimate.as_ref())
-                            .map(|estimate| estimate.cost);
-                        let summary = self.plan_summary(cost.is_some(), cost, &explained);
-                        let kept = plan.reusable.then(|| KeptPlan::Table(plan.clone()));
-                        self.publish(pin, text, &dictionary, kept, summary, bytes)?;
-                    }
-                    plan
-                }
+            let expressions: Vec<&ast::Expr> =
+                statement.assignments.iter().map(|(_, expr)| expr).collect();
+            let make = || {
+                query::plan_table_statement(
+                    reader,
+                    &mut bind_values,
+                    &table,
+                    statement.alias,
+                    statement.hint,
+                    &expressions,
+                    statement.where_clause,
+                )
             };
+            let plan = self.plan_of(
+                pin,
+                (text, &dictionary, valid),
+                KeptPlan::table,
+                make,
+                |plan| {
+                    let (operation, lines) = if statement.assignments.is_empty() {
+                        ("DELETE", "DELETE STATEMENT")
+                    } else {
+                        ("UPDATE", "UPDATE STATEMENT")
+                    };
+                    let explained =
+                        query::explain_table_statement(operation, lines, &table.name, plan);
+                    let cost = explained
+                        .first()
+                        .and_then(|line| line.estimate.as_ref())
+                        .map(|estimate| estimate.cost);
+                    let summary = self.plan_summary(cost.is_some(), cost, &explained);
+                    (
+                        plan.reusable.then(|| KeptPlan::Table(plan.clone())),
+                        summary,
+                    )
+                },
+            )?;
             let rows = query::matching_rows(reader, &table, &plan)?;
             Ok((plan, rows))
         })?;

@@ -4617,16 +4617,8 @@ pub fn plan_table_statement(
             .map(ast::Node::Expr),
     );
     let mut planner = Planner {
-        reader,
-        binds,
-        scope: Scope::default(),
-        grouping: None,
-        read_rows: false,
-        outer: &[],
-        outer_columns: Vec::new(),
-        ctes: &[],
-        outer_join_marks_allowed: false,
         hints: Hints::parse(hint),
+        ..Planner::row_free(reader, binds)
     };
     let qualifier = alias.unwrap_or(&table.name).to_string();
     for column in &table.columns {
@@ -4699,7 +4691,8 @@ pub fn plan_values(
 }
 
 impl<'r, 'a> Planner<'r, 'a> {
-    /// A planner for expressions outside any query: no columns, no outer queries.
+    /// A planner for expressions outside any query: no columns, no outer queries, no hints
+    /// (UPDATE and DELETE add their table's columns and their hints).
     fn row_free(reader: &'r Reader<'a>, binds: &'r mut BindValues) -> Planner<'r, 'a> {
         Planner {
             reader,
