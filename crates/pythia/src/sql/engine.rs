@@ -128,8 +128,6 @@ const FORCED_GROUPING_ERRORS: [u32; 2] = [979, 937];
 /// The most object names a cursor records as its dependencies.
 pub const DEPENDENCIES_MAX: usize = 1024;
 
-/// v$sql.plan_hash_value: a digest of the plan's steps (operation, options, object), so that
-/// two children with the same steps have the same value.
 /// Makes a statement's plan; on its child's first execution (`building`) the work is timed
 /// as a hard parse and its heap bytes counted for the shared pool. Returns the plan and
 /// those bytes (None when not building or when the allocator could not count them).
@@ -174,6 +172,8 @@ fn table_in(dictionary: &Dictionary, name: &ast::ObjectName) -> Result<Arc<Table
     dictionary.table(&name.name).cloned()
 }
 
+/// v$sql.plan_hash_value: a digest of the plan's steps (operation, options, object), so that
+/// two children with the same steps have the same value.
 fn plan_hash_value(lines: &[query::PlanLine]) -> u32 {
     use std::hash::{Hash, Hasher};
     let mut hasher = rustc_hash::FxHasher::default();
