@@ -1628,23 +1628,20 @@ impl Session {
         pin: &mut CursorPin,
     ) -> Result<u64> {
         let storage = self.instance.catalog().storage().clone();
-        let xid = transaction.xid;
-        let found = self.rows_to_change(xid, statement, text, binds, pin)?;
-        let RowsToChange {
-            dictionary,
-            table,
-            targets,
-            plan,
-            rows,
-        } = found;
-        let mut count = 0;
-        self.with_reader_in(
-            &dictionary,
-            xid,
-            &BindValues::new(binds.to_vec()),
-            |reader| {
-                // The transaction is out of the session while it runs: a subquery of the
-                // statement must still see its changes.
+        self.change_rows(
+            transaction,
+            statement,
+            (text, binds),
+            pin,
+            |reader, transaction, found| {
+                let RowsToChange {
+                    table,
+                    targets,
+                    plan,
+                    rows,
+                    ..
+                } = found;
+                let mut count = 0;
                 let context = reader.row_context();
                 let checks = dml::compile_checks(reader, &table)?;
                 let referenced = dml::is_referenced(reader.dictionary, &table);
@@ -1691,10 +1688,33 @@ impl Session {
                         )?;
                     }
                 }
-                Ok(())
+                Ok(count)
             },
-        )?;
-        Ok(count)
+        )
+    }
+
+    /// UPDATE's and DELETE's frame: finds the rows the statement may change
+    /// ([`Session::rows_to_change`]), then runs `work` on them with a reader on the same
+    /// dictionary version that carries the transaction (a subquery of the statement must
+    /// see its changes). `call`: the statement's text and binds.
+    fn change_rows(
+        &self,
+        transaction: &mut Transaction,
+        statement: &TableStatement,
+        call: (&str, &[Value]),
+        pin: &mut CursorPin,
+        work: impl FnOnce(&Reader, &mut Transaction, RowsToChange) -> Result<u64>,
+    ) -> Result<u64> {
+        let (text, binds) = call;
+        let xid = transaction.xid;
+        let found = self.rows_to_change(xid, statement, text, binds, pin)?;
+        let dictionary = found.dictionary.clone();
+        self.with_reader_in(
+            &dictionary,
+            xid,
+            &BindValues::new(binds.to_vec()),
+            |reader| work(reader, transaction, found),
+        )
     }
 
     /// UPDATE's and DELETE's first step: finds, with the statement's snapshot and the
@@ -1786,21 +1806,16 @@ impl Session {
         pin: &mut CursorPin,
     ) -> Result<u64> {
         let storage = self.instance.catalog().storage().clone();
-        let xid = transaction.xid;
-        let found = self.rows_to_change(xid, statement, text, binds, pin)?;
-        let RowsToChange {
-            dictionary,
-            table,
-            plan,
-            rows,
-            ..
-        } = found;
-        let mut count = 0;
-        self.with_reader_in(
-            &dictionary,
-            xid,
-            &BindValues::new(binds.to_vec()),
-            |reader| {
+        self.change_rows(
+            transaction,
+            statement,
+            (text, binds),
+            pin,
+            |reader, transaction, found| {
+                let RowsToChange {
+                    table, plan, rows, ..
+                } = found;
+                let mut count = 0;
                 let context = reader.row_context();
                 let referenced = dml::is_referenced(reader.dictionary, &table);
                 // Referencing rows are looked at once the statement's rows are all deleted, as
@@ -1833,10 +1848,9 @@ impl Session {
                         0,
                     )?;
                 }
-                Ok(())
+                Ok(count)
             },
-        )?;
-        Ok(count)
+        )
     }
 
     fn ddl(
