@@ -67,6 +67,16 @@ fn next_difference(before: &[u8], after: &[u8], from: usize) -> Option<usize> {
     }
 }
 
+/// The end of the run of changed bytes at `from` (`from` itself if it did not change): the
+/// first offset at or after it where `before` and `after` agree, or that the I/O path owns.
+fn end_of_changed_run(before: &[u8], after: &[u8], from: usize) -> usize {
+    let mut offset = from;
+    while offset < after.len() && before[offset] != after[offset] && !block::is_io_owned(offset) {
+        offset += 1;
+    }
+    offset
+}
+
 /// Builds one record. `begin` reserves the header; `push_vector` diffs a block.
 pub struct RecordBuilder {
     bytes: Vec<u8>,
@@ -97,12 +107,18 @@ impl RecordBuilder {
         let mut range_count: u16 = 0;
         let mut next = next_difference(before, after, 0);
         while let Some(start) = next {
-            // Extend while changed bytes keep appearing within RANGE_MERGE_GAP.
-            let mut end = start + 1;
-            next = next_difference(before, after, end);
-            while let Some(changed) = next.filter(|&changed| changed - end < RANGE_MERGE_GAP) {
-                end = changed + 1;
+            // Extend while changed bytes keep appearing within RANGE_MERGE_GAP: over a run of
+            // changed bytes a byte at a time (a new row or undo record is such a run, and a
+            // search for the next difference from each of its bytes cost more than the rest
+            // of the diff), then to the next difference if it is near enough.
+            let mut end = start;
+            loop {
+                end = end_of_changed_run(before, after, end);
                 next = next_difference(before, after, end);
+                match next {
+                    Some(changed) if changed - end < RANGE_MERGE_GAP => end = changed,
+                    _ => break,
+                }
             }
             self.bytes.extend_from_slice(&(start as u16).to_le_bytes());
             self.bytes
