@@ -4,6 +4,11 @@
 //! disk's own fdatasync latency for scale, sampled after each of Pythia's commits
 //! ([`SyncProbe`]).
 //!
+//! The update + commit loop runs in [`UPDATE_ROUNDS`] rounds, the engines taking turns, so
+//! that both meet the disk of the same seconds: its fdatasync latency drifts by a third from
+//! one minute to the next, and run one after the other the two engines' loops were minutes
+//! apart.
+//!
 //! Concurrent commits: 1 and 32 sessions (threads, each with its own session or connection),
 //! each committing single-row inserts for a fixed time, on each engine: group commit against
 //! SQLite's one writer at a time; each point in rounds, the engines taking turns.
@@ -142,9 +147,15 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     );
 
     let mut probe = SyncProbe::create(&dir.join("fdatasync.tmp"))?;
-    let (pythia, pythia_commit) = run_pythia(&dir.join("pythia"), &scale, &mut probe)?;
+    let mut pythia_bench = run_pythia(&dir.join("pythia"), &scale)?;
+    let mut sqlite_bench = run_sqlite(&dir.join("sqlite"), &scale)?;
+    let (pythia_updates, pythia_commit, sqlite_updates) =
+        update_rounds(&scale, &mut pythia_bench, &mut sqlite_bench, &mut probe)?;
     let fsync = probe.measure;
-    let sqlite = run_sqlite(&dir.join("sqlite"), &scale)?;
+    let [bulk, point, scan] = pythia_bench.finish()?;
+    let pythia = [bulk, point, scan, pythia_updates];
+    let [bulk, point, scan] = sqlite_bench.measures;
+    let sqlite = [bulk, point, scan, sqlite_updates];
 
     let mut table = Table::new();
     table.set_header(vec![
@@ -373,7 +384,8 @@ const PROBE_FILE_BYTES: u64 = 1 << 20;
 /// The reference for commit latency: a redo-sized write and fdatasync in a formatted file on
 /// the same disk, sampled once after each commit of Pythia's update + commit loop, so that
 /// the two are measured over the same seconds (an fdatasync on this disk takes anywhere from
-/// 70 to 140 us from one minute to the next).
+/// 70 to 150 us from one minute to the next). Sampled so, an fdatasync follows another one
+/// as a commit's does; a burst of them back to back is faster (the disk's best case).
 struct SyncProbe {
     file: std::fs::File,
     path: std::path::PathBuf,
@@ -422,14 +434,60 @@ impl Drop for SyncProbe {
     }
 }
 
-/// The four operations, and the COMMIT statements of the update + commit loop alone.
-/// `probe` takes a sample after each commit of the update + commit loop (not counted in
-/// the loop's time).
-fn run_pythia(
-    dir: &Path,
+/// The update + commit loop runs in this many rounds (see the module documentation).
+const UPDATE_ROUNDS: u64 = 10;
+
+/// Single-row update + commit on both engines in [`UPDATE_ROUNDS`] rounds, with a probe
+/// sample after each of Pythia's commits. Returns Pythia's update + commit,
+/// its COMMIT statements alone, and SQLite's update + commit. Each engine stops at the scale's
+/// time limit, counted over its own turns.
+fn update_rounds(
     scale: &Scale,
+    pythia: &mut PythiaBench,
+    sqlite: &mut SqliteBench,
     probe: &mut SyncProbe,
-) -> pythia::Result<([Measure; 4], Measure)> {
+) -> pythia::Result<(Measure, Measure, Measure)> {
+    let per_round = scale.commits.div_ceil(UPDATE_ROUNDS);
+    let mut pythia_commit = Measure::default();
+    let (mut pythia_updates, mut sqlite_updates) = (Measure::default(), Measure::default());
+    for round in 0..UPDATE_ROUNDS {
+        let limit = scale.time_limit.as_secs_f64();
+        if pythia_updates.seconds >= limit || sqlite_updates.seconds >= limit {
+            break;
+        }
+        let count = per_round.min(scale.commits - pythia_updates.operations);
+        if count == 0 {
+            break;
+        }
+        // The engines take the first turn in alternate rounds: neither always follows the
+        // other's writes, or the probe's.
+        if round % 2 == 1 {
+            sqlite_updates.add(sqlite.update_and_commit(scale, count)?);
+        }
+        let (updates, commit) = pythia.update_and_commit(scale, count, probe)?;
+        pythia_updates.add(updates);
+        pythia_commit.add(commit);
+        if round % 2 == 0 {
+            sqlite_updates.add(sqlite.update_and_commit(scale, count)?);
+        }
+    }
+    Ok((pythia_updates, pythia_commit, sqlite_updates))
+}
+
+/// Pythia's side: the instance after the load, the point selects and the range scans (their
+/// measures), ready for rounds of update + commit.
+struct PythiaBench {
+    instance: std::sync::Arc<Instance>,
+    session: pythia::Session,
+    update: pythia::Prepared,
+    commit: pythia::Prepared,
+    rng: Rng,
+    before: Snapshot,
+    measures: [Measure; 3],
+}
+
+/// Loads Pythia's table and measures the bulk insert, the point selects and the range scans.
+fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<PythiaBench> {
     let undo = if scale.rows > 100_000 { "2G" } else { "256M" };
     let instance = Instance::open(
         dir,
@@ -511,17 +569,35 @@ fn run_pythia(
     )?;
 
     let update = session.prepare("update bench set grp = grp + 1 where id = :1")?;
-    let mut rng = Rng::new(SEED ^ 2);
-    let mut commit_alone = Measure::default();
-    let mut commits = Measure::default();
-    timed(
-        scale.commits,
-        scale.time_limit,
-        "pythia update+commit",
-        |_| {
-            let iteration = Instant::now();
-            let id = 1 + rng.below(scale.rows as u64) as i64;
-            let result = session.execute_prepared(&update, &[Value::integer(id)])?;
+    let commit = session.prepare("commit")?;
+    Ok(PythiaBench {
+        instance,
+        session,
+        update,
+        commit,
+        rng: Rng::new(SEED ^ 2),
+        before,
+        measures: [bulk, point, scan],
+    })
+}
+
+impl PythiaBench {
+    /// `count` single-row updates, each committed: the loop's measure, and its COMMIT
+    /// statements' alone. `probe` takes a sample after each commit (not counted in the
+    /// loop's time).
+    fn update_and_commit(
+        &mut self,
+        scale: &Scale,
+        count: u64,
+        probe: &mut SyncProbe,
+    ) -> pythia::Result<(Measure, Measure)> {
+        let mut commit_alone = Measure::default();
+        let mut probe_seconds = 0.0;
+        let mut updates = timed(count, scale.time_limit, "pythia update+commit", |_| {
+            let id = 1 + self.rng.below(scale.rows as u64) as i64;
+            let result = self
+                .session
+                .execute_prepared(&self.update, &[Value::integer(id)])?;
             if result.rows_affected != 1 {
                 return Err(lab_error(format!(
                     "pythia: update of {id} changed {} rows",
@@ -529,25 +605,65 @@ fn run_pythia(
                 )));
             }
             let started = Instant::now();
-            session.execute("commit")?;
-            commit_alone.seconds += started.elapsed().as_secs_f64();
-            commit_alone.operations += 1;
-            commits.seconds += iteration.elapsed().as_secs_f64();
-            commits.operations += 1;
-            probe.sample()
-        },
-    )?;
-    let after = Snapshot::take();
-    println!("pythia statistics over the benchmark:");
-    println!("{}", after.statistics_table(&before, None));
-    println!("pythia top wait events over the benchmark:");
-    println!("{}", after.events_table(&before, 6));
-    drop(session);
-    instance.shutdown()?;
-    Ok(([bulk, point, scan, commits], commit_alone))
+            self.session.execute_prepared(&self.commit, &[])?;
+            commit_alone.add(Measure {
+                operations: 1,
+                seconds: started.elapsed().as_secs_f64(),
+            });
+            let sampled = Instant::now();
+            probe.sample()?;
+            probe_seconds += sampled.elapsed().as_secs_f64();
+            Ok(())
+        })?;
+        updates.seconds -= probe_seconds;
+        Ok((updates, commit_alone))
+    }
+
+    /// Prints the statistics and waits over the whole benchmark, shuts the instance down,
+    /// and returns the bulk insert's, point selects' and range scans' measures.
+    fn finish(self) -> pythia::Result<[Measure; 3]> {
+        let after = Snapshot::take();
+        println!("pythia statistics over the benchmark:");
+        println!("{}", after.statistics_table(&self.before, None));
+        println!("pythia top wait events over the benchmark:");
+        println!("{}", after.events_table(&self.before, 6));
+        drop(self.session);
+        self.instance.shutdown()?;
+        Ok(self.measures)
+    }
 }
 
-fn run_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<[Measure; 4]> {
+/// SQLite's side, as [`PythiaBench`].
+struct SqliteBench {
+    connection: rusqlite::Connection,
+    rng: Rng,
+    measures: [Measure; 3],
+}
+
+impl SqliteBench {
+    /// `count` single-row updates, each its own transaction (autocommit), committed with an
+    /// fsync of the WAL.
+    fn update_and_commit(&mut self, scale: &Scale, count: u64) -> pythia::Result<Measure> {
+        let mut update = self
+            .connection
+            .prepare_cached("update bench set grp = grp + 1 where id = ?1")
+            .map_err(sqlite_error)?;
+        let rng = &mut self.rng;
+        timed(count, scale.time_limit, "sqlite update+commit", |_| {
+            let id = 1 + rng.below(scale.rows as u64) as i64;
+            let changed = update.execute([id]).map_err(sqlite_error)?;
+            if changed != 1 {
+                return Err(lab_error(format!(
+                    "sqlite: update of {id} changed {changed} rows"
+                )));
+            }
+            Ok(())
+        })
+    }
+}
+
+/// Loads SQLite's table and measures the bulk insert, the point selects and the range scans.
+fn run_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<SqliteBench> {
     std::fs::create_dir_all(dir)
         .map_err(|error| lab_error(format!("{}: {error}", dir.display())))?;
     let mut connection = open_sqlite(&dir.join("bench.db"))?;
@@ -640,25 +756,9 @@ fn run_sqlite(dir: &Path, scale: &Scale) -> pythia::Result<[Measure; 4]> {
     )?;
     drop(range);
 
-    // Autocommit: each UPDATE is its own transaction, committed with an fsync of the WAL.
-    let mut update = connection
-        .prepare("update bench set grp = grp + 1 where id = ?1")
-        .map_err(sqlite_error)?;
-    let mut rng = Rng::new(SEED ^ 2);
-    let commits = timed(
-        scale.commits,
-        scale.time_limit,
-        "sqlite update+commit",
-        |_| {
-            let id = 1 + rng.below(scale.rows as u64) as i64;
-            let changed = update.execute([id]).map_err(sqlite_error)?;
-            if changed != 1 {
-                return Err(lab_error(format!(
-                    "sqlite: update of {id} changed {changed} rows"
-                )));
-            }
-            Ok(())
-        },
-    )?;
-    Ok([bulk, point, scan, commits])
+    Ok(SqliteBench {
+        connection,
+        rng: Rng::new(SEED ^ 2),
+        measures: [bulk, point, scan],
+    })
 }
