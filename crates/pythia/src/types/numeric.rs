@@ -71,12 +71,7 @@ impl ExactNumber {
         if value.is_zero() {
             return ExactNumber::Zero;
         }
-        let magnitude = value.mantissa().unsigned_abs();
-        let mut digits: Vec<u8> = magnitude
-            .to_string()
-            .bytes()
-            .map(|byte| byte - b'0')
-            .collect();
+        let mut digits = decimal_digits(value.mantissa().unsigned_abs());
         let exponent = digits.len() as i32 - value.scale() as i32;
         strip_trailing_zeros(&mut digits);
         if value.is_sign_negative() {
@@ -160,6 +155,27 @@ impl PartialOrd for ExactNumber {
     fn partial_cmp(&self, other: &ExactNumber) -> Option<Ordering> {
         Some(self.cmp(other))
     }
+}
+
+/// The decimal digits of `magnitude` (> 0), most significant first, without the text of
+/// `to_string` (a key of a NUMBER column is encoded from these at every index lookup).
+fn decimal_digits(mut magnitude: u128) -> Vec<u8> {
+    // 2^96 (a Decimal's mantissa) has 29 digits; a u128 at most 39.
+    let mut reversed = [0u8; 39];
+    let mut count = 0;
+    while magnitude > u128::from(u64::MAX) {
+        reversed[count] = (magnitude % 10) as u8;
+        magnitude /= 10;
+        count += 1;
+    }
+    // The rest in 64-bit arithmetic (a u128 division is a library call).
+    let mut low = magnitude as u64;
+    while low > 0 {
+        reversed[count] = (low % 10) as u8;
+        low /= 10;
+        count += 1;
+    }
+    reversed[..count].iter().rev().copied().collect()
 }
 
 fn strip_trailing_zeros(digits: &mut Vec<u8>) {
@@ -350,6 +366,35 @@ mod tests {
 
     fn decimal(text: &str) -> Decimal {
         Decimal::from_str(text).unwrap()
+    }
+
+    proptest::proptest! {
+        /// The digits are the decimal text's, on both sides of 2^64.
+        #[test]
+        fn decimal_digits_are_the_texts(high in 0u64..(1 << 32), low: u64) {
+            let magnitude = (u128::from(high) << 64 | u128::from(low)).max(1);
+            let text: Vec<u8> = magnitude.to_string().bytes().map(|byte| byte - b'0').collect();
+            proptest::prop_assert_eq!(decimal_digits(magnitude), text);
+        }
+    }
+
+    #[test]
+    fn decimal_digits_at_the_edges() {
+        for magnitude in [
+            1,
+            9,
+            10,
+            u128::from(u64::MAX),
+            u128::from(u64::MAX) + 1,
+            u128::MAX,
+        ] {
+            let text: Vec<u8> = magnitude
+                .to_string()
+                .bytes()
+                .map(|byte| byte - b'0')
+                .collect();
+            assert_eq!(decimal_digits(magnitude), text, "{magnitude}");
+        }
     }
 
     #[test]
