@@ -399,6 +399,13 @@ impl Instance {
             config.log_buffer_bytes as usize,
         )?);
         log.set_alert(alert_writer(dir));
+        log.set_direct_writes(matches!(
+            parameters
+                .get_string(names::FILESYSTEMIO_OPTIONS)
+                .to_ascii_uppercase()
+                .as_str(),
+            "DIRECTIO" | "SETALL"
+        ));
         log.adaptive().set_trace_file(dir.join(LGWR_TRACE_FILE));
         log.adaptive()
             .set_enabled(parameters.get_bool(names::USE_ADAPTIVE_LOG_FILE_SYNC));

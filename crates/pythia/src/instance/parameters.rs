@@ -156,6 +156,7 @@ pub mod names {
     pub const LOG_FILE_SIZE: &str = "log_file_size";
     pub const LOG_GROUPS: &str = "log_groups";
     pub const LOG_ARCHIVE_DEST: &str = "log_archive_dest";
+    pub const FILESYSTEMIO_OPTIONS: &str = "filesystemio_options";
     pub const UNDO_TABLESPACE_SIZE: &str = "undo_tablespace_size";
     pub const PROCESSES: &str = "processes";
     pub const SESSIONS: &str = "sessions";
@@ -430,6 +431,18 @@ pub static DEFINITIONS: &[Definition] = &[
         issys_modifiable: SystemModifiable::False,
         isses_modifiable: false,
         description: "number of online redo log groups (Pythia)",
+    },
+    // DIRECTIO and SETALL: online redo log writes bypass the operating system's cache
+    // (`O_DIRECT`, where the file system allows it). Pythia's file I/O is synchronous, so
+    // ASYNCH changes nothing and SETALL is DIRECTIO. Datafiles are always written through
+    // the cache. docs/architecture/redo.md, "Direct writes".
+    Definition {
+        name: names::FILESYSTEMIO_OPTIONS,
+        kind: Kind::Enumeration(&["NONE", "DIRECTIO", "ASYNCH", "SETALL"]),
+        default: DefaultValue::Text("DIRECTIO"),
+        issys_modifiable: SystemModifiable::False,
+        isses_modifiable: false,
+        description: "IO operations on filesystem files",
     },
     // Empty: no archiving (NOARCHIVELOG). A directory: ARC0 archives each full log sequence
     // there (redo/archive.rs); changed by ALTER SYSTEM, it applies to the next log archived.

@@ -468,6 +468,9 @@ pub struct RedoLog {
     /// Crash tests: every record is written and synced as it is appended
     /// (`set_sync_every_record`).
     sync_every_record: AtomicBool,
+    /// Redo blocks, and the zeros that format a file ahead of them, are written with
+    /// `VfsFile::write_direct` (`filesystemio_options` DIRECTIO or SETALL).
+    direct_writes: AtomicBool,
     /// LGWR's view of which sequence each group holds: the headers written or read.
     group_sequences: Mutex<Vec<FileHeader>>,
     /// Archiving is on (`log_archive_dest` set): a group is reused only once ARC0 has
@@ -620,6 +623,7 @@ impl RedoLog {
             #[cfg(test)]
             slow_copies: AtomicBool::new(false),
             sync_every_record: AtomicBool::new(false),
+            direct_writes: AtomicBool::new(false),
         })
     }
 
@@ -847,6 +851,13 @@ impl RedoLog {
     /// its mini-transactions, not only where its commit or a full buffer writes the log.
     pub fn set_sync_every_record(&self, on: bool) {
         self.sync_every_record.store(on, Ordering::Relaxed);
+    }
+
+    /// Whether redo writes bypass the operating system's cache (`filesystemio_options`): see
+    /// `VfsFile::write_direct`, which falls back to cached writes where the file system
+    /// refuses.
+    pub fn set_direct_writes(&self, on: bool) {
+        self.direct_writes.store(on, Ordering::Relaxed);
     }
 
     /// One of the 'redo copy' latches: the first free one from this thread's own, else (all
@@ -1466,6 +1477,17 @@ impl RedoLog {
     /// no write since the file was opened has reached, and which were past its end then.
     fn write_in_place(&self, group: &LogGroup, bytes: &[u8], position: u64) -> Result<()> {
         let io = |error| Error::io(&group.path, error);
+        // Direct or not, one way for the zeros and the redo after them: a direct write into
+        // a range whose cached pages are dirty would first wait for the kernel to write
+        // them back.
+        let direct = self.direct_writes.load(Ordering::Relaxed);
+        let write = |bytes: &[u8], position: u64| {
+            if direct {
+                group.file.write_direct(bytes, position)
+            } else {
+                group.file.write_at(bytes, position)
+            }
+        };
         let end = position + bytes.len() as u64;
         {
             let mut formatted = group.formatted_bytes.lock();
@@ -1478,15 +1500,12 @@ impl RedoLog {
                     vec![0u8; (target - *formatted).min(LOG_FILE_FORMAT_STEP_BYTES) as usize];
                 while *formatted < target {
                     let length = (target - *formatted).min(zeros.len() as u64) as usize;
-                    group
-                        .file
-                        .write_at(&zeros[..length], *formatted)
-                        .map_err(io)?;
+                    write(&zeros[..length], *formatted).map_err(io)?;
                     *formatted += length as u64;
                 }
             }
         }
-        group.file.write_at(bytes, position).map_err(io)
+        write(bytes, position).map_err(io)
     }
 
     /// The sequence holding `lsn` and its start, among the sequences the groups hold now.
