@@ -5,8 +5,8 @@
 //! `stuffer.rs`, `advice` builds on it); with no name, all of them at quick scale but
 //! `pgbench`, which needs PostgreSQL 15 installed (`scripts/install_pg_clients.sh`). Each
 //! builds its own instances; `-p name=value` settings reach only `slammer` (the SQLSlammer
-//! parameters), `crash` (seed, kills), `commit` (sessions, seconds) and `pgbench` (scale,
-//! seconds); the others say they ignore them.
+//! parameters), `crash` (seed, kills), `commit` (sessions, seconds), `sqlite`
+//! (filesystemio_options) and `pgbench` (scale, seconds); the others say they ignore them.
 
 pub fn run_lab(
     name: Option<&str>,
@@ -14,10 +14,15 @@ pub fn run_lab(
     dir: &std::path::Path,
     parameters: &[(String, String)],
 ) -> pythia::Result<()> {
-    if !parameters.is_empty() && !matches!(name, Some("slammer" | "crash" | "commit" | "pgbench")) {
+    if !parameters.is_empty()
+        && !matches!(
+            name,
+            Some("slammer" | "crash" | "commit" | "sqlite" | "pgbench")
+        )
+    {
         eprintln!(
-            "note: only the slammer, crash, commit and pgbench experiments apply -p settings; \
-             they are ignored"
+            "note: only the slammer, crash, commit, sqlite and pgbench experiments apply -p \
+             settings; they are ignored"
         );
     }
     match name {
@@ -27,7 +32,7 @@ pub fn run_lab(
             println!();
             crate::oltp::run(true, &dir.join("lab-oltp"))?;
             println!();
-            crate::sqlite_bench::run(true, &dir.join("lab-sqlite"))?;
+            crate::sqlite_bench::run(true, &dir.join("lab-sqlite"), &[])?;
             println!();
             crate::parse_cost::run(true, &dir.join("lab-parse"))?;
             println!();
@@ -54,7 +59,7 @@ pub fn run_lab(
         }
         Some("commit") => crate::commit::run(quick, &dir.join("lab-commit"), parameters),
         Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
-        Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite")),
+        Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite"), parameters),
         Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
         Some("slammer") => crate::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
         Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),

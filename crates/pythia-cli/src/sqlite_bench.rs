@@ -1,8 +1,8 @@
 //! `pythia lab sqlite`: the same operations on Pythia and on SQLite (WAL, synchronous=FULL)
 //! in one run: bulk insert in one transaction, point select by primary key with a prepared
 //! statement and a bind, range scans of 1,000 rows, single-row update + commit; and the
-//! disk's own fdatasync latency for scale, sampled after each of Pythia's commits
-//! ([`SyncProbe`]).
+//! disk's own fdatasync latency for scale, sampled after each commit of that loop
+//! ([`SyncProbe`]), Pythia's and SQLite's alike.
 //!
 //! The update + commit loop runs in [`UPDATE_ROUNDS`] rounds, the engines taking turns, so
 //! that both meet the disk of the same seconds: its fdatasync latency drifts by a third from
@@ -43,6 +43,19 @@ struct Scale {
     time_limit: Duration,
     /// How long each point of the concurrent-commit comparison runs.
     commit_seconds: Duration,
+    /// Pythia's `filesystemio_options`, when `-p` sets it (else the default).
+    filesystemio_options: Option<String>,
+}
+
+impl Scale {
+    /// Pythia's parameters for an instance of this run: `overrides`, and the `-p` setting.
+    fn parameters<'a>(&'a self, overrides: &[(&'a str, &'a str)]) -> Vec<(&'a str, &'a str)> {
+        let mut parameters = overrides.to_vec();
+        if let Some(value) = &self.filesystemio_options {
+            parameters.push(("filesystemio_options", value));
+        }
+        parameters
+    }
 }
 
 /// The session counts of the concurrent-commit comparison.
@@ -114,7 +127,20 @@ fn expected_sum(low: i64, high: i64) -> i128 {
     (low..=high).map(|id| value_of(id) as i128).sum()
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// `-p filesystemio_options=NONE` (or DIRECTIO, SETALL, ASYNCH) opens Pythia's instances
+/// with that setting: the cost of direct redo writes, measured against cached ones.
+pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
+    let mut filesystemio = None;
+    for (name, value) in parameters {
+        match name.as_str() {
+            "filesystemio_options" => filesystemio = Some(value.clone()),
+            _ => {
+                return Err(lab_error(format!(
+                    "sqlite: bad setting {name}={value}; it takes filesystemio_options"
+                )))
+            }
+        }
+    }
     let scale = if quick {
         Scale {
             rows: 50_000,
@@ -123,6 +149,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             commits: 200,
             time_limit: Duration::from_secs(10),
             commit_seconds: Duration::from_millis(1500),
+            filesystemio_options: filesystemio,
         }
     } else {
         Scale {
@@ -132,6 +159,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
             commits: 2_000,
             time_limit: Duration::from_secs(60),
             commit_seconds: Duration::from_secs(5),
+            filesystemio_options: filesystemio,
         }
     };
     let _ = std::fs::remove_dir_all(dir);
@@ -145,6 +173,9 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         scale.commits,
         scale.time_limit.as_secs()
     );
+    if let Some(value) = &scale.filesystemio_options {
+        println!("pythia's filesystemio_options: {value}");
+    }
 
     let mut probe = SyncProbe::create(&dir.join("fdatasync.tmp"))?;
     let mut pythia_bench = run_pythia(&dir.join("pythia"), &scale)?;
@@ -185,7 +216,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
     latency.set_header(vec!["commit latency", "avg us", "ratio to one fdatasync"]);
     latency.add_row(vec![
         format!(
-            "fdatasync of a {PROBE_WRITE_BYTES}-byte write, one after each Pythia commit ({} samples)",
+            "fdatasync of a {PROBE_WRITE_BYTES}-byte write, one after each commit ({} samples)",
             fsync.operations
         ),
         format!("{:.0}", fsync.micros_each()),
@@ -232,7 +263,7 @@ const COMMIT_ROUNDS: u32 = 5;
 fn concurrent_commits(dir: &Path, scale: &Scale) -> pythia::Result<Vec<(Measure, Measure)>> {
     let instance = Instance::open(
         dir.join("pythia-commits"),
-        &[("db_cache_size", "64M"), ("log_file_size", "128M")],
+        &scale.parameters(&[("db_cache_size", "64M"), ("log_file_size", "128M")]),
     )?;
     let table =
         "create table commits (id number primary key, session_id number, payload varchar2(40))";
@@ -382,9 +413,10 @@ const PROBE_WRITE_BYTES: usize = 512;
 const PROBE_FILE_BYTES: u64 = 1 << 20;
 
 /// The reference for commit latency: a redo-sized write and fdatasync in a formatted file on
-/// the same disk, sampled once after each commit of Pythia's update + commit loop, so that
-/// the two are measured over the same seconds (an fdatasync on this disk takes anywhere from
-/// 70 to 150 us from one minute to the next). Sampled so, an fdatasync follows another one
+/// the same disk, sampled once after each commit of both engines' update + commit loops, so
+/// that the three are measured over the same seconds (an fdatasync on this disk takes
+/// anywhere from 70 to 150 us from one minute to the next), and so that each engine's next
+/// update follows the same sleep in fdatasync. Sampled so, an fdatasync follows another one
 /// as a commit's does; a burst of them back to back is faster (the disk's best case).
 struct SyncProbe {
     file: std::fs::File,
@@ -414,17 +446,19 @@ impl SyncProbe {
         })
     }
 
-    /// One write of the next [`PROBE_WRITE_BYTES`] and its fdatasync, timed.
-    fn sample(&mut self) -> pythia::Result<()> {
+    /// One write of the next [`PROBE_WRITE_BYTES`] and its fdatasync, timed. Returns the
+    /// seconds it took, which the loop it interrupts takes off its own time.
+    fn sample(&mut self) -> pythia::Result<f64> {
         let started = Instant::now();
         self.file
             .write_all_at(&[0x5a; PROBE_WRITE_BYTES], self.offset)
             .and_then(|()| self.file.sync_data())
             .map_err(|error| lab_error(format!("{}: {error}", self.path.display())))?;
-        self.measure.seconds += started.elapsed().as_secs_f64();
+        let seconds = started.elapsed().as_secs_f64();
+        self.measure.seconds += seconds;
         self.measure.operations += 1;
         self.offset = (self.offset + PROBE_WRITE_BYTES as u64) % PROBE_FILE_BYTES;
-        Ok(())
+        Ok(seconds)
     }
 }
 
@@ -438,7 +472,7 @@ impl Drop for SyncProbe {
 const UPDATE_ROUNDS: u64 = 10;
 
 /// Single-row update + commit on both engines in [`UPDATE_ROUNDS`] rounds, with a probe
-/// sample after each of Pythia's commits. Returns Pythia's update + commit,
+/// sample after each commit of either. Returns Pythia's update + commit,
 /// its COMMIT statements alone, and SQLite's update + commit. Each engine stops at the scale's
 /// time limit, counted over its own turns.
 fn update_rounds(
@@ -460,15 +494,15 @@ fn update_rounds(
             break;
         }
         // The engines take the first turn in alternate rounds: neither always follows the
-        // other's writes, or the probe's.
+        // other's writes.
         if round % 2 == 1 {
-            sqlite_updates.add(sqlite.update_and_commit(scale, count)?);
+            sqlite_updates.add(sqlite.update_and_commit(scale, count, probe)?);
         }
         let (updates, commit) = pythia.update_and_commit(scale, count, probe)?;
         pythia_updates.add(updates);
         pythia_commit.add(commit);
         if round % 2 == 0 {
-            sqlite_updates.add(sqlite.update_and_commit(scale, count)?);
+            sqlite_updates.add(sqlite.update_and_commit(scale, count, probe)?);
         }
     }
     Ok((pythia_updates, pythia_commit, sqlite_updates))
@@ -491,11 +525,11 @@ fn run_pythia(dir: &Path, scale: &Scale) -> pythia::Result<PythiaBench> {
     let undo = if scale.rows > 100_000 { "2G" } else { "256M" };
     let instance = Instance::open(
         dir,
-        &[
+        &scale.parameters(&[
             ("db_cache_size", "256M"),
             ("log_file_size", "128M"),
             ("undo_tablespace_size", undo),
-        ],
+        ]),
     )?;
     let mut session = instance.connect()?;
     session.execute(
@@ -610,9 +644,7 @@ impl PythiaBench {
                 operations: 1,
                 seconds: started.elapsed().as_secs_f64(),
             });
-            let sampled = Instant::now();
-            probe.sample()?;
-            probe_seconds += sampled.elapsed().as_secs_f64();
+            probe_seconds += probe.sample()?;
             Ok(())
         })?;
         updates.seconds -= probe_seconds;
@@ -642,14 +674,20 @@ struct SqliteBench {
 
 impl SqliteBench {
     /// `count` single-row updates, each its own transaction (autocommit), committed with an
-    /// fsync of the WAL.
-    fn update_and_commit(&mut self, scale: &Scale, count: u64) -> pythia::Result<Measure> {
+    /// fsync of the WAL; `probe` samples after each, as after Pythia's.
+    fn update_and_commit(
+        &mut self,
+        scale: &Scale,
+        count: u64,
+        probe: &mut SyncProbe,
+    ) -> pythia::Result<Measure> {
         let mut update = self
             .connection
             .prepare_cached("update bench set grp = grp + 1 where id = ?1")
             .map_err(sqlite_error)?;
         let rng = &mut self.rng;
-        timed(count, scale.time_limit, "sqlite update+commit", |_| {
+        let mut probe_seconds = 0.0;
+        let mut updates = timed(count, scale.time_limit, "sqlite update+commit", |_| {
             let id = 1 + rng.below(scale.rows as u64) as i64;
             let changed = update.execute([id]).map_err(sqlite_error)?;
             if changed != 1 {
@@ -657,8 +695,11 @@ impl SqliteBench {
                     "sqlite: update of {id} changed {changed} rows"
                 )));
             }
+            probe_seconds += probe.sample()?;
             Ok(())
-        })
+        })?;
+        updates.seconds -= probe_seconds;
+        Ok(updates)
     }
 }
 
