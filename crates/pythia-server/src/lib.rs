@@ -3,14 +3,13 @@
 //! `docs/architecture/server.md` (increment 1: the simple query protocol).
 //!
 //! ```text
-//!   client --TCP--> tokio task (pgwire: framing, startup, the protocol's state)
-//!                      | a job: run these statements          (std channel)
+//!   client --TCP--> the listener's thread (tokio): accepts, holds a socket until its first byte
+//!                      |
 //!                      v
-//!                   the connection's own thread: one pythia::Session, synchronous,
-//!                   waiting on 'SQL*Net message from client' between jobs
-//!                      | the rows, encoded for the wire       (oneshot)
-//!                      v
-//!                   tokio task --> client
+//!                   the connection's own thread, with a tokio runtime of its own:
+//!                   pgwire reads a message, the thread's pythia::Session runs it
+//!                   (synchronous), pgwire writes the answer; no hand-off between threads;
+//!                   'SQL*Net message from client' from each answer to the next request
 //! ```
 //!
 //! Oracle's dedicated server: each connection's session lives on an OS thread of its own
