@@ -56,7 +56,7 @@ use pgwire::messages::response::{CommandComplete, EmptyQueryResponse, Transactio
 use pgwire::messages::simplequery::Query;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use pythia::instrumentation::interrupt::Interrupter;
-use pythia::instrumentation::WaitGuard;
+use pythia::instrumentation::{Latch, LatchName, WaitGuard};
 use pythia::sql::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
@@ -577,8 +577,15 @@ struct Shared {
 }
 
 /// Where a CancelRequest finds the session it names: the (process id, secret key) each
-/// logged-on connection was given, to its session's interrupter and its socket.
-type CancelKeys = Mutex<HashMap<(i32, Vec<u8>), Registered>>;
+/// logged-on connection was given, to its session's interrupter and its socket. Shared by
+/// every connection's thread and the listener's, so an instrumented latch: 'session
+/// allocation', Oracle's for the table of sessions (v$latch counts its gets and misses).
+type CancelKeys = Latch<HashMap<(i32, Vec<u8>), Registered>>;
+
+/// An empty [`CancelKeys`].
+fn cancel_keys() -> CancelKeys {
+    Latch::new(LatchName::SessionAllocation, HashMap::new())
+}
 
 /// A logged-on connection, as a CancelRequest and the dead connection check find it.
 struct Registered {
@@ -604,9 +611,7 @@ async fn check_clients(cancels: Arc<CancelKeys>) {
     interval.set_missed_tick_behavior(tokio::time::MissedTickBehavior::Delay);
     loop {
         interval.tick().await;
-        let registered = cancels
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let registered = cancels.lock();
         for connection in registered.values() {
             if connection.socket.as_deref().is_some_and(client_gone) {
                 connection.interrupter.client_gone();
@@ -637,10 +642,7 @@ struct CancelRegistration {
 
 impl Drop for CancelRegistration {
     fn drop(&mut self) {
-        self.cancels
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner())
-            .remove(&self.key);
+        self.cancels.lock().remove(&self.key);
     }
 }
 
@@ -692,11 +694,7 @@ impl PgWireServerHandlers for Handlers {
 impl CancelHandler for Handlers {
     async fn on_cancel_request(&self, request: CancelRequest) {
         let key = (request.pid, request.secret_key.to_bytes().to_vec());
-        let cancels = self
-            .shared
-            .cancels
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let cancels = self.shared.cancels.lock();
         if let Some(connection) = cancels.get(&key) {
             connection.interrupter.cancel();
         }
@@ -810,17 +808,13 @@ impl StartupHandler for Handlers {
             // The key the client was just given finds this session for a cancel.
             let (pid, secret_key) = client.pid_and_secret_key();
             let key = (pid, secret_key.to_bytes().to_vec());
-            self.shared
-                .cancels
-                .lock()
-                .unwrap_or_else(|poisoned| poisoned.into_inner())
-                .insert(
-                    key.clone(),
-                    Registered {
-                        interrupter,
-                        socket: self.socket.clone(),
-                    },
-                );
+            self.shared.cancels.lock().insert(
+                key.clone(),
+                Registered {
+                    interrupter,
+                    socket: self.socket.clone(),
+                },
+            );
             let _ = self.cancel_registration.set(CancelRegistration {
                 key,
                 cancels: self.shared.cancels.clone(),
@@ -1000,7 +994,7 @@ impl Server {
             authentication,
             driver: AuthDriver::new(parameters),
             live: live.clone(),
-            cancels: Arc::default(),
+            cancels: Arc::new(cancel_keys()),
             stopping: stopping.clone(),
             tls,
         });

@@ -56,6 +56,13 @@ async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
     );
     // The connection goes on.
     assert_eq!(first_value(&client, "select count(*) from t").await, "3000");
+    // The table of cancel keys the request looked in is a latch v$latch counts.
+    let gets = first_value(
+        &client,
+        "select gets from v$latch where name = 'session allocation'",
+    )
+    .await;
+    assert!(gets.parse::<u64>().unwrap() >= 2, "{gets}"); // the logon's insert, the cancel
 
     // statement_timeout, set the way PostgreSQL's clients set it.
     client
