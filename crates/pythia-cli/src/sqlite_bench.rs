@@ -460,6 +460,25 @@ impl SyncProbe {
         self.offset = (self.offset + PROBE_WRITE_BYTES as u64) % PROBE_FILE_BYTES;
         Ok(seconds)
     }
+
+    /// [`timed`] `body`, `count` times within the scale's time limit, with a sample after
+    /// each call; the samples' time is not counted in the loop's.
+    fn timed_between(
+        &mut self,
+        count: u64,
+        scale: &Scale,
+        message: &str,
+        mut body: impl FnMut() -> pythia::Result<()>,
+    ) -> pythia::Result<Measure> {
+        let mut sampling = 0.0;
+        let mut measure = timed(count, scale.time_limit, message, |_| {
+            body()?;
+            sampling += self.sample()?;
+            Ok(())
+        })?;
+        measure.seconds -= sampling;
+        Ok(measure)
+    }
 }
 
 impl Drop for SyncProbe {
@@ -626,8 +645,7 @@ impl PythiaBench {
         probe: &mut SyncProbe,
     ) -> pythia::Result<(Measure, Measure)> {
         let mut commit_alone = Measure::default();
-        let mut probe_seconds = 0.0;
-        let mut updates = timed(count, scale.time_limit, "pythia update+commit", |_| {
+        let updates = probe.timed_between(count, scale, "pythia update+commit", || {
             let id = 1 + self.rng.below(scale.rows as u64) as i64;
             let result = self
                 .session
@@ -644,10 +662,8 @@ impl PythiaBench {
                 operations: 1,
                 seconds: started.elapsed().as_secs_f64(),
             });
-            probe_seconds += probe.sample()?;
             Ok(())
         })?;
-        updates.seconds -= probe_seconds;
         Ok((updates, commit_alone))
     }
 
@@ -686,8 +702,7 @@ impl SqliteBench {
             .prepare_cached("update bench set grp = grp + 1 where id = ?1")
             .map_err(sqlite_error)?;
         let rng = &mut self.rng;
-        let mut probe_seconds = 0.0;
-        let mut updates = timed(count, scale.time_limit, "sqlite update+commit", |_| {
+        probe.timed_between(count, scale, "sqlite update+commit", || {
             let id = 1 + rng.below(scale.rows as u64) as i64;
             let changed = update.execute([id]).map_err(sqlite_error)?;
             if changed != 1 {
@@ -695,11 +710,8 @@ impl SqliteBench {
                     "sqlite: update of {id} changed {changed} rows"
                 )));
             }
-            probe_seconds += probe.sample()?;
             Ok(())
-        })?;
-        updates.seconds -= probe_seconds;
-        Ok(updates)
+        })
     }
 }
 

@@ -400,10 +400,7 @@ impl Instance {
         )?);
         log.set_alert(alert_writer(dir));
         log.set_direct_writes(matches!(
-            parameters
-                .get_string(names::FILESYSTEMIO_OPTIONS)
-                .to_ascii_uppercase()
-                .as_str(),
+            parameters.get_string(names::FILESYSTEMIO_OPTIONS).as_str(),
             "DIRECTIO" | "SETALL"
         ));
         log.adaptive().set_trace_file(dir.join(LGWR_TRACE_FILE));

@@ -194,10 +194,12 @@ const DIRECT_IO_ALIGNMENT: u64 = 512;
 /// device's memory alignment).
 const DIRECT_IO_MEMORY_ALIGNMENT: usize = 4096;
 
-/// A zeroed buffer aligned for direct I/O.
+/// A copy of some bytes in memory aligned for direct I/O.
 struct AlignedBuffer {
     pointer: std::ptr::NonNull<u8>,
     layout: std::alloc::Layout,
+    /// The bytes copied (the layout is at least one byte).
+    length: usize,
 }
 
 impl AlignedBuffer {
@@ -211,12 +213,16 @@ impl AlignedBuffer {
         // SAFETY: `pointer` is valid for `layout.size()` >= `bytes.len()` bytes and does not
         // overlap `bytes`.
         unsafe { std::ptr::copy_nonoverlapping(bytes.as_ptr(), pointer.as_ptr(), bytes.len()) };
-        Ok(AlignedBuffer { pointer, layout })
+        Ok(AlignedBuffer {
+            pointer,
+            layout,
+            length: bytes.len(),
+        })
     }
 
-    fn bytes(&self, length: usize) -> &[u8] {
+    fn bytes(&self) -> &[u8] {
         // SAFETY: `copy_of` initialized the first `length` (<= size) bytes.
-        unsafe { std::slice::from_raw_parts(self.pointer.as_ptr(), length) }
+        unsafe { std::slice::from_raw_parts(self.pointer.as_ptr(), self.length) }
     }
 }
 
@@ -420,7 +426,7 @@ impl VfsFile for OsFile {
         };
         offset_end(offset, buf.len())?;
         let copy = AlignedBuffer::copy_of(buf)?;
-        match direct.write_all_at(copy.bytes(buf.len()), offset) {
+        match direct.write_all_at(copy.bytes(), offset) {
             Ok(()) => Ok(()),
             Err(error) if error.raw_os_error() == Some(libc::EINVAL) => {
                 // Refused before any byte moved (the device's blocks are larger than this
