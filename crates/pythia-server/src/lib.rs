@@ -91,6 +91,22 @@ struct Live {
 /// Counts a connection's thread in `Live` until dropped, however the thread ends.
 struct LiveThread(Arc<Live>);
 
+impl Live {
+    /// Waits (at most `timeout`) until no more than `at_most` connections' threads are
+    /// alive, and returns how many are then.
+    fn wait_until_at_most(&self, at_most: usize, timeout: Duration) -> usize {
+        let threads = self
+            .threads
+            .lock()
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        let (threads, _) = self
+            .ended
+            .wait_timeout_while(threads, timeout, |threads| *threads > at_most)
+            .unwrap_or_else(|poisoned| poisoned.into_inner());
+        *threads
+    }
+}
+
 impl Drop for LiveThread {
     fn drop(&mut self) {
         let mut threads = self
@@ -1030,6 +1046,14 @@ impl Server {
             .unwrap_or_else(|poisoned| poisoned.into_inner())
     }
 
+    /// Waits (at most `timeout`) until no more than `at_most` connections' threads are
+    /// alive, and returns how many are then. A connection's thread ends a moment after its
+    /// client sees the end (a refused logon's error, a closed socket): tests wait here for
+    /// that instead of reading [`Server::connection_threads`] at once.
+    pub fn wait_for_connection_threads(&self, at_most: usize, timeout: Duration) -> usize {
+        self.live.wait_until_at_most(at_most, timeout)
+    }
+
     /// Connections ended by a panic on their thread since the server started (each ended
     /// alone; a panic is a bug, which the fuzz test looks for).
     pub fn connection_panics(&self) -> u64 {
@@ -1047,17 +1071,7 @@ impl Server {
     fn shut(&mut self) -> usize {
         self.stopping.send_replace(true);
         self.listener.stop();
-        let threads = self
-            .live
-            .threads
-            .lock()
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        let (threads, _) = self
-            .live
-            .ended
-            .wait_timeout_while(threads, CONNECTION_DRAIN_TIMEOUT, |threads| *threads > 0)
-            .unwrap_or_else(|poisoned| poisoned.into_inner());
-        *threads
+        self.live.wait_until_at_most(0, CONNECTION_DRAIN_TIMEOUT)
     }
 }
 

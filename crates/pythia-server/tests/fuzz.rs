@@ -235,15 +235,11 @@ async fn random_and_mutated_messages_leave_the_server_and_other_connections_work
     }
     // Every fuzzing connection's thread ends (each closed its socket): only the witness's
     // is left (at most 10 s to get there).
-    let mut threads = server.connection_threads();
-    for _ in 0..1000 {
-        if threads <= 1 {
-            break;
-        }
-        tokio::time::sleep(Duration::from_millis(10)).await;
-        threads = server.connection_threads();
-    }
-    assert_eq!(threads, 1, "connection threads left behind");
+    assert_eq!(
+        server.wait_for_connection_threads(1, Duration::from_secs(10)),
+        1,
+        "connection threads left behind"
+    );
     // No input made a connection's thread panic (pgwire's decoders are patched for it:
     // vendor/pgwire/PATCHED.md).
     assert_eq!(server.connection_panics(), 0);

@@ -357,20 +357,12 @@ async fn connections_opened_and_closed_leave_no_thread_or_session_behind() {
     let warm = connect(server.local_addr()).await.unwrap();
     rows(&warm, "select 1 from dual").await;
     drop(warm);
-    let settled = || async {
-        // A closed connection's thread ends a moment after the close: at most 30 s.
-        for _ in 0..3_000 {
-            if server.connection_threads() == 0 {
-                return;
-            }
-            tokio::time::sleep(std::time::Duration::from_millis(10)).await;
-        }
-        panic!(
-            "{} connection threads never ended",
-            server.connection_threads()
-        );
+    // A closed connection's thread ends a moment after the close: at most 30 s.
+    let settled = || {
+        let left = server.wait_for_connection_threads(0, std::time::Duration::from_secs(30));
+        assert_eq!(left, 0, "{left} connection threads never ended");
     };
-    settled().await;
+    settled();
     let before = process_threads();
     let mut resident_after_warm_up = 0;
     for round in 0..1_200 {
@@ -393,7 +385,7 @@ async fn connections_opened_and_closed_leave_no_thread_or_session_behind() {
             );
         }
     }
-    settled().await;
+    settled();
     // A connection's thread is counted out just before it exits: wait for the exits (at
     // most 10 s). The test's own runtime may have started a blocking thread or two.
     let mut after = process_threads();
