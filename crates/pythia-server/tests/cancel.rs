@@ -5,9 +5,11 @@
 //! The long query is a cross join that would run for many seconds: the cancel or the
 //! limit under test stops it, and `LONG_QUERY_BOUND` fails the test if neither does.
 
+use std::net::SocketAddr;
 use std::sync::Arc;
 use std::time::Duration;
 
+use tokio::io::AsyncReadExt;
 use tokio_postgres::NoTls;
 
 mod common;
@@ -29,6 +31,22 @@ async fn create_long_querys_table(client: &tokio_postgres::Client) {
         .unwrap();
 }
 
+/// Sends a CancelRequest for `client`'s session and returns once the server has handled it:
+/// it closes the request's connection after handling it, and this waits for the close, as
+/// libpq's PQcancel does (tokio-postgres's `cancel_query` returns once the request is sent).
+/// Without the wait, a cancel repeated while the query was ending could reach the server
+/// after the client had sent its next statement, and cancel that one.
+async fn cancel_and_wait_until_handled(client: &tokio_postgres::Client, address: SocketAddr) {
+    let mut socket = tokio::net::TcpStream::connect(address).await.unwrap();
+    client
+        .cancel_token()
+        .cancel_query_raw(&mut socket, NoTls)
+        .await
+        .unwrap();
+    // An error reading means the connection is gone too.
+    let _ = socket.read_to_end(&mut Vec::new()).await;
+}
+
 #[tokio::test(flavor = "multi_thread", worker_threads = 2)]
 async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
     let (_instance, server) = start("cancel", &[]);
@@ -40,13 +58,18 @@ async fn a_cancel_request_and_statement_timeout_stop_the_running_statement() {
         let client = client.clone();
         tokio::spawn(async move { client.simple_query(LONG_QUERY).await })
     };
-    tokio::time::sleep(Duration::from_millis(300)).await;
-    client.cancel_token().cancel_query(NoTls).await.unwrap();
-    let error = tokio::time::timeout(LONG_QUERY_BOUND, running)
-        .await
-        .expect("the cancel did not stop the query")
-        .unwrap()
-        .unwrap_err();
+    // A cancel that comes before the query has armed is dropped, and on a loaded machine
+    // the query may start late: cancel again every 50 ms until it has stopped (bounded).
+    let deadline = tokio::time::Instant::now() + LONG_QUERY_BOUND;
+    while !running.is_finished() {
+        assert!(
+            tokio::time::Instant::now() < deadline,
+            "the cancel did not stop the query"
+        );
+        cancel_and_wait_until_handled(&client, server.local_addr()).await;
+        tokio::time::sleep(Duration::from_millis(50)).await;
+    }
+    let error = running.await.unwrap().unwrap_err();
     let database = error.as_db_error().expect("an error from the server");
     assert_eq!(database.code().code(), "57014");
     assert!(

@@ -234,9 +234,10 @@ async fn random_and_mutated_messages_leave_the_server_and_other_connections_work
         }
     }
     // Every fuzzing connection's thread ends (each closed its socket): only the witness's
-    // is left (at most 10 s to get there).
+    // is left (at most 30 s to get there, as in the other tests: on a loaded machine a
+    // thread may see its socket's close late).
     assert_eq!(
-        server.wait_for_connection_threads(1, Duration::from_secs(10)),
+        server.wait_for_connection_threads(1, Duration::from_secs(30)),
         1,
         "connection threads left behind"
     );

@@ -2,26 +2,10 @@
 //! the modern ways of sizing them, seed 001's rules, and what v$buffer_pool, x$kcbwds, x$bh
 //! and v$bh show of a running instance.
 
-use std::sync::Arc;
-
 use pythia::{Instance, Session};
 
 mod common;
-use common::{temp_dir, text_rows};
-
-/// Small redo and undo, and 2 KiB blocks as in seed 001.
-const BASE: &[(&str, &str)] = &[
-    ("db_block_size", "2048"),
-    ("log_file_size", "4M"),
-    ("undo_tablespace_size", "16M"),
-    ("log_buffer", "1M"),
-];
-
-fn open(name: &str, extra: &[(&str, &str)]) -> pythia::Result<Arc<Instance>> {
-    let mut parameters: Vec<(&str, &str)> = BASE.to_vec();
-    parameters.extend_from_slice(extra);
-    Instance::open(temp_dir(name), &parameters)
-}
+use common::{number, open_small_blocks as open, temp_dir, text_rows};
 
 /// The error opening with these parameters gives (it must give one).
 fn open_error(name: &str, extra: &[(&str, &str)]) -> pythia::Error {
@@ -29,11 +13,6 @@ fn open_error(name: &str, extra: &[(&str, &str)]) -> pythia::Error {
         Ok(_) => panic!("{name}: opened with {extra:?}"),
         Err(error) => error,
     }
-}
-
-fn number(text: &str) -> u64 {
-    text.parse()
-        .unwrap_or_else(|_| panic!("{text:?} is not a number"))
 }
 
 /// Seed 001's example: 1000 buffers, 3 LRU latches, KEEP 200 and RECYCLE 100 with one each.
@@ -570,77 +549,16 @@ fn a_get_of_a_buffer_held_for_a_change_waits_as_buffer_busy_waits() {
         reader.join().unwrap();
     });
     let after = waits(&mut session);
-    assert_eq!(after.0 - before.0, 1, "buffer busy waits in v$system_event");
+    // v$system_event is process-wide: another test running beside this one may add a wait
+    // of its own. The exact count is the pool's, of this instance, just below.
+    assert!(
+        after.0 - before.0 >= 1,
+        "buffer busy waits in v$system_event: {before:?} then {after:?}"
+    );
     assert_eq!(
         after.1 - before.1,
         1,
         "BUFFER_BUSY_WAIT in v$buffer_pool_statistics"
-    );
-    drop(session);
-    instance.shutdown().unwrap();
-}
-
-/// With `db_writer_processes = 2` two writers, DBW0 and DBW1, share the working sets: a
-/// change that dirties more blocks than the cache holds gets its free buffers from their
-/// writes (each writes some; the changing session's replacement scans put dirty buffers on
-/// the write lists and wait on 'free buffer waits' instead of writing, unless a writer is
-/// too slow for a second), and the data read back afterwards is the data written.
-#[test]
-fn two_database_writers_clean_their_working_sets_for_the_sessions() {
-    let instance = open(
-        "pools-writers",
-        &[
-            ("db_block_buffers", "400"),
-            ("db_block_lru_latches", "4"),
-            ("db_writer_processes", "2"),
-        ],
-    )
-    .unwrap();
-    let mut session = instance.connect().unwrap();
-    text_rows(
-        &mut session,
-        "CREATE TABLE written (id NUMBER, pad VARCHAR2(1500))",
-    );
-    for id in 0..1500 {
-        text_rows(
-            &mut session,
-            &format!("INSERT INTO written VALUES ({id}, rpad('x', 1400, 'x'))"),
-        );
-    }
-    text_rows(&mut session, "COMMIT");
-    text_rows(
-        &mut session,
-        "UPDATE written SET pad = rpad('y', 1400, 'y')",
-    );
-    text_rows(&mut session, "COMMIT");
-    let writes = text_rows(
-        &mut session,
-        "SELECT s.program, st.value FROM v$session s, v$sesstat st, v$statname n \
-         WHERE s.sid = st.sid AND st.statistic# = n.statistic# \
-         AND n.name = 'physical writes' AND s.program LIKE 'DBW%' ORDER BY s.program",
-    );
-    let programs: Vec<&str> = writes.iter().map(|row| row[0].as_str()).collect();
-    assert_eq!(programs, ["DBW0", "DBW1"], "{writes:?}");
-    for row in &writes {
-        assert!(number(&row[1]) > 0, "{} wrote nothing: {writes:?}", row[0]);
-    }
-    let mine = text_rows(
-        &mut session,
-        "SELECT m.value FROM v$mystat m, v$statname n \
-         WHERE m.statistic# = n.statistic# AND n.name = 'physical writes'",
-    );
-    let theirs: u64 = writes.iter().map(|row| number(&row[1])).sum();
-    assert!(
-        number(&mine[0][0]) * 10 < theirs,
-        "the session wrote {} buffers itself, the writers {theirs}",
-        mine[0][0]
-    );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "SELECT count(*) FROM written WHERE pad = rpad('y', 1400, 'y')"
-        ),
-        vec![vec!["1500".to_string()]]
     );
     drop(session);
     instance.shutdown().unwrap();
@@ -856,7 +774,7 @@ fn dml_reads_and_formats_blocks_in_the_tables_pool() {
 #[test]
 fn an_index_is_opened_in_its_own_pool() {
     let dir = temp_dir("pools-index-open");
-    let mut parameters: Vec<(&str, &str)> = BASE.to_vec();
+    let mut parameters: Vec<(&str, &str)> = common::SMALL_BLOCKS.to_vec();
     parameters.extend_from_slice(SEED_EXAMPLE);
     {
         let instance = Instance::open(&dir, &parameters).unwrap();

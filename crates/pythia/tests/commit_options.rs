@@ -2,7 +2,7 @@
 //! which level wins (`transaction/commit.rs`), what the commit statistics count, and whether
 //! the commit waited on 'log file sync'.
 
-use std::time::Duration;
+use std::time::{Duration, Instant};
 
 use pythia::instrumentation::{self, Statistic, WaitEvent, WaitState};
 use pythia::{Instance, Session};
@@ -224,17 +224,25 @@ fn a_wait_batch_commit_waits_for_a_write_it_did_not_start() {
         run(&mut batched, "commit");
         batched
     });
-    // Until the batched commit waits (bounded: if it is not seen waiting, the other commit
-    // comes anyway, and the record is written by that commit or by LGWR's timeout).
-    for _ in 0..1000 {
+    // Until the batched commit waits, so that the other commit's write comes after its
+    // record. Or until it has ended: LGWR's own 3-second timer may write the record before
+    // this loop looks, and the checks below hold for that write too. A commit that has done
+    // neither in 30 s has not started (or hangs): fail here rather than let the other commit
+    // go first and the checks below fail for a reason they do not name.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
         let waiting = instrumentation::session_waits().into_iter().any(|row| {
             row.sid == batched_sid
                 && row.state == WaitState::Waiting
                 && row.event == Some(WaitEvent::LogFileSync)
         });
-        if waiting {
+        if waiting || committer.is_finished() {
             break;
         }
+        assert!(
+            Instant::now() < deadline,
+            "the WAIT BATCH commit was never seen waiting on 'log file sync' in 30 s"
+        );
         std::thread::sleep(Duration::from_millis(5));
     }
     run(&mut other, "insert into t values (2)");

@@ -6,6 +6,7 @@ use std::sync::{mpsc, Arc, Barrier, Mutex};
 use std::thread;
 use std::time::{Duration, Instant};
 
+use pythia::instrumentation::{self, WaitEvent, WaitState};
 use pythia::{Instance, Session, Value};
 
 mod common;
@@ -294,17 +295,37 @@ fn two_sessions_crossing_updates_deadlock() {
         .unwrap();
 
     // A now waits for B's row 2 in its own thread.
+    let a_sid = a.sid();
     let (sender, receiver) = mpsc::channel();
     let waiter = thread::spawn(move || {
         let result = a.execute("update acct set bal = bal + 10 where id = 2");
         sender.send(()).unwrap();
         (a, result.map(|r| r.rows_affected))
     });
-    // Give A time to start waiting; it must not finish while B holds row 2.
-    assert!(
-        receiver.recv_timeout(Duration::from_millis(500)).is_err(),
-        "A's update of row 2 did not wait for B's lock"
-    );
+    // B may close the cycle only once A waits for row 2: were A's thread to start late, B
+    // would wait for row 1 first and A's update then close the cycle itself. A fixed pause
+    // did not guarantee that on a loaded machine: wait until A is seen waiting on the row
+    // lock (bounded), and A must not finish while B holds row 2.
+    let deadline = Instant::now() + Duration::from_secs(30);
+    loop {
+        assert!(
+            receiver.try_recv().is_err(),
+            "A's update of row 2 did not wait for B's lock"
+        );
+        let waiting = instrumentation::session_waits().into_iter().any(|row| {
+            row.sid == a_sid
+                && row.state == WaitState::Waiting
+                && row.event == Some(WaitEvent::EnqueueTxRowLockContention)
+        });
+        if waiting {
+            break;
+        }
+        assert!(
+            Instant::now() < deadline,
+            "A was never seen waiting for B's lock on row 2"
+        );
+        thread::sleep(Duration::from_millis(5));
+    }
     // B closes the cycle.
     let b_result = b.execute("update acct set bal = bal + 20 where id = 1");
     let b_deadlocked = match &b_result {

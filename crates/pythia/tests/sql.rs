@@ -953,7 +953,9 @@ fn changed_rows(session: &mut Session, sql: &str) -> u64 {
 /// survives a restart, replaced or not, and a dropped view stays dropped.
 #[test]
 fn views_survive_a_restart() {
-    let dir = temp_dir("views");
+    // Its own directory: `fixed_views_are_queryable_with_sql` runs beside it, and
+    // `temp_dir` empties the directory it names.
+    let dir = temp_dir("views-restart");
     {
         let instance = Instance::open(&dir, SMALL).unwrap();
         let mut session = instance.connect().unwrap();

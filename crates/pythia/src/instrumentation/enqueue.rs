@@ -120,7 +120,7 @@ impl<T> Drop for EnqueueGuard<'_, T> {
 mod tests {
     use std::sync::Arc;
     use std::thread;
-    use std::time::Duration;
+    use std::time::{Duration, Instant};
 
     use super::*;
     use crate::instrumentation::{enter, SessionInstrumentation, SessionType};
@@ -134,11 +134,11 @@ mod tests {
             0u64,
         ));
         let holder = enqueue.lock();
+        let session = SessionInstrumentation::new(SessionType::User, "TEST", "enqueue").unwrap();
         let waiter = {
             let enqueue = enqueue.clone();
+            let session = session.clone();
             thread::spawn(move || {
-                let session =
-                    SessionInstrumentation::new(SessionType::User, "TEST", "enqueue").unwrap();
                 let _entered = enter(&session);
                 *enqueue.lock() += 1;
                 (
@@ -148,7 +148,20 @@ mod tests {
                 )
             })
         };
-        thread::sleep(Duration::from_millis(30));
+        // Release only once the waiter is seen waiting on the enqueue, so that it must wait:
+        // a fixed sleep let a waiter scheduled late find the lock free (bounded, 30 s).
+        let deadline = Instant::now() + Duration::from_secs(30);
+        loop {
+            let current = session.record().current_wait.read();
+            if current.waiting && current.event == Some(WaitEvent::EnqueueSqContention) {
+                break;
+            }
+            assert!(
+                Instant::now() < deadline,
+                "the waiter never waited on the enqueue"
+            );
+            thread::sleep(Duration::from_millis(1));
+        }
         drop(holder);
         let (totals, waits, releases) = waiter.join().unwrap();
         assert_eq!(*enqueue.lock(), 1);

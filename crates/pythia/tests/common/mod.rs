@@ -31,6 +31,27 @@ pub const SMALL: &[(&str, &str)] = &[
     ("log_buffer", "1M"),
 ];
 
+/// Small redo and undo, and 2 KiB blocks as in seed 001 (the buffer pool tests).
+pub const SMALL_BLOCKS: &[(&str, &str)] = &[
+    ("db_block_size", "2048"),
+    ("log_file_size", "4M"),
+    ("undo_tablespace_size", "16M"),
+    ("log_buffer", "1M"),
+];
+
+/// Opens an instance in a fresh directory with [`SMALL_BLOCKS`] and `extra`.
+pub fn open_small_blocks(name: &str, extra: &[(&str, &str)]) -> pythia::Result<Arc<Instance>> {
+    let mut parameters: Vec<(&str, &str)> = SMALL_BLOCKS.to_vec();
+    parameters.extend_from_slice(extra);
+    Instance::open(temp_dir(name), &parameters)
+}
+
+/// `text` (a value a view printed) as a number; anything else fails the test.
+pub fn number(text: &str) -> u64 {
+    text.parse()
+        .unwrap_or_else(|_| panic!("{text:?} is not a number"))
+}
+
 /// The rows `sql` returns, each value as text; a failing statement fails the test.
 pub fn text_rows(session: &mut Session, sql: &str) -> Vec<Vec<String>> {
     session
