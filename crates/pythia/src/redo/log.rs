@@ -89,7 +89,7 @@ use crate::instrumentation::{
 use crate::redo::adaptive::{AdaptiveSync, SyncMethod};
 use crate::redo::record::RECORD_HEADER_BYTES;
 use crate::storage::block::{read_u32, read_u64, write_u32, write_u64};
-use crate::storage::vfs::{Vfs, VfsFile};
+use crate::storage::vfs::{AlignedBuffer, Vfs, VfsFile, Written};
 
 pub const REDO_BLOCK_BYTES: usize = 512;
 pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
@@ -1407,7 +1407,9 @@ impl RedoLog {
             "runs start on block boundaries"
         );
         let block_count = (run.bytes as usize).div_ceil(REDO_PAYLOAD_BYTES);
-        let mut image = vec![0u8; block_count * REDO_BLOCK_BYTES];
+        // Built where a direct write can take it without a copy.
+        let mut image = AlignedBuffer::zeroed(block_count * REDO_BLOCK_BYTES)
+            .map_err(|error| Error::io(&group.path, error))?;
         for index in 0..block_count {
             let block = &mut image[index * REDO_BLOCK_BYTES..(index + 1) * REDO_BLOCK_BYTES];
             let block_number = first_block + 1 + index as u64;
@@ -1428,8 +1430,8 @@ impl RedoLog {
             write_u32(block, 0, checksum);
         }
         let position = (first_block + 1) * REDO_BLOCK_BYTES as u64;
-        self.write_in_place(group, &image, position)?;
-        if !touched.contains(&group.group) {
+        let written = self.write_in_place(group, &image, position)?;
+        if written == Written::NeedsSync && !touched.contains(&group.group) {
             touched.push(group.group);
         }
         Ok(block_count as u64)
@@ -1446,11 +1448,7 @@ impl RedoLog {
             first_time,
             ..FileHeader::default()
         };
-        self.write_in_place(group, &header.encode(), 0)?;
-        group
-            .file
-            .sync_data()
-            .map_err(|error| Error::io(&group.path, error))?;
+        self.write_durably(group, &header.encode(), 0)?;
         self.group_sequences.lock()[group.group as usize - 1] = header;
         Ok(())
     }
@@ -1475,18 +1473,30 @@ impl RedoLog {
     /// what a never-written redo block reads as anyway (past the end of a file too), so they
     /// change nothing recovery finds; and they only cover bytes past `formatted_bytes`, which
     /// no write since the file was opened has reached, and which were past its end then.
-    fn write_in_place(&self, group: &LogGroup, bytes: &[u8], position: u64) -> Result<()> {
+    ///
+    /// Returns [`Written::Durable`] when the bytes and the zeros before them were all
+    /// written direct with `O_DSYNC`, so that no `sync_data` is needed for them.
+    fn write_in_place(&self, group: &LogGroup, bytes: &[u8], position: u64) -> Result<Written> {
         let io = |error| Error::io(&group.path, error);
         // Direct or not, one way for the zeros and the redo after them: a direct write into
         // a range whose cached pages are dirty would first wait for the kernel to write
         // them back.
         let direct = self.direct_writes.load(Ordering::Relaxed);
-        let write = |bytes: &[u8], position: u64| {
-            if direct {
+        let mut all = Written::Durable;
+        let mut write = |bytes: &[u8], position: u64| {
+            let written = if direct {
                 group.file.write_direct(bytes, position)
             } else {
-                group.file.write_at(bytes, position)
+                group
+                    .file
+                    .write_at(bytes, position)
+                    .map(|()| Written::NeedsSync)
             }
+            .map_err(io)?;
+            if written == Written::NeedsSync {
+                all = Written::NeedsSync;
+            }
+            Ok::<(), Error>(())
         };
         let end = position + bytes.len() as u64;
         {
@@ -1496,16 +1506,31 @@ impl RedoLog {
                     .next_multiple_of(LOG_FILE_FORMAT_STEP_BYTES)
                     .min(self.file_size)
                     .max(end);
-                let zeros =
-                    vec![0u8; (target - *formatted).min(LOG_FILE_FORMAT_STEP_BYTES) as usize];
+                let zeros = AlignedBuffer::zeroed(
+                    (target - *formatted).min(LOG_FILE_FORMAT_STEP_BYTES) as usize,
+                )
+                .map_err(io)?;
                 while *formatted < target {
                     let length = (target - *formatted).min(zeros.len() as u64) as usize;
-                    write(&zeros[..length], *formatted).map_err(io)?;
+                    write(&zeros[..length], *formatted)?;
                     *formatted += length as u64;
                 }
             }
         }
-        write(bytes, position).map_err(io)
+        write(bytes, position)?;
+        Ok(all)
+    }
+
+    /// Writes `bytes` at `position` of a group's file and makes them durable: a sync unless
+    /// the write was durable already.
+    fn write_durably(&self, group: &LogGroup, bytes: &[u8], position: u64) -> Result<()> {
+        if self.write_in_place(group, bytes, position)? == Written::NeedsSync {
+            group
+                .file
+                .sync_data()
+                .map_err(|error| Error::io(&group.path, error))?;
+        }
+        Ok(())
     }
 
     /// The sequence holding `lsn` and its start, among the sequences the groups hold now.
@@ -1527,11 +1552,7 @@ impl RedoLog {
     /// Forgets a group's contents (its header is zeroed): used by recovery for sequences past
     /// the point where the stream ended, so that they are never read as a continuation.
     pub fn invalidate_group(&self, group: &LogGroup) -> Result<()> {
-        self.write_in_place(group, &[0u8; REDO_BLOCK_BYTES], 0)?;
-        group
-            .file
-            .sync_data()
-            .map_err(|error| Error::io(&group.path, error))?;
+        self.write_durably(group, &[0u8; REDO_BLOCK_BYTES], 0)?;
         self.group_sequences.lock()[group.group as usize - 1] = FileHeader::default();
         Ok(())
     }
