@@ -359,6 +359,14 @@ impl ExtendedQueryHandler for Handlers {
         );
         if !started {
             match self.do_query(client, &portal, max_rows).await {
+                Ok(Response::Query(rows)) if max_rows == 0 => {
+                    // Run to completion, as nearly every Execute asks: the rows go straight
+                    // to the client, and the portal is finished (a second Execute of it
+                    // gets no rows), without parking them in its suspended state first.
+                    *portal.state().lock().await = PortalExecutionState::Finished;
+                    client.set_state(PgWireConnectionState::ReadyForQuery);
+                    return feed_rows(client, rows, false).await;
+                }
                 Ok(Response::Query(rows)) => portal.start(rows).await,
                 Ok(Response::Execution(tag)) => {
                     client
@@ -394,20 +402,8 @@ impl ExtendedQueryHandler for Handlers {
         }
         let fetched = portal.fetch(max_rows).await;
         client.set_state(PgWireConnectionState::ReadyForQuery);
-        let mut fetched = fetched?;
-        let command = fetched.response.command_tag().to_owned();
-        let mut rows = 0;
-        while let Some(row) = fetched.response.data_rows().next().await {
-            client.feed(PgWireBackendMessage::DataRow(row?)).await?;
-            rows += 1;
-        }
-        let end = if fetched.suspended {
-            PgWireBackendMessage::PortalSuspended(PortalSuspended::new())
-        } else {
-            PgWireBackendMessage::CommandComplete(Tag::new(&command).with_rows(rows).into())
-        };
-        client.feed(end).await?;
-        Ok(())
+        let fetched = fetched?;
+        feed_rows(client, fetched.response, fetched.suspended).await
     }
 
     /// Overridden to describe through the engine, on the connection's thread, and to answer
@@ -584,4 +580,30 @@ impl ExtendedQueryHandler for Handlers {
         self.await_client(false);
         Ok(())
     }
+}
+
+/// Sends an Execute's rows, then PortalSuspended if the portal has more (`suspended`), else
+/// CommandComplete with the count sent.
+async fn feed_rows<C>(
+    client: &mut C,
+    mut response: QueryResponse,
+    suspended: bool,
+) -> PgWireResult<()>
+where
+    C: Sink<PgWireBackendMessage> + Unpin,
+    PgWireError: From<<C as Sink<PgWireBackendMessage>>::Error>,
+{
+    let command = response.command_tag().to_owned();
+    let mut rows = 0;
+    while let Some(row) = response.data_rows().next().await {
+        client.feed(PgWireBackendMessage::DataRow(row?)).await?;
+        rows += 1;
+    }
+    let end = if suspended {
+        PgWireBackendMessage::PortalSuspended(PortalSuspended::new())
+    } else {
+        PgWireBackendMessage::CommandComplete(Tag::new(&command).with_rows(rows).into())
+    };
+    client.feed(end).await?;
+    Ok(())
 }

@@ -240,6 +240,20 @@ async fn transactions_errors_and_portals() {
         fetched.extend(rows.iter().map(|row| row.get::<_, i64>(0)));
     }
     assert_eq!(fetched, vec![0, 1, 2, 3, 4]);
+    // Executed with no row limit, a portal sends all its rows at once and is then finished:
+    // a second Execute of it gets none.
+    let portal = transaction
+        .bind("select a from t order by a", &[])
+        .await
+        .unwrap();
+    let all = transaction.query_portal(&portal, 0).await.unwrap();
+    let all: Vec<i64> = all.iter().map(|row| row.get(0)).collect();
+    assert_eq!(all, vec![0, 1, 2, 3, 4]);
+    assert!(transaction
+        .query_portal(&portal, 0)
+        .await
+        .unwrap()
+        .is_empty());
     transaction.commit().await.unwrap();
     assert_eq!(count(&other).await, "5");
 
