@@ -5,8 +5,10 @@
 //!
 //! 1. `get` / `new_block` take each block in exclusive mode (a db block get) and keep a copy
 //!    of its content as it was;
-//! 2. the caller edits the blocks freely (heap rows, B-tree entries, undo records, ...);
-//! 3. `commit` compares each block with its copy, writes the changed byte ranges as one redo
+//! 2. the caller edits the blocks freely (heap rows, B-tree entries, undo records, ...):
+//!    a whole block through `block`, or parts of it through `range_mut`;
+//! 3. `commit` compares each block with its copy (only inside the ranges `range_mut` handed
+//!    out, for a block changed only through it), writes the changed byte ranges as one redo
 //!    record into the log buffer, stamps each block with the record's LSN, marks it dirty and
 //!    only then releases the blocks.
 //!
@@ -18,6 +20,7 @@
 //! undo blocks, and B-tree blocks top-down, so two mini-transactions never wait on each other
 //! in a cycle.
 
+use std::ops::Range;
 use std::sync::Arc;
 
 use crate::buffer::{BlockAccess, BlockWrite, BufferCache, BufferPool, HolderImage};
@@ -31,12 +34,64 @@ use crate::storage::block::BlockId;
 /// below this).
 pub const MTR_BLOCKS_MAX: usize = 64;
 
+/// Most separate ranges of one block [`Mtr::range_mut`] keeps apart; past them the block is
+/// diffed whole.
+pub const MTR_BLOCK_RANGES_MAX: usize = 4;
+
+/// Where a mini-transaction's caller may have changed a held block.
+enum Changed {
+    /// Only inside these ranges (sorted, apart), handed out by `range_mut`.
+    Ranges {
+        ranges: [Range<usize>; MTR_BLOCK_RANGES_MAX],
+        count: usize,
+    },
+    /// Anywhere: `block` or `two_blocks` handed the block out whole, or it is new.
+    Whole,
+}
+
+impl Changed {
+    const NOTHING: Changed = Changed::Ranges {
+        ranges: [0..0, 0..0, 0..0, 0..0],
+        count: 0,
+    };
+
+    /// Adds `range`, merged with the ranges it overlaps or touches; whole once more than
+    /// [`MTR_BLOCK_RANGES_MAX`] stay apart.
+    fn add(&mut self, range: Range<usize>) {
+        let Changed::Ranges { ranges, count } = self else {
+            return;
+        };
+        let mut merged = range;
+        let mut kept: [Range<usize>; MTR_BLOCK_RANGES_MAX] = [0..0, 0..0, 0..0, 0..0];
+        let mut kept_count = 0;
+        for existing in &ranges[..*count] {
+            if existing.end < merged.start || merged.end < existing.start {
+                kept[kept_count] = existing.clone();
+                kept_count += 1;
+            } else {
+                merged = merged.start.min(existing.start)..merged.end.max(existing.end);
+            }
+        }
+        if kept_count == MTR_BLOCK_RANGES_MAX {
+            *self = Changed::Whole;
+            return;
+        }
+        kept[kept_count] = merged;
+        kept_count += 1;
+        kept[..kept_count].sort_by_key(|range| range.start);
+        *ranges = kept;
+        *count = kept_count;
+    }
+}
+
 struct HeldBlock<'a> {
     guard: BlockWrite<'a>,
     /// The block as of its last logged change, published to DBWR while this mini-transaction
     /// makes its change (see `BlockWrite::set_holder_image`).
     before: Arc<[u8]>,
     init: bool,
+    /// Where the caller may have changed it: `commit` diffs only there.
+    changed: Changed,
 }
 
 pub struct Mtr<'a> {
@@ -82,6 +137,7 @@ impl<'a> Mtr<'a> {
             guard,
             before,
             init: false,
+            changed: Changed::NOTHING,
         });
         Ok(Held(self.blocks.len() - 1))
     }
@@ -93,6 +149,7 @@ impl<'a> Mtr<'a> {
         if let Some(held) = self.find(id) {
             let block = &mut self.blocks[held.0];
             block.init = true;
+            block.changed = Changed::Whole;
             block.guard.fill(0);
             block.guard.set_holder_image(Some(HolderImage::Dead));
             return Ok(held);
@@ -105,6 +162,7 @@ impl<'a> Mtr<'a> {
             guard,
             before,
             init: true,
+            changed: Changed::Whole,
         });
         Ok(Held(self.blocks.len() - 1))
     }
@@ -118,8 +176,20 @@ impl<'a> Mtr<'a> {
         Ok(())
     }
 
+    /// The whole block for change: `commit` then diffs all of it against its copy.
     pub fn block(&mut self, held: Held) -> &mut [u8] {
-        &mut self.blocks[held.0].guard
+        let block = &mut self.blocks[held.0];
+        block.changed = Changed::Whole;
+        &mut block.guard
+    }
+
+    /// `range` of the block for change. A block changed only through `range_mut` is diffed
+    /// only inside the ranges it handed out (a slot of the transaction table, an undo record
+    /// and its block's counters: 8 KiB less to compare each).
+    pub fn range_mut(&mut self, held: Held, range: Range<usize>) -> &mut [u8] {
+        let block = &mut self.blocks[held.0];
+        block.changed.add(range.clone());
+        &mut block.guard[range]
     }
 
     pub fn block_ref(&self, held: Held) -> &[u8] {
@@ -133,6 +203,8 @@ impl<'a> Mtr<'a> {
     /// Two distinct held blocks at once (a split moves entries from one to the other).
     pub fn two_blocks(&mut self, first: Held, second: Held) -> (&mut [u8], &mut [u8]) {
         assert_ne!(first.0, second.0, "two_blocks needs two different blocks");
+        self.blocks[first.0].changed = Changed::Whole;
+        self.blocks[second.0].changed = Changed::Whole;
         if first.0 < second.0 {
             let (low, high) = self.blocks.split_at_mut(second.0);
             (&mut low[first.0].guard, &mut high[0].guard)
@@ -155,7 +227,13 @@ impl<'a> Mtr<'a> {
         // Per block: whether it changed (a vector was pushed), so that it is compared once.
         let mut changed = [false; MTR_BLOCKS_MAX];
         for (held, changed) in self.blocks.iter().zip(changed.iter_mut()) {
-            *changed = builder.push_vector(held.guard.id(), &held.before, &held.guard, held.init);
+            let (id, before, after) = (held.guard.id(), &held.before, &held.guard[..]);
+            *changed = match &held.changed {
+                Changed::Whole => builder.push_vector(id, before, after, held.init),
+                Changed::Ranges { ranges, count } => {
+                    builder.push_vector_within(id, before, after, held.init, &ranges[..*count])
+                }
+            };
         }
         if builder.vector_count() == 0 {
             self.committed = true;
@@ -207,5 +285,42 @@ impl Drop for Mtr<'_> {
                 held.guard.copy_from_slice(&held.before);
             }
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn ranges(changed: &Changed) -> Option<Vec<Range<usize>>> {
+        match changed {
+            Changed::Ranges { ranges, count } => Some(ranges[..*count].to_vec()),
+            Changed::Whole => None,
+        }
+    }
+
+    #[test]
+    fn changed_ranges_merge_when_they_touch_and_turn_whole_past_the_limit() {
+        let mut changed = Changed::NOTHING;
+        changed.add(100..132);
+        changed.add(44..46);
+        changed.add(46..48); // touches 44..46
+        changed.add(120..140); // overlaps 100..132
+        assert_eq!(ranges(&changed), Some(vec![44..48, 100..140]));
+        changed.add(200..210);
+        changed.add(0..8);
+        assert_eq!(
+            ranges(&changed),
+            Some(vec![0..8, 44..48, 100..140, 200..210])
+        );
+        changed.add(40..50); // merges into 44..48: still four
+        assert_eq!(
+            ranges(&changed),
+            Some(vec![0..8, 40..50, 100..140, 200..210])
+        );
+        changed.add(300..301); // a fifth apart
+        assert_eq!(ranges(&changed), None);
+        changed.add(0..1);
+        assert_eq!(ranges(&changed), None, "whole stays whole");
     }
 }

@@ -99,32 +99,53 @@ impl RecordBuilder {
     /// Appends the change vector that turns `before` into `after`. Returns false (and appends
     /// nothing) when the block did not change.
     pub fn push_vector(&mut self, id: BlockId, before: &[u8], after: &[u8], init: bool) -> bool {
+        let whole = 0..after.len();
+        self.push_vector_within(id, before, after, init, std::slice::from_ref(&whole))
+    }
+
+    /// [`push_vector`](Self::push_vector) for a block changed only inside `windows` (sorted,
+    /// not overlapping, within the block): the diff looks there and nowhere else. The caller
+    /// vouches for the windows (the mini-transaction hands out no other part of the block
+    /// for change); a change outside them would not be logged.
+    pub fn push_vector_within(
+        &mut self,
+        id: BlockId,
+        before: &[u8],
+        after: &[u8],
+        init: bool,
+        windows: &[std::ops::Range<usize>],
+    ) -> bool {
         debug_assert_eq!(before.len(), after.len());
+        debug_assert!(windows.windows(2).all(|pair| pair[0].end <= pair[1].start));
         let vector_start = self.bytes.len();
         self.bytes.extend_from_slice(&id.file.to_le_bytes());
         self.bytes.extend_from_slice(&id.block.to_le_bytes());
         self.bytes.extend_from_slice(&[0u8; 4]);
         let mut range_count: u16 = 0;
-        let mut next = next_difference(before, after, 0);
-        while let Some(start) = next {
-            // Extend while changed bytes keep appearing within RANGE_MERGE_GAP: over a run of
-            // changed bytes a byte at a time (a new row or undo record is such a run, and a
-            // search for the next difference from each of its bytes cost more than the rest
-            // of the diff), then to the next difference if it is near enough.
-            let mut end = start;
-            loop {
-                end = end_of_changed_run(before, after, end);
-                next = next_difference(before, after, end);
-                match next {
-                    Some(changed) if changed - end < RANGE_MERGE_GAP => end = changed,
-                    _ => break,
+        for window in windows {
+            let (before, after) = (&before[..window.end], &after[..window.end]);
+            let mut next = next_difference(before, after, window.start);
+            while let Some(start) = next {
+                // Extend while changed bytes keep appearing within RANGE_MERGE_GAP: over a
+                // run of changed bytes a byte at a time (a new row or undo record is such a
+                // run, and a search for the next difference from each of its bytes cost more
+                // than the rest of the diff), then to the next difference if it is near
+                // enough.
+                let mut end = start;
+                loop {
+                    end = end_of_changed_run(before, after, end);
+                    next = next_difference(before, after, end);
+                    match next {
+                        Some(changed) if changed - end < RANGE_MERGE_GAP => end = changed,
+                        _ => break,
+                    }
                 }
+                self.bytes.extend_from_slice(&(start as u16).to_le_bytes());
+                self.bytes
+                    .extend_from_slice(&((end - start) as u16).to_le_bytes());
+                self.bytes.extend_from_slice(&after[start..end]);
+                range_count += 1;
             }
-            self.bytes.extend_from_slice(&(start as u16).to_le_bytes());
-            self.bytes
-                .extend_from_slice(&((end - start) as u16).to_le_bytes());
-            self.bytes.extend_from_slice(&after[start..end]);
-            range_count += 1;
         }
         if range_count == 0 && !init {
             self.bytes.truncate(vector_start);
@@ -399,6 +420,49 @@ mod tests {
                 .map(|(offset, bytes)| (*offset, offset + bytes.len()))
                 .collect();
             proptest::prop_assert_eq!(logged, expected);
+        }
+    }
+
+    proptest::proptest! {
+        /// Changes made only inside some windows, diffed only there, replay exactly.
+        #[test]
+        fn changes_inside_windows_diffed_there_replay_exactly(
+            cuts in proptest::collection::btree_set(0usize..2048, 0..8),
+            changes in proptest::collection::vec((0usize..2048, 1u8..=255), 0..40),
+            keep in proptest::num::u8::ANY,
+        ) {
+            // Windows from the cut points, every other piece kept (by `keep`'s bits).
+            let mut bounds: Vec<usize> = cuts.into_iter().collect();
+            bounds.insert(0, 0);
+            bounds.push(2048);
+            let windows: Vec<std::ops::Range<usize>> = bounds
+                .windows(2)
+                .enumerate()
+                .filter(|(index, _)| keep >> (index % 8) & 1 == 1)
+                .map(|(_, pair)| pair[0]..pair[1])
+                .collect();
+            // The bytes the I/O path owns are zero, as replay leaves them.
+            let before: Vec<u8> = (0..2048)
+                .map(|index| if block::is_io_owned(index) { 0 } else { (index * 13) as u8 })
+                .collect();
+            let mut after = before.clone();
+            for (offset, value) in &changes {
+                let inside = windows.iter().any(|window| window.contains(offset));
+                if inside && !block::is_io_owned(*offset) {
+                    after[*offset] = after[*offset].wrapping_add(*value);
+                }
+            }
+            let mut builder = RecordBuilder::new(1, 0);
+            let logged =
+                builder.push_vector_within(BlockId::new(1, 5), &before, &after, false, &windows);
+            proptest::prop_assert_eq!(logged, before != after);
+            if logged {
+                let bytes = builder.finish();
+                let record = decode(&bytes).unwrap();
+                let mut replay = before.clone();
+                apply(&record.vectors[0], &mut replay, 0).unwrap();
+                proptest::prop_assert_eq!(replay, after);
+            }
         }
     }
 

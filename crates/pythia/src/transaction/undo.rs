@@ -245,12 +245,12 @@ fn slot_offset(address: SlotAddress) -> usize {
 
 pub fn write_slot(mtr: &mut Mtr, address: SlotAddress, slot: SlotState) -> Result<()> {
     let held = mtr.get(BlockId::new(UNDO_FILE, address.block), AccessKind::Lookup)?;
-    let data = mtr.block(held);
     let offset = slot_offset(address);
-    block::write_u64(data, offset, slot.xid);
-    data[offset + 8] = slot.state;
-    block::write_u64(data, offset + 16, slot.current_block);
-    block::write_u64(data, offset + 24, slot.commit_scn);
+    let data = mtr.range_mut(held, offset..offset + SLOT_BYTES);
+    block::write_u64(data, 0, slot.xid);
+    data[8] = slot.state;
+    block::write_u64(data, 16, slot.current_block);
+    block::write_u64(data, 24, slot.commit_scn);
     Ok(())
 }
 
@@ -351,13 +351,13 @@ pub fn adopt(
     record_bytes: usize,
 ) -> Result<bool> {
     let held = mtr.get(BlockId::new(UNDO_FILE, block_number), AccessKind::Lookup)?;
-    let data = mtr.block(held);
+    let data = mtr.block_ref(held);
     let fits = block::block_type(data) == BlockType::UndoData
         && block::read_u64(data, OFFSET_OWNER) == previous
         && block::read_u32(data, OFFSET_WRAP) == wrap
         && block::read_u16(data, OFFSET_FREE) as usize + record_bytes <= data.len();
     if fits {
-        block::write_u64(data, OFFSET_OWNER, xid);
+        block::write_u64(mtr.range_mut(held, OFFSET_OWNER..OFFSET_OWNER + 8), 0, xid);
     }
     Ok(fits)
 }
@@ -366,16 +366,19 @@ pub fn adopt(
 /// fit (the caller allocates a new block).
 pub fn append(mtr: &mut Mtr, block_number: u32, record: &[u8]) -> Result<Option<u64>> {
     let held = mtr.get(BlockId::new(UNDO_FILE, block_number), AccessKind::Lookup)?;
-    let data = mtr.block(held);
+    let data = mtr.block_ref(held);
     let free = block::read_u16(data, OFFSET_FREE) as usize;
     if free + record.len() > data.len() {
         return Ok(None);
     }
-    data[free..free + record.len()].copy_from_slice(record);
-    block::write_u16(data, OFFSET_FREE, (free + record.len()) as u16);
     let count = block::read_u16(data, OFFSET_RECORD_COUNT);
-    block::write_u16(data, OFFSET_RECORD_COUNT, count + 1);
     let wrap = block::read_u32(data, OFFSET_WRAP);
+    mtr.range_mut(held, free..free + record.len())
+        .copy_from_slice(record);
+    let end = (free + record.len()) as u16;
+    block::write_u16(mtr.range_mut(held, OFFSET_FREE..OFFSET_FREE + 2), 0, end);
+    let counter = OFFSET_RECORD_COUNT..OFFSET_RECORD_COUNT + 2;
+    block::write_u16(mtr.range_mut(held, counter), 0, count + 1);
     Ok(Some(make_uba(block_number, wrap, free)))
 }
 

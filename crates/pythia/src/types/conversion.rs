@@ -204,6 +204,16 @@ impl Value {
 /// documentation. `column_name` goes verbatim into ORA-12899, so pass it as Oracle prints
 /// it: `"SCOTT"."EMP"."ENAME"`. NULL stays NULL (NOT NULL is the caller's check).
 pub fn coerce_to_column(value: Value, data_type: &DataType, column_name: &str) -> Result<Value> {
+    coerce_to_named_column(value, data_type, || column_name.to_owned())
+}
+
+/// [`coerce_to_column`], with the column's name made only for an error: a row's checks
+/// name every column, and nearly every value passes.
+pub fn coerce_to_named_column(
+    value: Value,
+    data_type: &DataType,
+    column_name: impl FnOnce() -> String,
+) -> Result<Value> {
     if value.is_null() {
         return Ok(Value::Null);
     }
@@ -235,10 +245,14 @@ fn into_text(value: Value) -> String {
     }
 }
 
-fn check_column_length(text: &str, length: u32, column_name: &str) -> Result<()> {
+fn check_column_length(
+    text: &str,
+    length: u32,
+    column_name: impl FnOnce() -> String,
+) -> Result<()> {
     if text.len() > length as usize {
         return Err(Error::value_too_large(
-            column_name,
+            &column_name(),
             text.len(),
             length as usize,
         ));

@@ -48,7 +48,9 @@ pub use codec::{
     decode_column, decode_row, decode_row_columns, decode_row_into, encode_row, row_column_count,
     ROW_COLUMNS_MAX,
 };
-pub use conversion::{coerce_to_column, format_float, format_number, round_to_number_type};
+pub use conversion::{
+    coerce_to_column, coerce_to_named_column, format_float, format_number, round_to_number_type,
+};
 pub use data_type::{DataType, CHAR_BYTES_MAX, NUMBER_PRECISION_MAX, VARCHAR2_BYTES_MAX};
 pub use key::{compare_tuples, encode_key, encode_key_column, key_prefix_successor};
 pub(crate) use value::Family;
