@@ -418,14 +418,8 @@ pub fn replace(block: &mut [u8], slot: u16, piece: &RowPiece) -> Result<bool> {
     let old_length = stored_length(block, offset);
     let new_length = piece.stored_bytes();
     if new_length <= old_length {
-        write_piece(block, offset, piece);
-        let freed = old_length - new_length;
-        if freed > 0 {
-            // The tail of the old piece is dead space until the next compaction.
-            let reclaimable = block::read_u16(block, OFFSET_RECLAIMABLE) as usize + freed;
-            block::write_u16(block, OFFSET_RECLAIMABLE, reclaimable as u16);
-            block[offset + new_length..offset + old_length].fill(0);
-        }
+        let freed = replace_in_place(&mut block[offset..offset + old_length], piece);
+        add_reclaimable(&mut block[RECLAIMABLE], freed);
         return Ok(true);
     }
     if free_bytes(block) + old_length < new_length {
@@ -444,6 +438,43 @@ pub fn replace(block: &mut [u8], slot: u16, piece: &RowPiece) -> Result<bool> {
     set_data_start(block, new_offset);
     block::write_u16(block, DIRECTORY + slot * 2, new_offset as u16);
     Ok(true)
+}
+
+/// The block's count of reclaimable bytes (dead space until the next compaction).
+pub const RECLAIMABLE: std::ops::Range<usize> = OFFSET_RECLAIMABLE..OFFSET_RECLAIMABLE + 2;
+
+/// Where `replace` writes `piece` over the piece in `slot` without moving anything: the old
+/// piece's bytes, when the new one fits in them. None when it must move, or when the slot is
+/// unused (`replace` says so).
+pub fn in_place_span(block: &[u8], slot: u16, piece: &RowPiece) -> Option<std::ops::Range<usize>> {
+    let slot = slot as usize;
+    if slot >= slot_count(block) {
+        return None;
+    }
+    let offset = slot_offset(block, slot);
+    if offset == 0 {
+        return None;
+    }
+    let old_length = stored_length(block, offset);
+    (piece.stored_bytes() <= old_length).then_some(offset..offset + old_length)
+}
+
+/// Writes `piece` over `old`, an old piece's bytes (`in_place_span`), zeroing the tail it no
+/// longer uses. Returns the bytes freed, for [`add_reclaimable`].
+pub fn replace_in_place(old: &mut [u8], piece: &RowPiece) -> usize {
+    write_piece(old, 0, piece);
+    let new_length = piece.stored_bytes();
+    old[new_length..].fill(0);
+    old.len() - new_length
+}
+
+/// Adds `freed` bytes to a block's reclaimable count (`counter`: the block's
+/// [`RECLAIMABLE`] bytes).
+pub fn add_reclaimable(counter: &mut [u8], freed: usize) {
+    if freed > 0 {
+        let reclaimable = block::read_u16(counter, 0) as usize + freed;
+        block::write_u16(counter, 0, reclaimable as u16);
+    }
 }
 
 /// Frees a slot entirely (rollback of an insert, purge of a dead tombstone).

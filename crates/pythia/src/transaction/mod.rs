@@ -1584,9 +1584,9 @@ impl TransactionManager {
         let orphan = RowPiece::orphan(orphan_tag.0, orphan_tag.1);
         match placement {
             Placement::Home => {
-                replace_piece(mtr.block(blocks.head), rowid.slot, version)?;
+                replace_piece(mtr, blocks.head, rowid.slot, version)?;
                 if let Some((held, target)) = blocks.migrated {
-                    replace_piece(mtr.block(held), target.slot, &orphan)?;
+                    replace_piece(mtr, held, target.slot, &orphan)?;
                 }
             }
             Placement::InPlace => {
@@ -1594,9 +1594,9 @@ impl TransactionManager {
                     return Err(Error::internal("in-place placement of a row that is home"));
                 };
                 let migrated = RowPiece::migrated(version.xid, version.uba, version.data.clone());
-                replace_piece(mtr.block(held), target.slot, &migrated)?;
+                replace_piece(mtr, held, target.slot, &migrated)?;
                 let head = RowPiece::forwarding(version.xid, version.uba, target);
-                replace_piece(mtr.block(blocks.head), rowid.slot, &head)?;
+                replace_piece(mtr, blocks.head, rowid.slot, &head)?;
             }
             Placement::Move(held) => {
                 let migrated = RowPiece::migrated(version.xid, version.uba, version.data.clone());
@@ -1610,10 +1610,10 @@ impl TransactionManager {
                     slot,
                 };
                 let head = RowPiece::forwarding(version.xid, version.uba, target);
-                replace_piece(mtr.block(blocks.head), rowid.slot, &head)?;
+                replace_piece(mtr, blocks.head, rowid.slot, &head)?;
                 heap::set_migration_target(mtr.block(blocks.head), target.block);
                 if let Some((held, old_target)) = blocks.migrated {
-                    replace_piece(mtr.block(held), old_target.slot, &orphan)?;
+                    replace_piece(mtr, held, old_target.slot, &orphan)?;
                 }
             }
         }
@@ -1836,8 +1836,18 @@ fn row_access(pool: BufferPool) -> BlockAccess {
     AccessKind::Lookup.in_pool(pool)
 }
 
-fn replace_piece(block: &mut [u8], slot: u16, piece: &RowPiece) -> Result<()> {
-    if heap::replace(block, slot, piece)? {
+/// Replaces the piece in `slot` of a held heap block. Where it fits the old piece's bytes,
+/// only those and the block's reclaimable count are asked of the mini-transaction, which
+/// then diffs only them; else the whole block (the piece moves, maybe after a compaction).
+fn replace_piece(mtr: &mut Mtr, held: Held, slot: u16, piece: &RowPiece) -> Result<()> {
+    if let Some(span) = heap::in_place_span(mtr.block_ref(held), slot, piece) {
+        let freed = heap::replace_in_place(mtr.range_mut(held, span), piece);
+        if freed > 0 {
+            heap::add_reclaimable(mtr.range_mut(held, heap::RECLAIMABLE), freed);
+        }
+        return Ok(());
+    }
+    if heap::replace(mtr.block(held), slot, piece)? {
         Ok(())
     } else {
         Err(Error::internal(format!(

@@ -325,9 +325,10 @@ pub fn allocate_block(
         (next, wrap) = advance(next, wrap);
     }
     let (following, following_wrap) = advance(next, wrap);
-    let data = mtr.block(ring);
-    block::write_u32(data, OFFSET_RING_NEXT, following);
-    block::write_u32(data, OFFSET_RING_WRAP, following_wrap);
+    let next_field = OFFSET_RING_NEXT..OFFSET_RING_NEXT + 4;
+    block::write_u32(mtr.range_mut(ring, next_field), 0, following);
+    let wrap_field = OFFSET_RING_WRAP..OFFSET_RING_WRAP + 4;
+    block::write_u32(mtr.range_mut(ring, wrap_field), 0, following_wrap);
     let id = BlockId::new(UNDO_FILE, next);
     let held = mtr.new_block(id, BufferPool::Default)?;
     let data = mtr.block(held);
