@@ -286,6 +286,13 @@ impl BlockWrite<'_> {
         self.id
     }
 
+    /// Whether the buffer holds changes not yet written. A clean buffer stays clean while
+    /// held (only the holder's mini-transaction dirties a buffer it holds); a dirty one may
+    /// turn clean (DBWR completing the write of a copy it took before the holder came).
+    pub fn is_dirty(&self) -> bool {
+        self.cache.frames[self.frame].dirty.load(Ordering::Acquire)
+    }
+
     /// Puts the frame on the dirty list before its redo is appended, with `floor` (an LSN no
     /// later than the redo to come) as its first change. Without this a checkpoint could run
     /// between the append and `mark_changed`, miss the buffer, and record a position past

@@ -4,7 +4,8 @@
 //! "redo record with its change vectors"):
 //!
 //! 1. `get` / `new_block` take each block in exclusive mode (a db block get) and keep a copy
-//!    of its content as it was;
+//!    of its content as it was (a block clean when taken is copied only if handed out whole;
+//!    `range_mut` saves the old bytes of the ranges it hands out instead);
 //! 2. the caller edits the blocks freely (heap rows, B-tree entries, undo records, ...):
 //!    a whole block through `block`, or parts of it through `range_mut`;
 //! 3. `commit` compares each block with its copy (only inside the ranges `range_mut` handed
@@ -27,7 +28,7 @@ use crate::buffer::{BlockAccess, BlockWrite, BufferCache, BufferPool, HolderImag
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::redo::log::RedoLog;
-use crate::redo::record::RecordBuilder;
+use crate::redo::record::{RecordBuilder, Window};
 use crate::storage::block::BlockId;
 
 /// Most blocks one mini-transaction may hold (a B-tree split up the whole tree stays far
@@ -86,17 +87,73 @@ impl Changed {
 
 struct HeldBlock<'a> {
     guard: BlockWrite<'a>,
-    /// The block as of its last logged change, published to DBWR while this mini-transaction
-    /// makes its change (see `BlockWrite::set_holder_image`).
-    before: Arc<[u8]>,
+    /// The whole block as of its last logged change. Taken by `get` when the buffer is dirty
+    /// (DBWR may want to write it while it is held: it is published as the holder image, see
+    /// `BlockWrite::set_holder_image`), else only when `block` or `two_blocks` hands the
+    /// block out whole. None while a block that was clean is changed only through
+    /// `range_mut`, which saves the old bytes of each range instead (`Mtr::saved`).
+    before: Option<Arc<[u8]>>,
+    /// Clean when taken: its datafile image is the block as of its last logged change.
+    clean: bool,
     init: bool,
     /// Where the caller may have changed it: `commit` diffs only there.
     changed: Changed,
 }
 
+impl HeldBlock<'_> {
+    /// The whole copy, taken now if it was not: the content is still as of the last logged
+    /// change wherever `range_mut` did not hand bytes out, and `saved` holds those.
+    fn take_copy(&mut self, index: usize, saved: &Saved) {
+        if self.before.is_none() {
+            let mut copy: Vec<u8> = self.guard[..].to_vec();
+            saved.restore(index, &mut copy);
+            self.before = Some(copy.into());
+        }
+    }
+}
+
+/// The old bytes of the ranges `range_mut` handed out of blocks with no whole copy, in the
+/// order it handed them out.
+#[derive(Default)]
+struct Saved {
+    /// (block index, offset in the block, start in `bytes`, length)
+    ranges: Vec<(usize, usize, usize, usize)>,
+    bytes: Vec<u8>,
+}
+
+impl Saved {
+    fn save(&mut self, index: usize, offset: usize, old: &[u8]) {
+        self.ranges
+            .push((index, offset, self.bytes.len(), old.len()));
+        self.bytes.extend_from_slice(old);
+    }
+
+    /// Puts block `index`'s saved bytes back into `content` (the block's bytes from offset
+    /// `base` on), the latest first, so that the oldest, the bytes as of the last logged
+    /// change, win.
+    fn restore_within(&self, index: usize, base: usize, content: &mut [u8]) {
+        for &(block, offset, start, length) in self.ranges.iter().rev() {
+            if block != index {
+                continue;
+            }
+            let from = offset.max(base);
+            let to = (offset + length).min(base + content.len());
+            if from < to {
+                let old = &self.bytes[start + (from - offset)..start + (to - offset)];
+                content[from - base..to - base].copy_from_slice(old);
+            }
+        }
+    }
+
+    fn restore(&self, index: usize, content: &mut [u8]) {
+        self.restore_within(index, 0, content);
+    }
+}
+
 pub struct Mtr<'a> {
     cache: &'a BufferCache,
     blocks: Vec<HeldBlock<'a>>,
+    saved: Saved,
     committed: bool,
 }
 
@@ -109,6 +166,7 @@ impl<'a> Mtr<'a> {
         Mtr {
             cache,
             blocks: Vec::new(),
+            saved: Saved::default(),
             committed: false,
         }
     }
@@ -131,11 +189,19 @@ impl<'a> Mtr<'a> {
         }
         self.check_capacity()?;
         let guard = self.cache.write(id, access)?;
-        let before: Arc<[u8]> = guard[..].into();
-        guard.set_holder_image(Some(HolderImage::Before(before.clone())));
+        // A dirty buffer is copied now and the copy published for DBWR, which may have to
+        // write it while it is held. A clean one needs no image: DBWR does not write it, and
+        // its datafile image is the block as of its last logged change.
+        let clean = !guard.is_dirty();
+        let before = (!clean).then(|| {
+            let before: Arc<[u8]> = guard[..].into();
+            guard.set_holder_image(Some(HolderImage::Before(before.clone())));
+            before
+        });
         self.blocks.push(HeldBlock {
             guard,
             before,
+            clean,
             init: false,
             changed: Changed::NOTHING,
         });
@@ -147,7 +213,10 @@ impl<'a> Mtr<'a> {
     /// gets a buffer of `pool`, its segment's (DEFAULT for undo and space blocks).
     pub fn new_block(&mut self, id: BlockId, pool: BufferPool) -> Result<Held> {
         if let Some(held) = self.find(id) {
-            let block = &mut self.blocks[held.0];
+            let index = held.0;
+            let block = &mut self.blocks[index];
+            // The old content stays the copy: an abandoned mini-transaction puts it back.
+            block.take_copy(index, &self.saved);
             block.init = true;
             block.changed = Changed::Whole;
             block.guard.fill(0);
@@ -160,7 +229,8 @@ impl<'a> Mtr<'a> {
         let before: Arc<[u8]> = vec![0u8; guard.len()].into();
         self.blocks.push(HeldBlock {
             guard,
-            before,
+            before: Some(before),
+            clean: false,
             init: true,
             changed: Changed::Whole,
         });
@@ -179,15 +249,21 @@ impl<'a> Mtr<'a> {
     /// The whole block for change: `commit` then diffs all of it against its copy.
     pub fn block(&mut self, held: Held) -> &mut [u8] {
         let block = &mut self.blocks[held.0];
+        block.take_copy(held.0, &self.saved);
         block.changed = Changed::Whole;
         &mut block.guard
     }
 
     /// `range` of the block for change. A block changed only through `range_mut` is diffed
     /// only inside the ranges it handed out (a slot of the transaction table, an undo record
-    /// and its block's counters: 8 KiB less to compare each).
+    /// and its block's counters, a row updated in place), and a block that was clean is not
+    /// copied whole: the old bytes of each range are saved instead.
     pub fn range_mut(&mut self, held: Held, range: Range<usize>) -> &mut [u8] {
         let block = &mut self.blocks[held.0];
+        if block.before.is_none() {
+            self.saved
+                .save(held.0, range.start, &block.guard[range.clone()]);
+        }
         block.changed.add(range.clone());
         &mut block.guard[range]
     }
@@ -203,8 +279,10 @@ impl<'a> Mtr<'a> {
     /// Two distinct held blocks at once (a split moves entries from one to the other).
     pub fn two_blocks(&mut self, first: Held, second: Held) -> (&mut [u8], &mut [u8]) {
         assert_ne!(first.0, second.0, "two_blocks needs two different blocks");
-        self.blocks[first.0].changed = Changed::Whole;
-        self.blocks[second.0].changed = Changed::Whole;
+        for index in [first.0, second.0] {
+            self.blocks[index].take_copy(index, &self.saved);
+            self.blocks[index].changed = Changed::Whole;
+        }
         if first.0 < second.0 {
             let (low, high) = self.blocks.split_at_mut(second.0);
             (&mut low[first.0].guard, &mut high[0].guard)
@@ -221,18 +299,42 @@ impl<'a> Mtr<'a> {
         // From here on the latched content is what counts: DBWR may no longer write the
         // before images (the append-wait callback below covers the rest).
         for held in &self.blocks {
-            held.guard.set_holder_image(None);
+            if held.before.is_some() {
+                held.guard.set_holder_image(None);
+            }
         }
         let mut builder = RecordBuilder::new(scn, flags);
         // Per block: whether it changed (a vector was pushed), so that it is compared once.
         let mut changed = [false; MTR_BLOCKS_MAX];
-        for (held, changed) in self.blocks.iter().zip(changed.iter_mut()) {
-            let (id, before, after) = (held.guard.id(), &held.before, &held.guard[..]);
-            *changed = match &held.changed {
-                Changed::Whole => builder.push_vector(id, before, after, held.init),
-                Changed::Ranges { ranges, count } => {
+        for (index, (held, changed)) in self.blocks.iter().zip(changed.iter_mut()).enumerate() {
+            let (id, after) = (held.guard.id(), &held.guard[..]);
+            *changed = match (&held.changed, &held.before) {
+                (Changed::Whole, Some(before)) => builder.push_vector(id, before, after, held.init),
+                (Changed::Ranges { ranges, count }, Some(before)) => {
                     builder.push_vector_within(id, before, after, held.init, &ranges[..*count])
                 }
+                (Changed::Ranges { ranges, count }, None) => {
+                    // The ranges' bytes before: what they hold now, with the saved bytes put
+                    // back.
+                    let olds: Vec<Vec<u8>> = ranges[..*count]
+                        .iter()
+                        .map(|range| {
+                            let mut old = after[range.clone()].to_vec();
+                            self.saved.restore_within(index, range.start, &mut old);
+                            old
+                        })
+                        .collect();
+                    let windows = ranges[..*count]
+                        .iter()
+                        .zip(&olds)
+                        .map(|(range, old)| Window {
+                            base: range.start,
+                            before: old,
+                            after: &after[range.clone()],
+                        });
+                    builder.push_vector_of(id, held.init, windows)
+                }
+                (Changed::Whole, None) => unreachable!("a block handed out whole has its copy"),
             };
         }
         if builder.vector_count() == 0 {
@@ -253,10 +355,15 @@ impl<'a> Mtr<'a> {
         let blocks = &mut self.blocks;
         let (lsn, end) = log.append_with(&record, &mut |target| {
             // About to wait for a log-switch checkpoint while holding these blocks: DBWR
-            // cannot write them, so write what the checkpoint needs of them here.
+            // cannot write them, so write what the checkpoint needs of them here. A block
+            // new here, or clean when taken (its datafile image is as of its last logged
+            // change already), needs nothing written.
             let floor = log.current_lsn().max(target + 1);
             for held in blocks.iter_mut() {
-                let before = (!held.init).then_some(&held.before[..]);
+                let before = match &held.before {
+                    Some(before) if !held.init && !held.clean => Some(&before[..]),
+                    _ => None,
+                };
                 held.guard.write_before_image(before, floor)?;
             }
             Ok(())
@@ -277,12 +384,17 @@ impl<'a> Mtr<'a> {
 impl Drop for Mtr<'_> {
     fn drop(&mut self) {
         for held in &self.blocks {
-            held.guard.set_holder_image(None);
+            if held.before.is_some() {
+                held.guard.set_holder_image(None);
+            }
         }
         if !self.committed {
             // Abandoned half way: no redo describes the edits, so undo them in memory.
-            for held in &mut self.blocks {
-                held.guard.copy_from_slice(&held.before);
+            for (index, held) in self.blocks.iter_mut().enumerate() {
+                match &held.before {
+                    Some(before) => held.guard.copy_from_slice(before),
+                    None => self.saved.restore(index, &mut held.guard),
+                }
             }
         }
     }

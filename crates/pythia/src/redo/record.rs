@@ -51,16 +51,16 @@ pub struct RedoRecord<'a> {
     pub vectors: Vec<ChangeVector<'a>>,
 }
 
-/// The first offset at or after `from` where `before` and `after` differ, skipping the
-/// header bytes the I/O path owns.
-fn next_difference(before: &[u8], after: &[u8], from: usize) -> Option<usize> {
+/// The first offset at or after `from` where `before` and `after` (the bytes of a block
+/// from offset `base` on) differ, skipping the header bytes the I/O path owns.
+fn next_difference(before: &[u8], after: &[u8], from: usize, base: usize) -> Option<usize> {
     let mut offset = from;
     loop {
         offset = first_difference(before, after, offset);
         if offset >= after.len() {
             return None;
         }
-        if !block::is_io_owned(offset) {
+        if !block::is_io_owned(base + offset) {
             return Some(offset);
         }
         offset += 1;
@@ -68,13 +68,24 @@ fn next_difference(before: &[u8], after: &[u8], from: usize) -> Option<usize> {
 }
 
 /// The end of the run of changed bytes at `from` (`from` itself if it did not change): the
-/// first offset at or after it where `before` and `after` agree, or that the I/O path owns.
-fn end_of_changed_run(before: &[u8], after: &[u8], from: usize) -> usize {
+/// first offset at or after it where `before` and `after` (from block offset `base` on)
+/// agree, or that the I/O path owns.
+fn end_of_changed_run(before: &[u8], after: &[u8], from: usize, base: usize) -> usize {
     let mut offset = from;
-    while offset < after.len() && before[offset] != after[offset] && !block::is_io_owned(offset) {
+    while offset < after.len()
+        && before[offset] != after[offset]
+        && !block::is_io_owned(base + offset)
+    {
         offset += 1;
     }
     offset
+}
+
+/// One part of a block to diff: its offset in the block and its bytes before and after.
+pub struct Window<'a> {
+    pub base: usize,
+    pub before: &'a [u8],
+    pub after: &'a [u8],
 }
 
 /// Builds one record. `begin` reserves the header; `push_vector` diffs a block.
@@ -117,14 +128,35 @@ impl RecordBuilder {
     ) -> bool {
         debug_assert_eq!(before.len(), after.len());
         debug_assert!(windows.windows(2).all(|pair| pair[0].end <= pair[1].start));
+        let parts = windows.iter().map(|window| Window {
+            base: window.start,
+            before: &before[window.clone()],
+            after: &after[window.clone()],
+        });
+        self.push_vector_of(id, init, parts)
+    }
+
+    /// The change vector of a block changed only inside some windows, given as their bytes
+    /// before and after (in block order, apart): for a block whose whole copy was never taken.
+    pub fn push_vector_of<'w>(
+        &mut self,
+        id: BlockId,
+        init: bool,
+        windows: impl IntoIterator<Item = Window<'w>>,
+    ) -> bool {
         let vector_start = self.bytes.len();
         self.bytes.extend_from_slice(&id.file.to_le_bytes());
         self.bytes.extend_from_slice(&id.block.to_le_bytes());
         self.bytes.extend_from_slice(&[0u8; 4]);
         let mut range_count: u16 = 0;
-        for window in windows {
-            let (before, after) = (&before[..window.end], &after[..window.end]);
-            let mut next = next_difference(before, after, window.start);
+        for Window {
+            base,
+            before,
+            after,
+        } in windows
+        {
+            debug_assert_eq!(before.len(), after.len());
+            let mut next = next_difference(before, after, 0, base);
             while let Some(start) = next {
                 // Extend while changed bytes keep appearing within RANGE_MERGE_GAP: over a
                 // run of changed bytes a byte at a time (a new row or undo record is such a
@@ -133,14 +165,15 @@ impl RecordBuilder {
                 // enough.
                 let mut end = start;
                 loop {
-                    end = end_of_changed_run(before, after, end);
-                    next = next_difference(before, after, end);
+                    end = end_of_changed_run(before, after, end, base);
+                    next = next_difference(before, after, end, base);
                     match next {
                         Some(changed) if changed - end < RANGE_MERGE_GAP => end = changed,
                         _ => break,
                     }
                 }
-                self.bytes.extend_from_slice(&(start as u16).to_le_bytes());
+                self.bytes
+                    .extend_from_slice(&((base + start) as u16).to_le_bytes());
                 self.bytes
                     .extend_from_slice(&((end - start) as u16).to_le_bytes());
                 self.bytes.extend_from_slice(&after[start..end]);
