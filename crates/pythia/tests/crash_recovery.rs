@@ -442,6 +442,20 @@ fn ranges_of_a_clean_block_roll_back_and_replay() {
             expected[base + 10..base + 14].fill(0x11);
         }
     }
+    // More separate ranges than a block keeps apart: the block is then diffed whole.
+    instance.checkpoint().unwrap();
+    {
+        let mut mtr = Mtr::new(instance.cache());
+        let held = mtr.get(block, pythia::buffer::AccessKind::Lookup).unwrap();
+        for part in 0..6 {
+            let start = 500 + part * 10;
+            mtr.range_mut(held, start..start + 3)
+                .fill(0x60 + part as u8);
+            expected[start..start + 3].fill(0x60 + part as u8);
+        }
+        let end = mtr.commit(instance.log(), scn(), 0).unwrap();
+        instance.log().flush_to(end).unwrap();
+    }
     let held = block_bytes(&instance, block);
     assert_eq!(held[200..600], expected[200..600]);
 

@@ -287,8 +287,10 @@ impl BlockWrite<'_> {
     }
 
     /// Whether the buffer holds changes not yet written. A clean buffer stays clean while
-    /// held (only the holder's mini-transaction dirties a buffer it holds); a dirty one may
-    /// turn clean (DBWR completing the write of a copy it took before the holder came).
+    /// held: only the holder's mini-transaction dirties a buffer it holds, and no writer
+    /// writes a clean one. A dirty one may turn clean only through the holder image its
+    /// holder published (`write_holder_image`): a writer's own copy of a held buffer is not
+    /// taken (`try_read` fails), and one taken before leaves the buffer dirty.
     pub fn is_dirty(&self) -> bool {
         self.cache.frames[self.frame].dirty.load(Ordering::Acquire)
     }

@@ -265,6 +265,11 @@ impl<'a> Mtr<'a> {
                 .save(held.0, range.start, &block.guard[range.clone()]);
         }
         block.changed.add(range.clone());
+        if matches!(block.changed, Changed::Whole) {
+            // Past MTR_BLOCK_RANGES_MAX apart: diffed whole, so copied whole (the range just
+            // saved is put back in the copy).
+            block.take_copy(held.0, &self.saved);
+        }
         &mut block.guard[range]
     }
 
