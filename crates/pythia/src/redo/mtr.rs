@@ -29,11 +29,15 @@ use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::redo::log::RedoLog;
 use crate::redo::record::{RecordBuilder, Window};
-use crate::storage::block::BlockId;
+use crate::storage::block::{BlockId, BLOCK_SIZE_MAX};
 
 /// Most blocks one mini-transaction may hold (a B-tree split up the whole tree stays far
 /// below this).
 pub const MTR_BLOCKS_MAX: usize = 64;
+
+/// What a block formatted anew is diffed against (recovery zeroes it before applying its
+/// ranges).
+static ZEROS: [u8; BLOCK_SIZE_MAX] = [0; BLOCK_SIZE_MAX];
 
 /// Most separate ranges of one block [`Mtr::range_mut`] keeps apart; past them the block is
 /// diffed whole.
@@ -314,7 +318,17 @@ impl<'a> Mtr<'a> {
         for (index, (held, changed)) in self.blocks.iter().zip(changed.iter_mut()).enumerate() {
             let (id, after) = (held.guard.id(), &held.guard[..]);
             *changed = match (&held.changed, &held.before) {
-                (Changed::Whole, Some(before)) => builder.push_vector(id, before, after, held.init),
+                (Changed::Whole, Some(before)) => {
+                    // An init block is replayed onto zeros, so it is diffed against zeros:
+                    // its copy is what it held before (for an abandon), which for a block
+                    // held and then formatted anew here is not zeros.
+                    let before = if held.init {
+                        &ZEROS[..after.len()]
+                    } else {
+                        &before[..]
+                    };
+                    builder.push_vector(id, before, after, held.init)
+                }
                 (Changed::Ranges { ranges, count }, Some(before)) => {
                     builder.push_vector_within(id, before, after, held.init, &ranges[..*count])
                 }
