@@ -380,6 +380,20 @@ fn a_crash_at_any_sync_of_the_first_open_leaves_a_database_that_opens() {
     }
 }
 
+/// A new block of heap segment `table` (data object 100), formatted, then given `fill`
+/// before its mini-transaction commits.
+fn new_heap_block(instance: &Instance, table: BlockId, fill: impl FnOnce(&mut [u8])) -> BlockId {
+    let mut mtr = Mtr::new(instance.cache());
+    let id =
+        segment::allocate_block(&mut mtr, instance.space(), table, BufferPool::Default).unwrap();
+    let held = mtr.new_block(id, BufferPool::Default).unwrap();
+    pythia::storage::heap::format(mtr.block(held), id, 100, table.block);
+    fill(mtr.block(held));
+    mtr.commit(instance.log(), instance.transactions().current_scn(), 0)
+        .unwrap();
+    id
+}
+
 /// The bytes of `block` as the cache holds it now.
 fn block_bytes(instance: &Instance, block: BlockId) -> Vec<u8> {
     instance
@@ -400,15 +414,7 @@ fn ranges_of_a_clean_block_roll_back_and_replay() {
     let scn = || instance.transactions().current_scn();
     // A heap block of the segment, its free space (the middle of an empty block) free to
     // scribble on.
-    let block = {
-        let mut mtr = Mtr::new(instance.cache());
-        let id = segment::allocate_block(&mut mtr, instance.space(), table, BufferPool::Default)
-            .unwrap();
-        let held = mtr.new_block(id, BufferPool::Default).unwrap();
-        pythia::storage::heap::format(mtr.block(held), id, 100, table.block);
-        mtr.commit(instance.log(), scn(), 0).unwrap();
-        id
-    };
+    let block = new_heap_block(&instance, table, |_| {});
     instance.checkpoint().unwrap();
     let clean = block_bytes(&instance, block);
     {
@@ -475,16 +481,7 @@ fn a_held_block_formatted_anew_replays_whole() {
     let vfs = SimVfs::new(17);
     let (instance, table) = common::instance_with_heap(&vfs, config(), 100);
     let scn = || instance.transactions().current_scn();
-    let block = {
-        let mut mtr = Mtr::new(instance.cache());
-        let id = segment::allocate_block(&mut mtr, instance.space(), table, BufferPool::Default)
-            .unwrap();
-        let held = mtr.new_block(id, BufferPool::Default).unwrap();
-        pythia::storage::heap::format(mtr.block(held), id, 100, table.block);
-        mtr.block(held)[300..340].fill(0x42);
-        mtr.commit(instance.log(), scn(), 0).unwrap();
-        id
-    };
+    let block = new_heap_block(&instance, table, |data| data[300..340].fill(0x42));
     instance.checkpoint().unwrap();
     let expected = {
         let mut mtr = Mtr::new(instance.cache());

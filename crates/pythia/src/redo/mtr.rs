@@ -105,6 +105,15 @@ struct HeldBlock<'a> {
 }
 
 impl HeldBlock<'_> {
+    /// Withdraws what `get` or `new_block` published for DBWR: only a block with a copy can
+    /// have published one (a copy `block` took later was never published; withdrawing
+    /// nothing is harmless).
+    fn withdraw_holder_image(&self) {
+        if self.before.is_some() {
+            self.guard.set_holder_image(None);
+        }
+    }
+
     /// The whole copy, taken now if it was not: the content is still as of the last logged
     /// change wherever `range_mut` did not hand bytes out, and `saved` holds those.
     fn take_copy(&mut self, index: usize, saved: &Saved) {
@@ -308,9 +317,7 @@ impl<'a> Mtr<'a> {
         // From here on the latched content is what counts: DBWR may no longer write the
         // before images (the append-wait callback below covers the rest).
         for held in &self.blocks {
-            if held.before.is_some() {
-                held.guard.set_holder_image(None);
-            }
+            held.withdraw_holder_image();
         }
         let mut builder = RecordBuilder::new(scn, flags);
         // Per block: whether it changed (a vector was pushed), so that it is compared once.
@@ -403,9 +410,7 @@ impl<'a> Mtr<'a> {
 impl Drop for Mtr<'_> {
     fn drop(&mut self) {
         for held in &self.blocks {
-            if held.before.is_some() {
-                held.guard.set_holder_image(None);
-            }
+            held.withdraw_holder_image();
         }
         if !self.committed {
             // Abandoned half way: no redo describes the edits, so undo them in memory.

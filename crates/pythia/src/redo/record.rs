@@ -456,6 +456,25 @@ mod tests {
         }
     }
 
+    /// That `builder` logged a vector exactly when `before` and `after` differ (`logged`, what
+    /// its push returned), and that replaying it onto `before` gives `after`.
+    fn replays_exactly(
+        builder: RecordBuilder,
+        logged: bool,
+        before: &[u8],
+        after: &[u8],
+    ) -> Result<(), proptest::test_runner::TestCaseError> {
+        proptest::prop_assert_eq!(logged, before != after);
+        if logged {
+            let bytes = builder.finish();
+            let record = decode(&bytes).unwrap();
+            let mut replay = before.to_vec();
+            apply(&record.vectors[0], &mut replay, 0).unwrap();
+            proptest::prop_assert_eq!(replay, after);
+        }
+        Ok(())
+    }
+
     proptest::proptest! {
         /// Changes made only inside some windows, diffed only there, replay exactly.
         #[test]
@@ -488,14 +507,7 @@ mod tests {
             let mut builder = RecordBuilder::new(1, 0);
             let logged =
                 builder.push_vector_within(BlockId::new(1, 5), &before, &after, false, &windows);
-            proptest::prop_assert_eq!(logged, before != after);
-            if logged {
-                let bytes = builder.finish();
-                let record = decode(&bytes).unwrap();
-                let mut replay = before.clone();
-                apply(&record.vectors[0], &mut replay, 0).unwrap();
-                proptest::prop_assert_eq!(replay, after);
-            }
+            replays_exactly(builder, logged, &before, &after)?;
         }
     }
 
@@ -528,14 +540,7 @@ mod tests {
             }
             let mut builder = RecordBuilder::new(1, 0);
             let logged = builder.push_vector(BlockId::new(1, 4), &before, &after, false);
-            proptest::prop_assert_eq!(logged, before != after);
-            if logged {
-                let bytes = builder.finish();
-                let record = decode(&bytes).unwrap();
-                let mut replay = before.clone();
-                apply(&record.vectors[0], &mut replay, 0).unwrap();
-                proptest::prop_assert_eq!(replay, after);
-            }
+            replays_exactly(builder, logged, &before, &after)?;
         }
     }
 }

@@ -415,19 +415,18 @@ pub fn replace(block: &mut [u8], slot: u16, piece: &RowPiece) -> Result<bool> {
             "heap replace of unused slot {slot}"
         )));
     }
-    let old_length = stored_length(block, offset);
-    let new_length = piece.stored_bytes();
-    if new_length <= old_length {
-        let freed = replace_in_place(&mut block[offset..offset + old_length], piece);
+    if let Some(span) = in_place_span(block, slot as u16, piece) {
+        let freed = replace_in_place(&mut block[span], piece);
         add_reclaimable(&mut block[RECLAIMABLE], freed);
         return Ok(true);
     }
+    let old_length = stored_length(block, offset);
+    let new_length = piece.stored_bytes();
     if free_bytes(block) + old_length < new_length {
         return Ok(false);
     }
     // Release the old piece, then place the new one.
-    let reclaimable = block::read_u16(block, OFFSET_RECLAIMABLE) as usize + old_length;
-    block::write_u16(block, OFFSET_RECLAIMABLE, reclaimable as u16);
+    add_reclaimable(&mut block[RECLAIMABLE], old_length);
     block::write_u16(block, DIRECTORY + slot * 2, 0);
     block[offset..offset + old_length].fill(0);
     if contiguous_free(block) < new_length {
