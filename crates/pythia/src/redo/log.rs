@@ -345,6 +345,31 @@ impl Run {
     }
 }
 
+/// The writer's image of the redo blocks it writes, built where a direct write takes it
+/// without a copy, and kept from one write to the next: a commit's write then allocates and
+/// zeroes nothing. It grows to the largest write so far, which is bounded by the log buffer
+/// (a write takes at most what the buffer holds).
+#[derive(Default)]
+struct WriteImage {
+    buffer: Option<AlignedBuffer>,
+}
+
+impl WriteImage {
+    /// `count` whole redo blocks of the image, their bytes left from an earlier write.
+    fn blocks(&mut self, count: usize) -> std::io::Result<&mut [u8]> {
+        let bytes = count * REDO_BLOCK_BYTES;
+        if self
+            .buffer
+            .as_ref()
+            .is_none_or(|buffer| buffer.len() < bytes)
+        {
+            self.buffer = Some(AlignedBuffer::zeroed(bytes)?);
+        }
+        let buffer = self.buffer.as_mut().expect("allocated above");
+        Ok(&mut buffer[..bytes])
+    }
+}
+
 struct BufferState {
     /// What is allocated and not yet taken by a write, oldest first.
     runs: Vec<Run>,
@@ -449,7 +474,8 @@ pub struct RedoLog {
     /// write is in progress: see `sync_commit`), so that writes happen one at a time and in
     /// LSN order. Waiting for it is 'latch: redo writing' (Oracle's latch that serializes
     /// LGWR's writes); 'LGWR wait for redo copy' is a writer's wait for copies in progress.
-    writing: Enqueue<()>,
+    /// It guards the writer's reusable image of the blocks it writes.
+    writing: Enqueue<WriteImage>,
     written_ready: Condvar,
     shutdown: AtomicBool,
     failed: Mutex<Option<Error>>,
@@ -614,7 +640,11 @@ impl RedoLog {
             written_ready: Condvar::new(),
             has_failed: AtomicBool::new(false),
             shutdown: AtomicBool::new(false),
-            writing: Enqueue::with_event(WaitEvent::LatchRedoWriting, (0, 0, 0), ()),
+            writing: Enqueue::with_event(
+                WaitEvent::LatchRedoWriting,
+                (0, 0, 0),
+                WriteImage::default(),
+            ),
             failed: Mutex::new(None),
             checkpoint_request: Mutex::new(None),
             write_micros_total: AtomicU64::new(0),
@@ -1234,10 +1264,10 @@ impl RedoLog {
         if self.written_lsn() >= lsn {
             return Ok(());
         }
-        if let Some(writing) = self.writing.try_lock() {
+        if let Some(mut writing) = self.writing.try_lock() {
             // Every earlier write has completed, and the record up to `lsn` is in the buffer:
             // this write takes it.
-            self.write_buffered(&writing)?;
+            self.write_buffered(&mut writing)?;
         }
         self.wait_synced(lsn)
     }
@@ -1303,17 +1333,17 @@ impl RedoLog {
 
     /// Writes and syncs everything buffered, once no other write is in progress.
     fn write_once(&self) -> Result<()> {
-        let writing = self.writing.lock();
-        self.write_buffered(&writing)
+        let mut writing = self.writing.lock();
+        self.write_buffered(&mut writing)
     }
 
     /// Writes and syncs everything buffered, then posts the sessions waiting for it; the
     /// caller holds `writing` (its guard is the argument). A failed write is final: it is
     /// recorded, the waiters are posted to see it, and nothing is written after it (after a
     /// failed sync nothing is known of what reached the disk; see `storage::vfs`).
-    fn write_buffered(&self, _writing: &EnqueueGuard<'_, ()>) -> Result<()> {
+    fn write_buffered(&self, writing: &mut EnqueueGuard<'_, WriteImage>) -> Result<()> {
         self.check_failed()?;
-        let result = self.write_and_sync();
+        let result = self.write_and_sync(writing);
         if let Err(error) = &result {
             *self.failed.lock() = Some(error.clone());
             self.has_failed.store(true, Ordering::Release);
@@ -1324,7 +1354,7 @@ impl RedoLog {
     }
 
     /// Takes everything buffered, pads to a block boundary, writes and syncs it.
-    fn write_and_sync(&self) -> Result<()> {
+    fn write_and_sync(&self, image: &mut WriteImage) -> Result<()> {
         let (runs, end_lsn, end_position) = {
             let mut state = self.state.lock();
             if state.runs.is_empty() {
@@ -1353,7 +1383,7 @@ impl RedoLog {
                     self.sync_groups(&mut touched)?;
                 }
                 previous_sequence = Some(run.sequence);
-                blocks_written += self.write_run(run, &mut touched)?;
+                blocks_written += self.write_run(run, &mut touched, image)?;
             }
             self.sync_groups(&mut touched)?;
         }
@@ -1385,7 +1415,7 @@ impl RedoLog {
     }
 
     /// Writes one run (within one sequence) as whole redo blocks. Returns blocks written.
-    fn write_run(&self, run: &Run, touched: &mut Vec<u32>) -> Result<u64> {
+    fn write_run(&self, run: &Run, touched: &mut Vec<u32>, image: &mut WriteImage) -> Result<u64> {
         let group = self.group_of(run.sequence);
         let sequence_start = run.sequence_start_lsn;
         let held = self.group_sequences.lock()[group.group as usize - 1].sequence;
@@ -1407,8 +1437,8 @@ impl RedoLog {
             "runs start on block boundaries"
         );
         let block_count = (run.bytes as usize).div_ceil(REDO_PAYLOAD_BYTES);
-        // Built where a direct write can take it without a copy.
-        let mut image = AlignedBuffer::zeroed(block_count * REDO_BLOCK_BYTES)
+        let image = image
+            .blocks(block_count)
             .map_err(|error| Error::io(&group.path, error))?;
         for index in 0..block_count {
             let block = &mut image[index * REDO_BLOCK_BYTES..(index + 1) * REDO_BLOCK_BYTES];
@@ -1426,11 +1456,13 @@ impl RedoLog {
                     &mut block[REDO_BLOCK_HEADER_BYTES..REDO_BLOCK_HEADER_BYTES + payload],
                 );
             }
+            // A block the run ends in is padded with zeros (the image holds an earlier write's).
+            block[REDO_BLOCK_HEADER_BYTES + payload..].fill(0);
             let checksum = crc32c::crc32c(&block[4..]);
             write_u32(block, 0, checksum);
         }
         let position = (first_block + 1) * REDO_BLOCK_BYTES as u64;
-        let written = self.write_in_place(group, &image, position)?;
+        let written = self.write_in_place(group, image, position)?;
         if written == Written::NeedsSync && !touched.contains(&group.group) {
             touched.push(group.group);
         }
@@ -2177,6 +2209,28 @@ mod tests {
         reopened.write_once().unwrap();
         assert_eq!(length(&reopened), step);
         assert_eq!(records_on_disk(&reopened), expected);
+    }
+
+    /// The writer keeps its image of the blocks from one write to the next: a short write
+    /// after a long one must carry none of the long one's bytes past its own end, where a
+    /// reader would take them for records.
+    #[test]
+    fn a_short_write_after_a_long_one_carries_none_of_its_bytes() {
+        let vfs = SimVfs::new(22);
+        let log = started_log(&vfs);
+        let long = log.append(&record_of(1500)).unwrap().0;
+        log.write_once().unwrap(); // blocks 1 to 4
+        let short = log.append(&record_of(100)).unwrap().0;
+        log.write_once().unwrap(); // block 5: the long write padded to a block boundary
+        assert_eq!(records_on_disk(&log), [long, short]);
+        let mut block = vec![0u8; REDO_BLOCK_BYTES];
+        log.groups()[0]
+            .file
+            .read_at(&mut block, 5 * REDO_BLOCK_BYTES as u64)
+            .unwrap();
+        assert_eq!(read_u32(&block, 8), 5, "block 5 of the sequence");
+        let past_the_record = &block[REDO_BLOCK_HEADER_BYTES + 100..];
+        assert!(past_the_record.iter().all(|&byte| byte == 0));
     }
 
     /// Recovery stopped silently at a damaged redo block: nothing said where, or whether it
