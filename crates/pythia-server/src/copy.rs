@@ -109,6 +109,9 @@ fn malformed(what: &str) -> pythia::Error {
 
 /// The COPY statement `sql` is, None if it is not one.
 pub(crate) fn parse(sql: &str) -> Option<pythia::Result<CopyStatement>> {
+    if crate::split::begins_with_none_of(sql, &["COPY"]) {
+        return None;
+    }
     let tokens = tokenize(sql).ok()?;
     let word = |token: Option<&Token>| match token.map(|token| &token.kind) {
         Some(TokenKind::Word(word)) => word.to_ascii_uppercase(),

@@ -285,7 +285,13 @@ enum Control {
     Statement,
 }
 
+/// The words `control` looks for first.
+const CONTROL_WORDS: [&str; 6] = ["BEGIN", "START", "END", "ABORT", "ROLLBACK", "COMMIT"];
+
 fn control(sql: &str) -> Control {
+    if split::begins_with_none_of(sql, &CONTROL_WORDS) {
+        return Control::Statement;
+    }
     let Ok(tokens) = tokenize(sql) else {
         return Control::Statement; // the engine reports the lexer's error
     };
@@ -460,7 +466,9 @@ fn answer_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
                 .iter()
                 .map(|row| MESSAGE_HEADER_BYTES + 2 + row.data.len() as u64)
                 .sum();
-            data + command_complete(&format!("SELECT {}", rows.len()))
+            // The tag `SELECT n`, measured without formatting it.
+            let digits = rows.len().checked_ilog10().map_or(1, |log| log + 1);
+            data + MESSAGE_HEADER_BYTES + "SELECT ".len() as u64 + u64::from(digits) + 1
         }
         Ok(Outcome::Done(tag, notice)) => {
             command_complete(&CommandComplete::from(tag.clone()).tag)
@@ -894,8 +902,7 @@ impl SimpleQueryHandler for Handlers {
                 // The Query message: header, text, NUL. Counted with the first statement,
                 // with the round trip and the ReadyForQuery that ends it.
                 let mut received = MESSAGE_HEADER_BYTES + text.len() as u64 + 1;
-                for (offset, sql) in statements {
-                    let statement = sql.clone();
+                for (offset, statement) in statements {
                     let outcome = self
                         .backend()?
                         .run(move |connection| {
@@ -1285,6 +1292,25 @@ fn spawn_connection(
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    /// `bytes sent via SQL*Net to client` counts a query's answer as PostgreSQL frames it:
+    /// its DataRows and the CommandComplete `SELECT n`, measured without formatting the tag.
+    #[test]
+    fn a_query_answer_counts_its_tag_as_framed() {
+        for count in [0usize, 1, 9, 10, 99, 100, 12_345] {
+            let row = || DataRow::new(bytes::BytesMut::from(&b"abc"[..]), 1);
+            let outcome = Ok(Outcome::Rows {
+                fields: Arc::new(Vec::new()),
+                rows: (0..count).map(|_| row()).collect(),
+            });
+            let tag = format!("SELECT {count}");
+            let framed = count as u64 * (MESSAGE_HEADER_BYTES + 2 + 3)
+                + MESSAGE_HEADER_BYTES
+                + tag.len() as u64
+                + 1;
+            assert_eq!(answer_bytes(&outcome), framed, "{count} rows");
+        }
+    }
 
     #[test]
     fn transaction_control_is_read_as_postgresql_clients_mean_it() {

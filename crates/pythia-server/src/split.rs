@@ -12,6 +12,9 @@ use pythia::sql::lexer::{tokenize, Token, TokenKind};
 /// `END;` included (PL/SQL's own). A text
 /// the lexer rejects (an unterminated quote) is its error.
 pub fn split_statements(text: &str) -> pythia::Result<Vec<(usize, String)>> {
+    if let Some((offset, statement)) = one_plain_statement(text) {
+        return Ok(vec![(offset, statement.to_string())]);
+    }
     let tokens = tokenize(text)?;
     let mut statements = Vec::new();
     let mut rest: &[Token] = &tokens;
@@ -32,6 +35,44 @@ pub fn split_statements(text: &str) -> pythia::Result<Vec<(usize, String)>> {
         rest = &rest[end..];
     }
     Ok(statements)
+}
+
+/// The one statement of `text`, and its offset, when that can be told without the lexer: no
+/// semicolon but one at the end, no quote, no character that can start a comment (`-`, `/`),
+/// and a plain first word that does not start a PL/SQL block. Most messages are such (a
+/// client's one statement, with or without its `;`), and the answer is what the lexer's
+/// split gives: the text between the spaces around it, without the `;`.
+fn one_plain_statement(text: &str) -> Option<(usize, &str)> {
+    let body = text.trim_ascii_end();
+    let body = body.strip_suffix(';').unwrap_or(body).trim_ascii_end();
+    let statement = body.trim_ascii_start();
+    let plain = !statement
+        .bytes()
+        .any(|byte| matches!(byte, b';' | b'\'' | b'"' | b'-' | b'/'));
+    (plain && begins_with_none_of(statement, &["DECLARE", "BEGIN", "CREATE"]))
+        .then(|| (body.len() - statement.len(), statement))
+}
+
+/// Whether `sql` begins with a word that is none of `words` (upper case), told without the
+/// lexer: true only when the text starts with a plain word (ASCII letters, digits and `_`)
+/// followed by a space or the end, as a statement of [`split_statements`] usually does (each
+/// starts at its first token). Anything else (a space, a comment or a quote first, another
+/// character after the word) is false, for the lexer to read. The simple protocol's checks
+/// for COPY and the transaction words skip a second and third tokenization this way.
+pub(crate) fn begins_with_none_of(sql: &str, words: &[&str]) -> bool {
+    let bytes = sql.as_bytes();
+    if !bytes.first().is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let end = bytes
+        .iter()
+        .position(|byte| !(byte.is_ascii_alphanumeric() || *byte == b'_'))
+        .unwrap_or(bytes.len());
+    if !bytes.get(end).is_none_or(u8::is_ascii_whitespace) {
+        return false;
+    }
+    let first = &sql[..end];
+    !words.iter().any(|word| word.eq_ignore_ascii_case(first))
 }
 
 pub(crate) fn word(token: Option<&Token>) -> &str {
@@ -82,7 +123,7 @@ fn is_block(tokens: &[Token]) -> bool {
 
 #[cfg(test)]
 mod tests {
-    use super::split_statements;
+    use super::{split_statements, TokenKind};
 
     fn split(text: &str) -> Vec<String> {
         let statements = split_statements(text).unwrap();
@@ -93,6 +134,67 @@ mod tests {
             .into_iter()
             .map(|(_, statement)| statement)
             .collect()
+    }
+
+    #[test]
+    fn a_first_word_is_told_without_the_lexer_only_when_it_is_plain() {
+        use super::begins_with_none_of;
+        let words = ["COPY", "COMMIT"];
+        assert!(begins_with_none_of("select 1 from dual", &words));
+        assert!(begins_with_none_of("SELECT", &words));
+        assert!(begins_with_none_of("committed_rows\tx", &words));
+        for text in [
+            "copy t from stdin",
+            "Commit",
+            "commit;",
+            "commit/* why */",
+            " select 1 from dual",
+            "/* c */ select 1 from dual",
+            "\"SELECT\" x",
+            "",
+        ] {
+            assert!(!begins_with_none_of(text, &words), "{text}");
+        }
+    }
+
+    /// A message of one plain statement is split without the lexer, as the lexer splits it.
+    #[test]
+    fn one_plain_statement_is_split_as_the_lexer_splits_it() {
+        use super::one_plain_statement;
+        for text in [
+            "SELECT abalance FROM pgbench_accounts WHERE aid = 42;",
+            "  select 1 from dual ;  \n",
+            "\tupdate t set v = v + 1 where id = 3",
+            "commit",
+        ] {
+            let fast = one_plain_statement(text).expect(text);
+            let tokens = pythia::sql::lexer::tokenize(text).unwrap();
+            let (first, last) = (
+                &tokens[0],
+                tokens
+                    .iter()
+                    .rev()
+                    .find(|t| t.kind != TokenKind::Semicolon)
+                    .unwrap(),
+            );
+            assert_eq!(fast, (first.start, &text[first.start..last.end]), "{text}");
+        }
+        for text in [
+            "select 1 from dual; select 2 from dual",
+            "select ';' from dual",
+            "select 1 from dual -- why",
+            "select 1 /* why */ from dual",
+            "select \"A\" from t",
+            "begin null; end;",
+            "begin",
+            "create procedure p is begin null; end;",
+            "declare x number; begin null; end;",
+            " ; ",
+            "",
+        ] {
+            assert_eq!(one_plain_statement(text), None, "{text}");
+        }
+        assert_eq!(split("select 1 from dual"), vec!["select 1 from dual"]);
     }
 
     #[test]

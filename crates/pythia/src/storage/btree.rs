@@ -287,7 +287,38 @@ fn compare(key: &[u8], rowid: u64, other_key: &[u8], other_rowid: u64) -> std::c
 /// The first index in 0..count for which `is_before` is false (entries are sorted, so
 /// `is_before` holds for a prefix).
 fn partition_point(node: &[u8], is_before: impl Fn(&[u8], u64) -> bool) -> usize {
-    let (mut low, mut high) = (0, entry_count(node));
+    partition_point_within(node, 0, entry_count(node), is_before)
+}
+
+/// `partition_point` for a partition point known to lie at or after `from`, found by
+/// galloping from there (1, 2, 4, ... entries on) and then a binary search: the end of a
+/// short range, a unique key's one entry above all, costs two or three comparisons rather
+/// than a search of the whole leaf.
+fn partition_point_from(node: &[u8], from: usize, is_before: impl Fn(&[u8], u64) -> bool) -> usize {
+    let count = entry_count(node);
+    let (mut low, mut step) = (from, 1);
+    loop {
+        let probe = low + step - 1;
+        if probe >= count {
+            return partition_point_within(node, low, count, is_before);
+        }
+        let (key, rowid) = entry_key(node, probe);
+        if !is_before(key, rowid) {
+            return partition_point_within(node, low, probe, is_before);
+        }
+        low = probe + 1;
+        step *= 2;
+    }
+}
+
+/// The partition point within entries `[low, high)`, all before `low` being before it and
+/// none from `high` on.
+fn partition_point_within(
+    node: &[u8],
+    mut low: usize,
+    mut high: usize,
+    is_before: impl Fn(&[u8], u64) -> bool,
+) -> usize {
     while low < high {
         let middle = (low + high) / 2;
         let (key, rowid) = entry_key(node, middle);
@@ -1700,12 +1731,16 @@ fn collect_leaf(
     });
     // Entries are sorted: those within `upper` are a prefix, found by one binary search.
     let count = entry_count(node);
+    // The end is at or after `first` unless the bounds cross (then nothing is in range).
     let end = match upper {
         Bound::Unbounded => count,
-        Bound::Included(upper) => partition_point(node, |key, _| key <= upper.as_slice()),
-        Bound::Excluded(upper) => partition_point(node, |key, _| key < upper.as_slice()),
-    }
-    .max(first);
+        Bound::Included(upper) => {
+            partition_point_from(node, first, |key, _| key <= upper.as_slice())
+        }
+        Bound::Excluded(upper) => {
+            partition_point_from(node, first, |key, _| key < upper.as_slice())
+        }
+    };
     for index in first..end {
         sink(node, index);
     }
