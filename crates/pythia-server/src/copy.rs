@@ -109,7 +109,7 @@ fn malformed(what: &str) -> pythia::Error {
 
 /// The COPY statement `sql` is, None if it is not one.
 pub(crate) fn parse(sql: &str) -> Option<pythia::Result<CopyStatement>> {
-    if crate::split::begins_with_none_of(sql, &["COPY"]) {
+    if pythia::sql::lexer::begins_with_none_of(sql, &["COPY"]) {
         return None;
     }
     let tokens = tokenize(sql).ok()?;

@@ -289,7 +289,7 @@ enum Control {
 const CONTROL_WORDS: [&str; 6] = ["BEGIN", "START", "END", "ABORT", "ROLLBACK", "COMMIT"];
 
 fn control(sql: &str) -> Control {
-    if split::begins_with_none_of(sql, &CONTROL_WORDS) {
+    if pythia::sql::lexer::begins_with_none_of(sql, &CONTROL_WORDS) {
         return Control::Statement;
     }
     let Ok(tokens) = tokenize(sql) else {

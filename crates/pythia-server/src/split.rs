@@ -1,7 +1,7 @@
 //! The statements of a simple query: the protocol sends `a; b; c` in one message, and a
 //! session runs one statement a call.
 
-use pythia::sql::lexer::{tokenize, Token, TokenKind};
+use pythia::sql::lexer::{begins_with_none_of, tokenize, Token, TokenKind};
 
 /// The statements of `text`, each without its `;`, with the byte offset it starts at, in
 /// order; empty ones are left out. The engine's lexer finds the semicolons, so quotes,
@@ -51,28 +51,6 @@ fn one_plain_statement(text: &str) -> Option<(usize, &str)> {
         .any(|byte| matches!(byte, b';' | b'\'' | b'"' | b'-' | b'/'));
     (plain && begins_with_none_of(statement, &["DECLARE", "BEGIN", "CREATE"]))
         .then(|| (body.len() - statement.len(), statement))
-}
-
-/// Whether `sql` begins with a word that is none of `words` (upper case), told without the
-/// lexer: true only when the text starts with a plain word (ASCII letters, digits and `_`)
-/// followed by a space or the end, as a statement of [`split_statements`] usually does (each
-/// starts at its first token). Anything else (a space, a comment or a quote first, another
-/// character after the word) is false, for the lexer to read. The simple protocol's checks
-/// for COPY and the transaction words skip a second and third tokenization this way.
-pub(crate) fn begins_with_none_of(sql: &str, words: &[&str]) -> bool {
-    let bytes = sql.as_bytes();
-    if !bytes.first().is_some_and(u8::is_ascii_alphabetic) {
-        return false;
-    }
-    let end = bytes
-        .iter()
-        .position(|byte| !(byte.is_ascii_alphanumeric() || *byte == b'_'))
-        .unwrap_or(bytes.len());
-    if !bytes.get(end).is_none_or(u8::is_ascii_whitespace) {
-        return false;
-    }
-    let first = &sql[..end];
-    !words.iter().any(|word| word.eq_ignore_ascii_case(first))
 }
 
 pub(crate) fn word(token: Option<&Token>) -> &str {
@@ -134,27 +112,6 @@ mod tests {
             .into_iter()
             .map(|(_, statement)| statement)
             .collect()
-    }
-
-    #[test]
-    fn a_first_word_is_told_without_the_lexer_only_when_it_is_plain() {
-        use super::begins_with_none_of;
-        let words = ["COPY", "COMMIT"];
-        assert!(begins_with_none_of("select 1 from dual", &words));
-        assert!(begins_with_none_of("SELECT", &words));
-        assert!(begins_with_none_of("committed_rows\tx", &words));
-        for text in [
-            "copy t from stdin",
-            "Commit",
-            "commit;",
-            "commit/* why */",
-            " select 1 from dual",
-            "/* c */ select 1 from dual",
-            "\"SELECT\" x",
-            "",
-        ] {
-            assert!(!begins_with_none_of(text, &words), "{text}");
-        }
     }
 
     /// A message of one plain statement is split without the lexer, as the lexer splits it.

@@ -134,6 +134,30 @@ fn lex(sql: &str, values: bool) -> Result<Vec<Token>> {
     Ok(lexer.tokens)
 }
 
+/// Whether `sql` begins with a word that is none of `words` (upper case), told without
+/// lexing it: true only when the text starts, after ASCII spaces, with a plain word (ASCII
+/// letters, digits and `_`) followed by a space or the end. Anything else (a comment or a
+/// quote first, another character after the word) is false, for the lexer to read. Checks
+/// that only care for statements of a few kinds (COPY, transaction words, CREATE or ALTER
+/// USER) skip a tokenization of every other statement this way.
+pub fn begins_with_none_of(sql: &str, words: &[&str]) -> bool {
+    let bytes = sql.trim_ascii_start().as_bytes();
+    if !bytes.first().is_some_and(u8::is_ascii_alphabetic) {
+        return false;
+    }
+    let end = bytes
+        .iter()
+        .position(|byte| !(byte.is_ascii_alphanumeric() || *byte == b'_'))
+        .unwrap_or(bytes.len());
+    if !bytes.get(end).is_none_or(u8::is_ascii_whitespace) {
+        return false;
+    }
+    let first = &bytes[..end];
+    !words
+        .iter()
+        .any(|word| word.as_bytes().eq_ignore_ascii_case(first))
+}
+
 /// Whether `word` (uppercase) is one of Oracle's reserved words, which cannot be used as an
 /// unquoted identifier.
 pub fn is_reserved_word(word: &str) -> bool {
@@ -651,6 +675,26 @@ impl Lexer<'_> {
 #[cfg(test)]
 mod tests {
     use super::*;
+
+    #[test]
+    fn a_first_word_is_told_without_the_lexer_only_when_it_is_plain() {
+        let words = ["COPY", "COMMIT"];
+        assert!(begins_with_none_of("select 1 from dual", &words));
+        assert!(begins_with_none_of("SELECT", &words));
+        assert!(begins_with_none_of(" \n select 1 from dual", &words));
+        assert!(begins_with_none_of("committed_rows\tx", &words));
+        for text in [
+            "copy t from stdin",
+            "Commit",
+            "commit;",
+            "commit/* why */",
+            "/* c */ select 1 from dual",
+            "\"SELECT\" x",
+            "",
+        ] {
+            assert!(!begins_with_none_of(text, &words), "{text}");
+        }
+    }
 
     /// `tokenize_spans` must find exactly `tokenize`'s tokens (kinds and spans) and errors:
     /// CURSOR_SHARING = FORCE replaces literals at the spans it finds.

@@ -21,7 +21,7 @@ use crate::error::{Error, Result};
 use crate::instance::logon::verifier_text;
 use crate::session::StatementResult;
 use crate::sql::ast::{Node, ObjectName, Password, Statement, TableReference};
-use crate::sql::lexer::{tokenize, TokenKind};
+use crate::sql::lexer::{begins_with_none_of, tokenize, TokenKind};
 use crate::types::Value;
 
 /// What a written password is replaced by in the text the library cache keeps.
@@ -29,14 +29,17 @@ pub const PASSWORD_BIND: &str = ":password";
 
 /// A `CREATE USER` or `ALTER USER` text with written passwords: the text with each
 /// replaced by [`PASSWORD_BIND`], and the passwords in order. None for any other text,
-/// found cheaply: the lexer runs only on a text that has the word IDENTIFIED.
+/// found cheaply: the lexer runs only on a text that has the word IDENTIFIED and does not
+/// begin with a plain word other than CREATE or ALTER.
 pub(super) fn hide_password(sql: &str) -> Option<(String, Vec<String>)> {
     const WORD: &[u8] = b"IDENTIFIED";
-    // Every parse passes here: compare a window only where its first letter is an I.
-    if !sql
-        .as_bytes()
-        .windows(WORD.len())
-        .any(|window| window[0] | 0x20 == b'i' && window.eq_ignore_ascii_case(WORD))
+    // Every parse passes here: most texts begin with another word and need no more; a
+    // window is compared only where its first letter is an I.
+    if begins_with_none_of(sql, &["CREATE", "ALTER"])
+        || !sql
+            .as_bytes()
+            .windows(WORD.len())
+            .any(|window| window[0] | 0x20 == b'i' && window.eq_ignore_ascii_case(WORD))
     {
         return None;
     }
