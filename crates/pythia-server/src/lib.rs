@@ -507,19 +507,17 @@ fn encode(
             result.notice,
         ));
     }
-    let own = wire::described(&result.columns);
-    let columns = match described {
-        Some(described) if described.len() != own.len() => {
+    let fields = match described {
+        Some(described) if described.len() != result.columns.len() => {
             return Err(pythia::Error::new(
                 3001,
                 "unimplemented feature: cached plan must not change result type \
                  (describe the statement again)",
             ))
         }
-        Some(described) => described,
-        None => &own,
+        Some(described) => wire::fields(described, formats),
+        None => wire::fields(&wire::described(&result.columns), formats),
     };
-    let fields = wire::fields(columns, formats);
     let rows = wire::encode_rows(&fields, &result.rows)?;
     Ok(Outcome::Rows { fields, rows })
 }
