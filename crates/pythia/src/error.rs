@@ -53,6 +53,25 @@ impl Error {
         sqlstate_for(self.code)
     }
 
+    /// A background process that panicked, as Oracle reports one that died: ORA-00470 for
+    /// LGWR, ORA-00471 for a database writer, with the process and the panic's message.
+    pub fn background_terminated(
+        code: u32,
+        process: &str,
+        panic: &(dyn std::any::Any + Send),
+    ) -> Error {
+        let why = panic
+            .downcast_ref::<&str>()
+            .map(|text| text.to_string())
+            .or_else(|| panic.downcast_ref::<String>().cloned())
+            .unwrap_or_else(|| "a panic".to_string());
+        let kind = if code == 470 { "LGWR" } else { "DBWR" };
+        Error::new(
+            code,
+            format!("{kind} process terminated with error: {process}: {why}"),
+        )
+    }
+
     /// ORA-00600: an internal invariant did not hold. The arguments say which.
     pub fn internal(what: impl fmt::Display) -> Error {
         Error::new(600, format!("internal error code, arguments: [{what}]"))

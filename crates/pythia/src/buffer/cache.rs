@@ -1675,7 +1675,7 @@ impl BufferCache {
 }
 
 #[cfg(test)]
-mod tests {
+pub(crate) mod tests {
     //! Multiblock reads (`prefetch`) against a simulated disk: what one read takes, what a
     //! cached block, a small pool, a failed I/O and a corrupt block do to it.
 
@@ -1704,7 +1704,7 @@ mod tests {
 
     /// A cache laid out as `layout` over a simulated disk holding `blocks` sealed heap blocks
     /// from `FIRST` on.
-    fn cache_over(vfs: &SimVfs, layout: &CacheLayout, blocks: u32) -> BufferCache {
+    pub(crate) fn cache_over(vfs: &SimVfs, layout: &CacheLayout, blocks: u32) -> BufferCache {
         let dir = Path::new("/db");
         vfs.create_dir_all(dir).unwrap();
         let files = Arc::new(FileSet::open(vfs, dir, BLOCK_SIZE).unwrap());

@@ -121,7 +121,8 @@ impl Dbwr {
         }
     }
 
-    /// Asks for a checkpoint up to `lsn` and waits on 'checkpoint completed' until it is done.
+    /// Asks for a checkpoint up to `lsn` and waits on 'checkpoint completed' until it is done,
+    /// or a writer's failure (an I/O error, ORA-00471 for a writer gone) ends the wait.
     pub fn checkpoint(&self, lsn: u64) -> Result<()> {
         self.request_checkpoint(lsn);
         let _wait = instrumentation::wait(WaitEvent::CheckpointCompleted, 0, 0, 0);
@@ -147,8 +148,32 @@ impl Dbwr {
         self.posted.notify_all();
     }
 
-    /// Writer `writer`'s main loop (DBW0 is writer 0, and alone takes checkpoints).
+    /// Writer `writer`'s main loop (DBW0 is writer 0, and alone takes checkpoints), until
+    /// `shutdown`. A writer that panics ends as Oracle's would, with ORA-00471 ('DBWR process
+    /// terminated with error', `terminated`), rather than leave its waiters waiting.
     pub fn run(&self, writer: usize) {
+        let serving = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.serve(writer)));
+        if let Err(panic) = serving {
+            self.terminated(Error::background_terminated(
+                471,
+                &format!("DBW{writer}"),
+                panic.as_ref(),
+            ));
+        }
+    }
+
+    /// A writer is gone (`error` says which and why): every checkpoint waiting, and every one
+    /// asked for from now on, fails with it (nothing completes them any more), and a session
+    /// that needs a free buffer writes dirty ones itself, as after `shutdown`. Committed work
+    /// is in the redo: the next open recovers it.
+    fn terminated(&self, error: Error) {
+        self.cache.set_dbwr_wakeup(None);
+        let mut requests = self.requests.lock();
+        requests.failure = Some(error);
+        self.completed.notify_all();
+    }
+
+    fn serve(&self, writer: usize) {
         let mut last_incremental = std::time::Instant::now();
         while !self.shutdown.load(Ordering::Acquire) {
             let target = {
@@ -228,5 +253,48 @@ impl Dbwr {
             self.completed.notify_all();
         }
         Ok(())
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+    use crate::buffer::cache::tests::cache_over;
+    use crate::buffer::pools::CacheLayout;
+    use crate::storage::vfs::SimVfs;
+
+    /// A database writer that panicked left every checkpoint waiting for ever (an open that
+    /// checkpoints after recovery hung). Its waiters and later checkpoints now get ORA-00471.
+    #[test]
+    fn a_writer_that_panics_fails_its_checkpoints_instead_of_hanging_them() {
+        let vfs = SimVfs::new(3);
+        let cache = Arc::new(cache_over(&vfs, &CacheLayout::single(200), 4));
+        let dbwr = Dbwr::new(
+            cache,
+            1,
+            Box::new(|lsn| panic!("recording checkpoint {lsn}")),
+            Box::new(|| 0),
+        );
+        let writer = {
+            let dbwr = dbwr.clone();
+            std::thread::spawn(move || dbwr.run(0))
+        };
+        // On a thread of its own, so that a hang fails the test instead of stopping it.
+        let (sender, receiver) = std::sync::mpsc::channel();
+        {
+            let dbwr = dbwr.clone();
+            std::thread::spawn(move || sender.send(dbwr.checkpoint(10)));
+        }
+        let error = receiver
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the checkpoint returned")
+            .unwrap_err();
+        assert_eq!(error.code(), 471, "{error}");
+        assert!(
+            error.to_string().contains("recording checkpoint 10"),
+            "{error}"
+        );
+        writer.join().expect("the writer's panic is caught");
+        assert_eq!(dbwr.checkpoint(20).unwrap_err().code(), 471);
     }
 }

@@ -491,6 +491,9 @@ pub struct RedoLog {
     /// wait for.
     #[cfg(test)]
     slow_copies: AtomicBool,
+    /// Tests: LGWR panics when it next wakes.
+    #[cfg(test)]
+    panic_in_lgwr: AtomicBool,
     /// Crash tests: every record is written and synced as it is appended
     /// (`set_sync_every_record`).
     sync_every_record: AtomicBool,
@@ -652,6 +655,8 @@ impl RedoLog {
             adaptive: AdaptiveSync::new(),
             #[cfg(test)]
             slow_copies: AtomicBool::new(false),
+            #[cfg(test)]
+            panic_in_lgwr: AtomicBool::new(false),
             sync_every_record: AtomicBool::new(false),
             direct_writes: AtomicBool::new(false),
         })
@@ -1297,8 +1302,22 @@ impl RedoLog {
         Ok(())
     }
 
-    /// LGWR's main loop. Returns when `shutdown` was called and everything is written.
+    /// LGWR's main loop. Returns when `shutdown` was called and everything is written. An
+    /// LGWR that panics ends the log as a failed write does, with ORA-00470 ('LGWR process
+    /// terminated with error'): every commit waiting, and every later one, fails, rather
+    /// than wait for a writer that is gone.
     pub fn run_lgwr(&self) {
+        let serving = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.serve_lgwr()));
+        if let Err(panic) = serving {
+            let error = Error::background_terminated(470, "LGWR", panic.as_ref());
+            self.alert(&format!(
+                "LGWR: terminating the redo log due to error 470: {error}"
+            ));
+            self.fail(error);
+        }
+    }
+
+    fn serve_lgwr(&self) {
         loop {
             {
                 let mut work = self.work.lock();
@@ -1307,6 +1326,10 @@ impl RedoLog {
                     self.work_ready.wait_for(&mut work, LGWR_TIMEOUT);
                 }
                 *work = false;
+            }
+            #[cfg(test)]
+            if self.panic_in_lgwr.load(Ordering::Relaxed) {
+                panic!("LGWR test panic");
             }
             // Taken: a session that appends from now on posts again. A swap, so that it
             // synchronizes with the posts it saw (their records are in the coming write).
@@ -1345,12 +1368,18 @@ impl RedoLog {
         self.check_failed()?;
         let result = self.write_and_sync(writing);
         if let Err(error) = &result {
-            *self.failed.lock() = Some(error.clone());
-            self.has_failed.store(true, Ordering::Release);
-            self.unpark_writes(u64::MAX);
-            self.notify_log_waiters();
+            self.fail(error.clone());
         }
         result
+    }
+
+    /// Ends the log with `error`, for good: the sessions waiting are posted to see it, and
+    /// every later append and wait fails with it.
+    fn fail(&self, error: Error) {
+        *self.failed.lock() = Some(error);
+        self.has_failed.store(true, Ordering::Release);
+        self.unpark_writes(u64::MAX);
+        self.notify_log_waiters();
     }
 
     /// Takes everything buffered, pads to a block boundary, writes and syncs it.
@@ -2134,6 +2163,36 @@ mod tests {
         assert_eq!(records_on_disk(&log), vec![lsn]);
         log.shutdown();
         lgwr.join().unwrap();
+    }
+
+    /// An LGWR that panicked left the commits waiting for its write waiting for ever. The
+    /// log now ends with ORA-00470, for them and for every later commit.
+    #[test]
+    fn an_lgwr_that_panics_fails_the_commits_instead_of_hanging_them() {
+        let vfs = SimVfs::new(6);
+        let log = Arc::new(started_log(&vfs));
+        log.panic_in_lgwr.store(true, Ordering::Relaxed);
+        let lgwr = {
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || log.run_lgwr())
+        };
+        // A write in progress: the commit cannot write for itself, and posts LGWR.
+        let in_progress = log.writing.lock();
+        let (_, end) = log.append(&record_of(100)).unwrap();
+        let (sender, receiver) = std::sync::mpsc::channel();
+        {
+            let log = Arc::clone(&log);
+            std::thread::spawn(move || sender.send(log.sync_commit(end)));
+        }
+        let error = receiver
+            .recv_timeout(Duration::from_secs(60))
+            .expect("the commit returned")
+            .unwrap_err();
+        assert_eq!(error.code(), 470, "{error}");
+        assert!(error.to_string().contains("LGWR test panic"), "{error}");
+        lgwr.join().expect("LGWR's panic is caught");
+        drop(in_progress);
+        assert_eq!(log.append(&record_of(100)).unwrap_err().code(), 470);
     }
 
     /// After a failed write nothing is known of what reached the disk: a session's failed
