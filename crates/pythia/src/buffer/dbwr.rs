@@ -151,14 +151,17 @@ impl Dbwr {
     /// Writer `writer`'s main loop (DBW0 is writer 0, and alone takes checkpoints), until
     /// `shutdown`. A writer that panics ends as Oracle's would, with ORA-00471 ('DBWR process
     /// terminated with error', `terminated`), rather than leave its waiters waiting.
-    pub fn run(&self, writer: usize) {
+    /// Returns that error when it ends so, for the instance to end its redo log with.
+    pub fn run(&self, writer: usize) -> Result<()> {
         let serving = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.serve(writer)));
-        if let Err(panic) = serving {
-            self.terminated(Error::background_terminated(
-                471,
-                &format!("DBW{writer}"),
-                panic.as_ref(),
-            ));
+        match serving {
+            Ok(()) => Ok(()),
+            Err(panic) => {
+                let error =
+                    Error::background_terminated(471, &format!("DBW{writer}"), panic.as_ref());
+                self.terminated(error.clone());
+                Err(error)
+            }
         }
     }
 
@@ -277,7 +280,7 @@ mod tests {
         );
         let writer = {
             let dbwr = dbwr.clone();
-            std::thread::spawn(move || dbwr.run(0))
+            std::thread::spawn(move || dbwr.run(0).unwrap_err())
         };
         // On a thread of its own, so that a hang fails the test instead of stopping it.
         let (sender, receiver) = std::sync::mpsc::channel();
@@ -294,7 +297,12 @@ mod tests {
             error.to_string().contains("recording checkpoint 10"),
             "{error}"
         );
-        writer.join().expect("the writer's panic is caught");
+        let ended = writer.join().expect("the writer's panic is caught");
+        assert_eq!(
+            ended.code(),
+            471,
+            "what the instance ends its redo log with"
+        );
         assert_eq!(dbwr.checkpoint(20).unwrap_err().code(), 471);
     }
 }

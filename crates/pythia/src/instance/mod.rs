@@ -28,6 +28,7 @@ pub mod logon;
 pub mod parameters;
 
 use std::io::Write;
+use std::panic::AssertUnwindSafe;
 use std::path::{Path, PathBuf};
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, Weak};
@@ -517,7 +518,7 @@ impl Instance {
         );
         startup.archiver = Some(archiver.clone());
         if archiver.claim_thread() {
-            startup.threads.push(spawn_arc0(&archiver));
+            startup.threads.push(spawn_arc0(&archiver, &log));
         }
 
         let reserve_control = control.clone();
@@ -555,7 +556,7 @@ impl Instance {
             Box::new(move || durable_log.upgrade().map_or(0, |log| log.written_lsn())),
         );
         for writer in 0..dbwr.writers() {
-            startup.threads.push(spawn_dbwr(&dbwr, writer));
+            startup.threads.push(spawn_dbwr(&dbwr, &log, writer));
         }
         startup.dbwr = Some(dbwr.clone());
         let requester: Weak<Dbwr> = Arc::downgrade(&dbwr);
@@ -777,7 +778,9 @@ impl Instance {
             self.archiver
                 .set_destination(&changed.get_string(names::LOG_ARCHIVE_DEST));
             if self.archiver.claim_thread() {
-                self.threads.lock().push(spawn_arc0(&self.archiver));
+                self.threads
+                    .lock()
+                    .push(spawn_arc0(&self.archiver, &self.log));
             }
         }
         *parameters = changed;
@@ -1028,9 +1031,16 @@ fn spawn_background(name: String, work: impl FnOnce() + Send + 'static) -> JoinH
         .unwrap_or_else(|error| panic!("spawn {name}: {error}"))
 }
 
-fn spawn_arc0(archiver: &Arc<Archiver>) -> JoinHandle<()> {
-    let archiver = archiver.clone();
-    spawn_background("ARC0".into(), move || archiver.run())
+/// ARC0; one that panics ends the redo log with ORA-00473, as a writer's panic does (a log
+/// switch would otherwise wait for an archive that never comes).
+fn spawn_arc0(archiver: &Arc<Archiver>, log: &Arc<RedoLog>) -> JoinHandle<()> {
+    let (archiver, log) = (archiver.clone(), log.clone());
+    spawn_background("ARC0".into(), move || {
+        let archiving = std::panic::catch_unwind(AssertUnwindSafe(|| archiver.run()));
+        if let Err(panic) = archiving {
+            log.terminate(Error::background_terminated(473, "ARC0", panic.as_ref()));
+        }
+    })
 }
 
 fn spawn_lgwr(log: &Arc<RedoLog>) -> JoinHandle<()> {
@@ -1040,9 +1050,16 @@ fn spawn_lgwr(log: &Arc<RedoLog>) -> JoinHandle<()> {
 
 /// Starts writer `writer` (DBW0, DBW1, ...: Oracle names them 0-9 then a-z; Pythia counts
 /// on in decimal past 9).
-fn spawn_dbwr(dbwr: &Arc<Dbwr>, writer: usize) -> JoinHandle<()> {
-    let dbwr = dbwr.clone();
-    spawn_background(format!("DBW{writer}"), move || dbwr.run(writer))
+///
+/// A writer that panics (ORA-00471, `Dbwr::run`) ends the redo log too: no change may be
+/// made that a checkpoint could no longer make reusable.
+fn spawn_dbwr(dbwr: &Arc<Dbwr>, log: &Arc<RedoLog>, writer: usize) -> JoinHandle<()> {
+    let (dbwr, log) = (dbwr.clone(), log.clone());
+    spawn_background(format!("DBW{writer}"), move || {
+        if let Err(error) = dbwr.run(writer) {
+            log.terminate(error);
+        }
+    })
 }
 
 fn database_id() -> u64 {

@@ -1309,12 +1309,20 @@ impl RedoLog {
     pub fn run_lgwr(&self) {
         let serving = std::panic::catch_unwind(std::panic::AssertUnwindSafe(|| self.serve_lgwr()));
         if let Err(panic) = serving {
-            let error = Error::background_terminated(470, "LGWR", panic.as_ref());
-            self.alert(&format!(
-                "LGWR: terminating the redo log due to error 470: {error}"
-            ));
-            self.fail(error);
+            self.terminate(Error::background_terminated(470, "LGWR", panic.as_ref()));
         }
+    }
+
+    /// A background process is gone (`error` says which: LGWR, a database writer, ARC0):
+    /// the log ends with its error, as after a failed write, and the alert log says so. No
+    /// change can be made after it, nor waited for: a commit would wait for LGWR, a log
+    /// switch for DBWR's checkpoint or ARC0's archive.
+    pub fn terminate(&self, error: Error) {
+        self.alert(&format!(
+            "Terminating the redo log due to error {}: {error}",
+            error.code()
+        ));
+        self.fail(error);
     }
 
     fn serve_lgwr(&self) {
