@@ -2,13 +2,13 @@
 # The server's instructions per pgbench transaction, counted by callgrind: a measure of the
 # server's own CPU work a query that, unlike tps, does not move with the machine's hour.
 #
-#   scripts/pgbench_callgrind.sh [PYTHIA_BINARY] [simple|extended|prepared]
+#   scripts/pgbench_callgrind.sh [PYTHIA_BINARY] [simple|extended|prepared] [select|tpcb-like]
 #
 # Builds nothing: pass the binary to measure (default target/release/pythia). It creates a
 # scale-1 pgbench database with the native binary, restarts the server under
 # `valgrind --tool=callgrind` (CURSOR_SHARING=FORCE, as `lab pgbench` runs it), warms it with
-# 3,000 transactions, then counts 2,000: select-only on accounts 1 to 2,000 (hot in the
-# cache, so no physical read is counted), at one client. It prints the instructions a
+# 3,000 transactions, then counts 2,000 at one client: select-only on accounts 1 to 2,000
+# (hot in the cache, so no physical read is counted), or pgbench's built-in tpcb-like. It prints the instructions a
 # transaction, of every thread of the server, and leaves the callgrind file for
 # `callgrind_annotate --inclusive=yes`. Needs valgrind, psql and pgbench
 # (scripts/install_pg_clients.sh).
@@ -16,6 +16,7 @@ set -euo pipefail
 
 binary=${1:-target/release/pythia}
 mode=${2:-simple}
+workload=${3:-select}
 port=${PYTHIA_CALLGRIND_PORT:-55499}
 work=$(mktemp -d /tmp/pythia-callgrind.XXXXXX)
 transactions=2000
@@ -46,7 +47,9 @@ serve() {
 }
 
 bench() {
-    pgbench -h 127.0.0.1 -p "$port" -U system -n -f "$work/select.sql" -M "$mode" -c 1 \
+    local script=(-f "$work/select.sql")
+    [[ "$workload" == select ]] || script=(-b "$workload")
+    pgbench -h 127.0.0.1 -p "$port" -U system -n "${script[@]}" -M "$mode" -c 1 \
         -t "$1" postgres >/dev/null
 }
 
@@ -68,4 +71,4 @@ stop_server
 
 dump=$(ls "$work"/callgrind.out.* | head -1)
 total=$(callgrind_annotate "$dump" | awk '/PROGRAM TOTALS/ { gsub(",", "", $1); print $1 }')
-echo "$mode: $((total / transactions)) instructions a transaction ($dump)"
+echo "$workload $mode: $((total / transactions)) instructions a transaction ($dump)"

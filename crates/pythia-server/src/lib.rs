@@ -522,42 +522,44 @@ fn encode(
     Ok(Outcome::Rows { fields, rows })
 }
 
-/// PostgreSQL's command tags: `INSERT 0 n`, `UPDATE n`, `CREATE TABLE`, ...
+/// PostgreSQL's command tags: `INSERT 0 n`, `UPDATE n`, `CREATE TABLE`, ... Read from the
+/// statement's first words, compared without allocating (every statement comes here).
 fn command_tag(sql: &str, rows: u64) -> Tag {
-    let words: Vec<String> = sql
-        .split_whitespace()
-        .take(6)
-        .map(str::to_ascii_uppercase)
-        .collect();
-    let verb = words.first().map(String::as_str).unwrap_or("");
-    match verb {
-        "INSERT" => Tag::new("INSERT").with_oid(0).with_rows(rows as usize),
-        "UPDATE" | "DELETE" | "MERGE" | "SELECT" => Tag::new(verb).with_rows(rows as usize),
-        "CREATE" | "DROP" | "ALTER" | "TRUNCATE" => {
-            // The object's kind, past OR REPLACE, UNIQUE, GLOBAL TEMPORARY and the like.
-            const KINDS: [&str; 11] = [
-                "TABLE",
-                "INDEX",
-                "VIEW",
-                "SEQUENCE",
-                "PROCEDURE",
-                "FUNCTION",
-                "TRIGGER",
-                "PACKAGE",
-                "TYPE",
-                "SYNONYM",
-                "USER",
-            ];
-            match words
-                .iter()
-                .skip(1)
-                .find(|word| KINDS.contains(&word.as_str()))
-            {
-                Some(kind) => Tag::new(&format!("{verb} {kind}")),
-                None => Tag::new(verb),
-            }
+    const VERBS: [&str; 9] = [
+        "INSERT", "UPDATE", "DELETE", "MERGE", "SELECT", "CREATE", "DROP", "ALTER", "TRUNCATE",
+    ];
+    // The object's kind, past OR REPLACE, UNIQUE, GLOBAL TEMPORARY and the like.
+    const KINDS: [&str; 11] = [
+        "TABLE",
+        "INDEX",
+        "VIEW",
+        "SEQUENCE",
+        "PROCEDURE",
+        "FUNCTION",
+        "TRIGGER",
+        "PACKAGE",
+        "TYPE",
+        "SYNONYM",
+        "USER",
+    ];
+    let one_of = |words: &[&'static str], word: &str| {
+        words
+            .iter()
+            .copied()
+            .find(|known| known.eq_ignore_ascii_case(word))
+    };
+    let mut words = sql.split_whitespace().take(6);
+    let first = words.next().unwrap_or("");
+    match one_of(&VERBS, first) {
+        Some("INSERT") => Tag::new("INSERT").with_oid(0).with_rows(rows as usize),
+        Some(verb @ ("UPDATE" | "DELETE" | "MERGE" | "SELECT")) => {
+            Tag::new(verb).with_rows(rows as usize)
         }
-        _ => Tag::new(verb),
+        Some(verb) => match words.find_map(|word| one_of(&KINDS, word)) {
+            Some(kind) => Tag::new(&format!("{verb} {kind}")),
+            None => Tag::new(verb),
+        },
+        None => Tag::new(&first.to_ascii_uppercase()),
     }
 }
 
@@ -1362,5 +1364,17 @@ mod tests {
             tag("create or replace view v as select 1 from dual", 0),
             Tag::new("CREATE VIEW")
         );
+        // The text on the wire (pgwire's CommandComplete, patched to build it without
+        // `format!`).
+        let text = |sql: &str, rows| CommandComplete::from(command_tag(sql, rows)).tag;
+        assert_eq!(text("INSERT into t values (1)", 1), "INSERT 0 1");
+        assert_eq!(text("delete from t", 0), "DELETE 0");
+        assert_eq!(text("select * from t", 12_345), "SELECT 12345");
+        assert_eq!(
+            text("merge into t using s on (1 = 1)", u64::MAX),
+            format!("MERGE {}", usize::MAX)
+        );
+        assert_eq!(text("drop  table t", 0), "DROP TABLE");
+        assert_eq!(text("lock table t in exclusive mode", 0), "LOCK");
     }
 }

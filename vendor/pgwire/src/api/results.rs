@@ -48,16 +48,34 @@ impl Tag {
 }
 
 impl From<Tag> for CommandComplete {
+    /// Pythia's patch: built without `format!`, whose machinery cost a thousand
+    /// instructions for each statement's tag.
     fn from(tag: Tag) -> CommandComplete {
-        let tag_string = if let (Some(oid), Some(rows)) = (tag.oid, tag.rows) {
-            format!("{} {oid} {rows}", tag.command)
-        } else if let Some(rows) = tag.rows {
-            format!("{} {rows}", tag.command)
-        } else {
-            tag.command
-        };
+        let mut tag_string = tag.command;
+        if let Some(rows) = tag.rows {
+            if let Some(oid) = tag.oid {
+                push_decimal(&mut tag_string, u64::from(oid));
+            }
+            push_decimal(&mut tag_string, rows as u64);
+        }
         CommandComplete::new(tag_string)
     }
+}
+
+/// Appends a space and `value` in decimal.
+fn push_decimal(text: &mut String, mut value: u64) {
+    let mut digits = [0u8; 20];
+    let mut start = digits.len();
+    loop {
+        start -= 1;
+        digits[start] = b'0' + (value % 10) as u8;
+        value /= 10;
+        if value == 0 {
+            break;
+        }
+    }
+    text.push(' ');
+    text.push_str(std::str::from_utf8(&digits[start..]).expect("ASCII digits"));
 }
 
 /// Describe encoding of a data field.
