@@ -4,12 +4,12 @@ formats, so that the byte layouts have one source: the code that reads and write
 import pathlib, re
 root = pathlib.Path(__file__).resolve().parent.parent
 sources = [
-    ("Block header (every block)", "crates/pythia/src/storage/block.rs"),
-    ("Datafiles and the double-write file", "crates/pythia/src/storage/datafile.rs"),
-    ("Space bitmap and file header", "crates/pythia/src/storage/space.rs"),
-    ("Segment header", "crates/pythia/src/storage/segment.rs"),
-    ("Heap blocks and ROWIDs", "crates/pythia/src/storage/heap.rs"),
-    ("B-tree blocks", "crates/pythia/src/storage/btree.rs"),
+    ("Block header (every block)", "crates/pythia/src/io/block.rs"),
+    ("Datafiles and the double-write file", "crates/pythia/src/io/datafile.rs"),
+    ("Space bitmap and file header", "crates/pythia/src/access/space.rs"),
+    ("Segment header", "crates/pythia/src/access/segment.rs"),
+    ("Heap blocks and ROWIDs", "crates/pythia/src/access/heap.rs"),
+    ("B-tree blocks", "crates/pythia/src/access/btree.rs"),
     ("Undo file and transaction table", "crates/pythia/src/transaction/undo.rs"),
     ("Redo records", "crates/pythia/src/redo/record.rs"),
     ("Online redo log files", "crates/pythia/src/redo/log.rs"),

@@ -59,12 +59,12 @@ use std::thread;
 use std::time::{Duration, Instant};
 
 use comfy_table::Table;
+use pythia::access::heap::{self, RowId};
+use pythia::access::segment;
 use pythia::buffer::AccessKind;
 use pythia::catalog::{Dictionary, TableDef};
 use pythia::instance::dbverify;
-use pythia::storage::block::BlockId;
-use pythia::storage::heap::{self, RowId};
-use pythia::storage::segment;
+use pythia::io::block::BlockId;
 use pythia::{Instance, Session, Value};
 
 use crate::common::{integer, lab_error, Rng};
@@ -479,7 +479,7 @@ fn round(dir: &Path, kill_at: KillAt, committed: &mut [i64; SESSIONS]) -> pythia
     // file) or a creation that did not finish: the next open creates the database anew, and
     // nothing can have been acknowledged.
     let nothing_acknowledged = last_acked == [0; SESSIONS];
-    let vfs = pythia::storage::vfs::os();
+    let vfs = pythia::io::vfs::os();
     let crashed = match dbverify::verify(vfs.as_ref(), dir) {
         Err(error) if error.code() == 205 && nothing_acknowledged => None,
         Ok(report) if report.creating && nothing_acknowledged => None,

@@ -10,7 +10,7 @@ use std::path::Path;
 use pythia::instance::dbverify;
 
 pub fn run(dir: &Path) -> i32 {
-    let report = match dbverify::verify(pythia::storage::vfs::os().as_ref(), dir) {
+    let report = match dbverify::verify(pythia::io::vfs::os().as_ref(), dir) {
         Ok(report) => report,
         Err(error) => {
             eprintln!("{error}");

@@ -16,9 +16,9 @@ use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use comfy_table::Table;
+use pythia::access::segment;
 use pythia::buffer::AccessKind;
 use pythia::instrumentation::{self, SessionInstrumentation, SessionType};
-use pythia::storage::segment;
 use pythia::{Instance, Value};
 
 use crate::common::{lab_error, median, Rng};
@@ -58,7 +58,7 @@ enum Blocks {
 /// Gets per second of `threads` threads reading `blocks` at random for `millis`.
 fn measure(
     instance: &Arc<Instance>,
-    blocks: &[pythia::storage::block::BlockId],
+    blocks: &[pythia::io::block::BlockId],
     mode: Blocks,
     threads: usize,
     millis: u64,

@@ -362,7 +362,7 @@ pub(crate) fn stuff(
 /// The buffers of a KEEP pool that holds both indexes as the seed's TEST4 did (its 147 index
 /// blocks in 150 buffers): the next multiple of 50 (the least a working set has) above our
 /// indexes' blocks plus the seed's 3 to spare. Our indexes are larger than Oracle's: a leaf
-/// entry keeps the transaction that delete-marked it (`storage/btree.rs`).
+/// entry keeps the transaction that delete-marked it (`access/btree.rs`).
 fn keep_for_indexes(segments: &[(String, u64)]) -> usize {
     let index_blocks: u64 = segments
         .iter()

@@ -1,15 +1,16 @@
 //! Pythia: an embeddable SQL engine built on Oracle's instance architecture.
+pub mod access;
 pub mod buffer;
 pub mod catalog;
 pub mod error;
 pub mod instance;
 pub mod instrumentation;
+pub mod io;
 pub mod library_cache;
 pub mod redo;
 pub mod scram;
 pub mod session;
 pub mod sql;
-pub mod storage;
 pub mod transaction;
 pub mod types;
 pub mod views;

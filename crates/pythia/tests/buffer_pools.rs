@@ -501,7 +501,7 @@ fn a_get_of_a_buffer_held_for_a_change_waits_as_buffer_busy_waits() {
         .find(|table| table.name == "BUSY")
         .cloned()
         .unwrap();
-    let block = pythia::storage::segment::used_blocks(instance.cache(), table.segment).unwrap()[0];
+    let block = pythia::access::segment::used_blocks(instance.cache(), table.segment).unwrap()[0];
     let waits = |session: &mut Session| {
         let rows = text_rows(
             session,

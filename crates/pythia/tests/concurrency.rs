@@ -395,8 +395,8 @@ fn two_sessions_crossing_updates_deadlock() {
 /// before the change (the rolled-back xid stays known until every older snapshot ends).
 #[test]
 fn a_version_copied_before_a_rollback_stays_invisible() {
+    use pythia::access::{heap, segment};
     use pythia::buffer::AccessKind;
-    use pythia::storage::{heap, segment};
 
     let dir = temp_dir("rollback-copy");
     let instance = Instance::open(&dir, SMALL).unwrap();

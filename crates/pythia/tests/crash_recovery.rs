@@ -16,13 +16,13 @@ use std::path::Path;
 use std::sync::Arc;
 
 use common::{config, visible_rows};
+use pythia::access::btree::BTree;
+use pythia::access::segment::{self, SegmentKind};
 use pythia::buffer::BufferPool;
 use pythia::instance::Instance;
+use pythia::io::block::BlockId;
+use pythia::io::vfs::{SimVfs, Vfs};
 use pythia::redo::mtr::Mtr;
-use pythia::storage::block::BlockId;
-use pythia::storage::btree::BTree;
-use pythia::storage::segment::{self, SegmentKind};
-use pythia::storage::vfs::{SimVfs, Vfs};
 use pythia::transaction::{InsertPoints, RowChange};
 
 /// A tiny deterministic generator (the test must replay from its seed).
@@ -387,7 +387,7 @@ fn new_heap_block(instance: &Instance, table: BlockId, fill: impl FnOnce(&mut [u
     let id =
         segment::allocate_block(&mut mtr, instance.space(), table, BufferPool::Default).unwrap();
     let held = mtr.new_block(id, BufferPool::Default).unwrap();
-    pythia::storage::heap::format(mtr.block(held), id, 100, table.block);
+    pythia::access::heap::format(mtr.block(held), id, 100, table.block);
     fill(mtr.block(held));
     mtr.commit(instance.log(), instance.transactions().current_scn(), 0)
         .unwrap();
@@ -490,7 +490,7 @@ fn a_held_block_formatted_anew_replays_whole() {
         let again = mtr.new_block(block, BufferPool::Default).unwrap();
         assert_eq!(again, held);
         // The same format and some of the same bytes as before, and some new ones.
-        pythia::storage::heap::format(mtr.block(held), block, 100, table.block);
+        pythia::access::heap::format(mtr.block(held), block, 100, table.block);
         mtr.block(held)[300..320].fill(0x42);
         mtr.block(held)[320..330].fill(0x17);
         let end = mtr.commit(instance.log(), scn(), 0).unwrap();

@@ -35,7 +35,7 @@ use std::sync::Arc;
 
 use common::config;
 use pythia::instance::Instance;
-use pythia::storage::vfs::{SimVfs, Vfs};
+use pythia::io::vfs::{SimVfs, Vfs};
 use pythia::Session;
 
 /// A statement's effect as a recovered database shows it.

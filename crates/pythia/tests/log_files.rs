@@ -11,7 +11,7 @@ use std::sync::Arc;
 use std::time::Duration;
 
 use pythia::instance::{Instance, ALERT_FILE};
-use pythia::storage::vfs::{SimVfs, Vfs};
+use pythia::io::vfs::{SimVfs, Vfs};
 use pythia::Session;
 
 mod common;

@@ -14,12 +14,12 @@ use std::sync::atomic::{AtomicUsize, Ordering};
 use std::sync::Arc;
 
 use common::{config, instance_with_heap, visible_rows};
+use pythia::access::heap::{self, RowId, RowPiece};
+use pythia::access::segment;
 use pythia::buffer::{AccessKind, BufferPool};
 use pythia::instance::{Instance, InstanceConfig};
-use pythia::storage::block::BlockId;
-use pythia::storage::heap::{self, RowId, RowPiece};
-use pythia::storage::segment;
-use pythia::storage::vfs::SimVfs;
+use pythia::io::block::BlockId;
+use pythia::io::vfs::SimVfs;
 use pythia::transaction::{
     InsertPoints, RowChange, RowOutcome, Snapshot, Transaction, TransactionManager,
     TransactionStatus,

@@ -6,7 +6,7 @@
 use std::path::Path;
 use std::sync::Arc;
 
-use pythia::storage::vfs::{SimVfs, Vfs};
+use pythia::io::vfs::{SimVfs, Vfs};
 use pythia::{Instance, Session};
 
 mod common;

@@ -1394,7 +1394,7 @@ fn statistics_calls_take_binds_and_count_as_work() {
 #[test]
 fn statistics_survive_a_power_loss_whole() {
     use pythia::instance::InstanceConfig;
-    use pythia::storage::vfs::{SimVfs, Vfs};
+    use pythia::io::vfs::{SimVfs, Vfs};
     use std::sync::Arc;
 
     let config = InstanceConfig {

@@ -8,11 +8,11 @@ mod common;
 use std::sync::Arc;
 
 use common::{config, instance_with_heap, visible_rows};
+use pythia::access::heap::RowId;
 use pythia::buffer::BufferPool;
 use pythia::instance::{Instance, InstanceConfig};
-use pythia::storage::block::BlockId;
-use pythia::storage::heap::RowId;
-use pythia::storage::vfs::SimVfs;
+use pythia::io::block::BlockId;
+use pythia::io::vfs::SimVfs;
 use pythia::transaction::{InsertPoints, RowChange, RowOutcome, Transaction, TransactionManager};
 
 const TABLE_OBJECT: u32 = 100;

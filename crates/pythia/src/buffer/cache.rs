@@ -8,7 +8,7 @@
 //!         |          hashes to: its free list, else its policy's victim), map it under the
 //!         |          latch (exclusive) with the content lock held X, drop latch, read, downgrade
 //!
-//!   prefetch([BlockId], access): a full scan's multiblock read (`storage/scan.rs`)
+//!   prefetch([BlockId], access): a full scan's multiblock read (`access/scan.rs`)
 //!         for each run of consecutive blocks that are not cached (a cached one ends a run):
 //!         map a frame per block as a miss does (a run's first may wait for a free buffer,
 //!         the others take only what is free now), one I/O for the run, then each frame is
@@ -58,8 +58,8 @@ use crate::buffer::trace::{BlockTrace, TraceRecorder, TracedAccess};
 use crate::error::{Error, Result};
 use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{self, LatchName, RwLatch, Statistic, WaitEvent};
-use crate::storage::block::{self, BlockId};
-use crate::storage::datafile::FileSet;
+use crate::io::block::{self, BlockId};
+use crate::io::datafile::FileSet;
 
 /// The write-ahead rule's hook: before it writes a block, the cache asks the redo log to make
 /// durable the record that last changed it (whose start is the block's LSN), and everything
@@ -1552,8 +1552,7 @@ impl BufferCache {
     pub fn write_dirty_up_to(&self, lsn: u64) -> Result<usize> {
         let mut written = 0;
         loop {
-            let frames =
-                self.dirty_frames(lsn, crate::storage::datafile::DOUBLE_WRITE_BATCH_BLOCKS_MAX);
+            let frames = self.dirty_frames(lsn, crate::io::datafile::DOUBLE_WRITE_BATCH_BLOCKS_MAX);
             if frames.is_empty() {
                 return Ok(written);
             }
@@ -1685,9 +1684,9 @@ pub(crate) mod tests {
     use crate::buffer::pools::PoolSize;
     use crate::buffer::VirtualClock;
     use crate::instrumentation::{enter, SessionInstrumentation, SessionType};
-    use crate::storage::block::BlockType;
-    use crate::storage::datafile::SYSTEM_FILE;
-    use crate::storage::vfs::{SimVfs, Vfs};
+    use crate::io::block::BlockType;
+    use crate::io::datafile::SYSTEM_FILE;
+    use crate::io::vfs::{SimVfs, Vfs};
 
     const BLOCK_SIZE: usize = 2048;
     /// The first block the tests write: past the space bitmap, as a segment's would be.

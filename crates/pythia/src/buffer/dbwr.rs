@@ -264,7 +264,7 @@ mod tests {
     use super::*;
     use crate::buffer::cache::tests::cache_over;
     use crate::buffer::pools::CacheLayout;
-    use crate::storage::vfs::SimVfs;
+    use crate::io::vfs::SimVfs;
 
     /// A database writer that panicked left every checkpoint waiting for ever (an open that
     /// checkpoints after recovery hung). Its waiters and later checkpoints now get ORA-00471.

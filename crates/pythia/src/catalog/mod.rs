@@ -98,18 +98,18 @@ use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
+use crate::access::btree::{BTree, PurgePredicate};
+use crate::access::heap::{self, RowId};
+use crate::access::segment::{self, SegmentKind};
+use crate::access::space::SpaceManager;
 use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Enqueue, LatchName, RwLatch, WaitEvent};
+use crate::io::block::BlockId;
+use crate::io::datafile::SYSTEM_FILE;
 use crate::redo::log::RedoLog;
 use crate::redo::mtr::Mtr;
 use crate::sql::ast;
-use crate::storage::block::BlockId;
-use crate::storage::btree::{BTree, PurgePredicate};
-use crate::storage::datafile::SYSTEM_FILE;
-use crate::storage::heap::{self, RowId};
-use crate::storage::segment::{self, SegmentKind};
-use crate::storage::space::SpaceManager;
 use crate::transaction::{InsertPoints, RowChange, TransactionManager};
 use crate::types::{decode_row, encode_row, DataType, Value};
 

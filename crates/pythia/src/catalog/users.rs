@@ -46,10 +46,10 @@ use std::collections::BTreeMap;
 use std::sync::Arc;
 
 use super::{integer, now_seconds, text, Catalog, DdlContext, Dictionary, OBJECT_NAME_BYTES_MAX};
+use crate::access::heap::RowId;
 use crate::error::{Error, Result};
 use crate::sql::ast;
 use crate::sql::query::RowSet;
-use crate::storage::heap::RowId;
 use crate::types::{DataType, Value};
 
 /// The administrative user every database has.

@@ -14,12 +14,12 @@
 
 use rust_decimal::Decimal;
 
+use crate::access::segment;
 use crate::buffer::{BufferCache, BufferPool};
 use crate::catalog::statistics::{ColumnStatistics, TableStatistics};
 use crate::catalog::{Dictionary, TableDef, OWNER};
 use crate::error::Result;
 use crate::sql::query::RowSet;
-use crate::storage::segment;
 use crate::types::{DataType, Value};
 
 /// Names of the views this module serves.
@@ -679,7 +679,7 @@ fn segment_row(
     cache: &BufferCache,
     name: &str,
     kind: &str,
-    header: crate::storage::block::BlockId,
+    header: crate::io::block::BlockId,
     buffer_pool: BufferPool,
     block_size: i64,
 ) -> Result<Vec<Value>> {

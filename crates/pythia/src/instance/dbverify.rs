@@ -35,11 +35,11 @@
 use std::path::{Path, PathBuf};
 
 use crate::error::{Error, Result};
+use crate::io::block::{self, BlockId, BlockType};
+use crate::io::datafile::{FileSet, DATAFILES};
+use crate::io::vfs::Vfs;
 use crate::redo::controlfile::ControlFile;
 use crate::redo::log::{LogFileVerification, RedoLog};
-use crate::storage::block::{self, BlockId, BlockType};
-use crate::storage::datafile::{FileSet, DATAFILES};
-use crate::storage::vfs::Vfs;
 
 /// What DBVERIFY found in one datafile: Oracle's `dbv` summary ("Total Pages Examined",
 /// "Processed (Data)", "Processed (Index)", "Empty", "Failing").
@@ -213,7 +213,7 @@ pub fn verify(vfs: &dyn Vfs, dir: &Path) -> Result<Report> {
 mod tests {
     use super::*;
     use crate::instance::{Instance, InstanceConfig};
-    use crate::storage::vfs::SimVfs;
+    use crate::io::vfs::SimVfs;
     use std::sync::Arc;
 
     const DIR: &str = "/db";

@@ -36,6 +36,7 @@ use std::thread::JoinHandle;
 
 use parking_lot::Mutex;
 
+use crate::access::space::SpaceManager;
 use crate::buffer::dbwr::Dbwr;
 use crate::buffer::pools::{parse_pool_size, CacheLayout, LruAlgorithm, WORKING_SET_BUFFERS_MIN};
 use crate::buffer::{
@@ -43,14 +44,13 @@ use crate::buffer::{
 };
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
+use crate::io::datafile::FileSet;
+use crate::io::vfs::Vfs;
 use crate::redo::archive::Archiver;
 use crate::redo::controlfile::{ControlData, ControlFile};
 use crate::redo::log::{now_seconds, AlertLog, RedoLog, StreamPosition};
 use crate::redo::mtr::Mtr;
 use crate::redo::recovery;
-use crate::storage::datafile::FileSet;
-use crate::storage::space::SpaceManager;
-use crate::storage::vfs::Vfs;
 use crate::transaction::undo::{self, UndoLayout};
 use crate::transaction::{TransactionManager, XID_RESERVATION};
 use parameters::{names, Parameters, SetScope};
@@ -276,7 +276,7 @@ impl Instance {
         system_password: Option<&str>,
     ) -> Result<Arc<Instance>> {
         let dir = dir.as_ref();
-        let vfs = crate::storage::vfs::os();
+        let vfs = crate::io::vfs::os();
         let parameters = Instance::read_parameters(vfs.as_ref(), dir, overrides)?;
         let config = InstanceConfig::from_parameters(&parameters);
         let clock = Arc::new(CoarseClock::new());
@@ -292,7 +292,7 @@ impl Instance {
         clock: Arc<dyn AgingClock>,
     ) -> Result<Arc<Instance>> {
         let dir = dir.as_ref();
-        let vfs = crate::storage::vfs::os();
+        let vfs = crate::io::vfs::os();
         let parameters = Instance::read_parameters(vfs.as_ref(), dir, overrides)?;
         let config = InstanceConfig::from_parameters(&parameters);
         Instance::start(vfs, dir, config, parameters, clock, None)
@@ -319,7 +319,7 @@ impl Instance {
 
     /// Opens (creating when needed) the database in `dir` on the real file system.
     pub fn open_directory(dir: &Path, config: InstanceConfig) -> Result<Arc<Instance>> {
-        Instance::open_with(crate::storage::vfs::os(), dir, config)
+        Instance::open_with(crate::io::vfs::os(), dir, config)
     }
 
     /// Opens with the given parameters through `vfs`.
@@ -924,10 +924,10 @@ impl Drop for Instance {
 /// Removes the datafiles, the double-write file and the online logs of an unfinished
 /// creation (the control file stays: the new creation's first write supersedes it).
 fn remove_database_files(vfs: &dyn Vfs, dir: &Path, log_groups: u32) -> Result<()> {
-    let names = crate::storage::datafile::DATAFILES
+    let names = crate::io::datafile::DATAFILES
         .iter()
         .map(|(_, name)| name.to_string())
-        .chain([crate::storage::datafile::DOUBLE_WRITE_FILE.to_string()])
+        .chain([crate::io::datafile::DOUBLE_WRITE_FILE.to_string()])
         .chain(RedoLog::file_names(log_groups));
     for path in names.map(|name| dir.join(name)) {
         if vfs.exists(&path) {

@@ -73,8 +73,8 @@ use parking_lot::{Condvar, Mutex};
 
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, WaitEvent};
+use crate::io::vfs::{Vfs, VfsFile};
 use crate::redo::log::{now_seconds, BlockFault, FileHeader, RedoLog, REDO_BLOCK_BYTES};
-use crate::storage::vfs::{Vfs, VfsFile};
 
 /// ARC0 tries a failed archive again after this long (Oracle's `REOPEN` attribute of a
 /// destination, 300 seconds by default), and at every log switch.
@@ -488,10 +488,10 @@ pub fn read_archive_header(vfs: &dyn Vfs, path: &Path) -> Option<ArchivedLog> {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::block::BlockId;
+    use crate::io::vfs::SimVfs;
     use crate::redo::log::{StreamPosition, LOG_BUFFER_BYTES_MIN};
     use crate::redo::record::{self, RecordBuilder};
-    use crate::storage::block::BlockId;
-    use crate::storage::vfs::SimVfs;
 
     /// A valid redo record of 1000 bytes.
     fn record() -> Vec<u8> {

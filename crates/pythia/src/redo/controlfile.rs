@@ -33,8 +33,8 @@ use std::sync::Arc;
 
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, WaitEvent};
-use crate::storage::block::{read_u32, read_u64, write_u32, write_u64};
-use crate::storage::vfs::{Vfs, VfsFile};
+use crate::io::block::{read_u32, read_u64, write_u32, write_u64};
+use crate::io::vfs::{Vfs, VfsFile};
 
 const SLOT_BYTES: usize = 512;
 const MAGIC: &[u8; 8] = b"PYTHCTL1";
@@ -159,7 +159,7 @@ fn decode(slot: &[u8]) -> Option<ControlData> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::storage::vfs::SimVfs;
+    use crate::io::vfs::SimVfs;
 
     #[test]
     fn newest_valid_slot_wins_and_a_torn_write_leaves_the_previous_version() {

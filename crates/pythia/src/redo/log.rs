@@ -86,10 +86,10 @@ use crate::error::{Error, Result};
 use crate::instrumentation::{
     self, Enqueue, EnqueueGuard, Latch, LatchGuard, LatchName, Statistic, WaitEvent,
 };
+use crate::io::block::{read_u32, read_u64, write_u32, write_u64};
+use crate::io::vfs::{AlignedBuffer, Vfs, VfsFile, Written};
 use crate::redo::adaptive::{AdaptiveSync, SyncMethod};
 use crate::redo::record::RECORD_HEADER_BYTES;
-use crate::storage::block::{read_u32, read_u64, write_u32, write_u64};
-use crate::storage::vfs::{AlignedBuffer, Vfs, VfsFile, Written};
 
 pub const REDO_BLOCK_BYTES: usize = 512;
 pub const REDO_BLOCK_HEADER_BYTES: usize = 16;
@@ -1371,7 +1371,7 @@ impl RedoLog {
     /// Writes and syncs everything buffered, then posts the sessions waiting for it; the
     /// caller holds `writing` (its guard is the argument). A failed write is final: it is
     /// recorded, the waiters are posted to see it, and nothing is written after it (after a
-    /// failed sync nothing is known of what reached the disk; see `storage::vfs`).
+    /// failed sync nothing is known of what reached the disk; see `io::vfs`).
     fn write_buffered(&self, writing: &mut EnqueueGuard<'_, WriteImage>) -> Result<()> {
         self.check_failed()?;
         let result = self.write_and_sync(writing);
@@ -1902,9 +1902,9 @@ impl RedoLog {
 #[cfg(test)]
 mod tests {
     use super::*;
+    use crate::io::block::BlockId;
+    use crate::io::vfs::SimVfs;
     use crate::redo::record::{self, RecordBuilder};
-    use crate::storage::block::BlockId;
-    use crate::storage::vfs::SimVfs;
 
     /// A valid record of exactly `length` bytes (one vector with one changed range).
     fn record_of(length: usize) -> Vec<u8> {

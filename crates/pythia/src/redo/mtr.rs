@@ -27,9 +27,9 @@ use std::sync::Arc;
 use crate::buffer::{BlockAccess, BlockWrite, BufferCache, BufferPool, HolderImage};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
+use crate::io::block::{BlockId, BLOCK_SIZE_MAX};
 use crate::redo::log::RedoLog;
 use crate::redo::record::{RecordBuilder, Window};
-use crate::storage::block::{BlockId, BLOCK_SIZE_MAX};
 
 /// Most blocks one mini-transaction may hold (a B-tree split up the whole tree stays far
 /// below this).

@@ -25,7 +25,7 @@
 //! recovery may apply a record to a block that already holds it; the block's LSN decides.
 
 use crate::error::{Error, Result};
-use crate::storage::block::{self, BlockId};
+use crate::io::block::{self, BlockId};
 
 pub const RECORD_HEADER_BYTES: usize = 20;
 pub const VECTOR_HEADER_BYTES: usize = 12;

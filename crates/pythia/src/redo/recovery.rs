@@ -21,10 +21,10 @@ use std::time::Instant;
 
 use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::Result;
+use crate::io::block;
 use crate::redo::controlfile::ControlData;
 use crate::redo::log::{RedoLog, SequenceEnd, StreamPosition, REDO_PAYLOAD_BYTES};
 use crate::redo::record;
-use crate::storage::block;
 
 /// Why roll forward ended.
 #[derive(Clone, Copy, Debug, PartialEq, Eq, Default)]

@@ -25,12 +25,12 @@
 use std::hash::{Hash, Hasher};
 use std::sync::OnceLock;
 
+use crate::access::heap::RowId;
+use crate::access::scan::FullScan;
+use crate::access::segment;
 use crate::catalog::{IndexDef, Storage, TableDef, OWNER};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
-use crate::storage::heap::RowId;
-use crate::storage::scan::FullScan;
-use crate::storage::segment;
 use crate::transaction::{RowChange, RowOutcome, Transaction, TransactionStatus};
 use crate::types::{
     coerce_to_column, coerce_to_named_column, decode_row, encode_key, encode_row, Value,
@@ -347,7 +347,7 @@ pub fn current_rows(
     while let Some(block) = scan.next_block()? {
         let pieces = {
             let data = storage.cache.read(block, access)?;
-            crate::storage::heap::pieces(&data)?
+            crate::access::heap::pieces(&data)?
         };
         for (slot, piece) in pieces {
             if piece.xid != 0

@@ -26,6 +26,7 @@ use std::cell::RefCell;
 use std::collections::HashMap;
 use std::sync::Arc;
 
+use crate::access::heap::RowId;
 use crate::buffer::BufferPool;
 use crate::catalog::{self, views::dictionary_view, Alteration, Dictionary, SequenceDef, TableDef};
 use crate::error::{Error, Result};
@@ -47,7 +48,6 @@ use crate::sql::optimizer::OptimizerEnvironment;
 use crate::sql::procedures::{self, StatisticsCall};
 use crate::sql::query::{self, BindValues, Reader, RowSet};
 use crate::sql::{describe, dml, parser};
-use crate::storage::heap::RowId;
 use crate::transaction::commit::{CommitDecision, CommitOptions, CommitRequest, CommitSetting};
 use crate::transaction::Transaction;
 use crate::types::{DataType, Value};

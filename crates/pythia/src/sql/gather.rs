@@ -49,13 +49,13 @@ use std::collections::hash_map::{DefaultHasher, Entry};
 use std::collections::{BTreeMap, HashMap};
 use std::hash::Hasher;
 
+use crate::access::heap::{RowId, ROW_HEADER_BYTES};
+use crate::access::segment;
 use crate::buffer::BufferCache;
 use crate::catalog::statistics::{ColumnStatistics, IndexStatistics, TableStatistics};
 use crate::catalog::{IndexDef, TableDef};
 use crate::error::Result;
 use crate::sql::query::{ReadOptions, Reader};
-use crate::storage::heap::{RowId, ROW_HEADER_BYTES};
-use crate::storage::segment;
 use crate::types::{encode_key_column, encode_row, Value};
 
 /// Bytes of a text column's low and high values kept in its statistics: Oracle keeps the
@@ -186,7 +186,7 @@ pub fn table_statistics(
     last_analyzed: i64,
 ) -> Result<TableStatistics> {
     let extents = segment::used_extents(&reader.storage.cache, table.segment, table.buffer_pool)?;
-    let blocks = crate::storage::scan::FullScan::blocks(&extents) as u64;
+    let blocks = crate::access::scan::FullScan::blocks(&extents) as u64;
     let fraction = match sample {
         SampleSize::All => 1.0,
         SampleSize::Percent(percent) => percent / 100.0,

@@ -54,10 +54,14 @@ use std::ops::Bound;
 use std::rc::Rc;
 use std::sync::Arc;
 
+use crate::access::heap::{self, RowId};
+use crate::access::scan::FullScan;
+use crate::access::segment;
 use crate::buffer::{AccessKind, BlockAccess};
 use crate::catalog::{Dictionary, IndexDef, Storage, TableDef};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
+use crate::io::block::BlockId;
 use crate::session::Column;
 use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{
@@ -66,10 +70,6 @@ use crate::sql::eval::{
 use crate::sql::hints::Hints;
 pub use crate::sql::optimizer::Estimate;
 use crate::sql::optimizer::{self, OptimizerEnvironment};
-use crate::storage::block::BlockId;
-use crate::storage::heap::{self, RowId};
-use crate::storage::scan::FullScan;
-use crate::storage::segment;
 use crate::types::{
     decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RunningSum, Value,
 };

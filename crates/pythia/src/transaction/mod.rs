@@ -32,7 +32,7 @@
 //! under the 'enqueue hash chains' latch; a cycle back to itself is ORA-00060 for the
 //! statement that would close it.
 //!
-//! Row migration (the pieces and their bytes: `storage/heap.rs`). An update that makes a row
+//! Row migration (the pieces and their bytes: `access/heap.rs`). An update that makes a row
 //! too long for its block moves the row's data to a migrated piece in another block of the
 //! segment and turns the piece at the ROWID into a forwarding head:
 //!
@@ -87,18 +87,18 @@ use std::time::Duration;
 use parking_lot::{Condvar, Mutex};
 use rustc_hash::FxHashMap;
 
+use crate::access::btree::BTree;
+use crate::access::heap::{self, RowId, RowPiece, ROW_DELETED};
+use crate::access::segment;
+use crate::access::space::SpaceManager;
 use crate::buffer::{AccessKind, BlockAccess, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, striped, Latch, LatchName, Statistic, WaitEvent};
+use crate::io::block::{self, BlockId};
+use crate::io::datafile::SYSTEM_FILE;
 use crate::redo::log::RedoLog;
 use crate::redo::mtr::{Held, Mtr};
 use crate::redo::record::RECORD_COMMIT;
-use crate::storage::block::{self, BlockId};
-use crate::storage::btree::BTree;
-use crate::storage::datafile::SYSTEM_FILE;
-use crate::storage::heap::{self, RowId, RowPiece, ROW_DELETED};
-use crate::storage::segment;
-use crate::storage::space::SpaceManager;
 use commit::CommitOptions;
 use undo::{SlotState, UndoKind, UndoLayout, UndoRecord};
 
@@ -666,7 +666,7 @@ impl TransactionManager {
             .collect();
         self.free_segments(&mut mtr, &freed)?;
         mtr.get(
-            BlockId::new(crate::storage::datafile::UNDO_FILE, address.block),
+            BlockId::new(crate::io::datafile::UNDO_FILE, address.block),
             AccessKind::Lookup,
         )?;
         let (scn, end) = {
@@ -1117,10 +1117,7 @@ impl TransactionManager {
             let candidate = hint.load(Ordering::Acquire) as u32;
             let held = if candidate != 0 && attempt < 2 {
                 let held = mtr.get(
-                    crate::storage::block::BlockId::new(
-                        crate::storage::datafile::SYSTEM_FILE,
-                        candidate,
-                    ),
+                    crate::io::block::BlockId::new(crate::io::datafile::SYSTEM_FILE, candidate),
                     row_access(pool),
                 )?;
                 if !heap::fits(mtr.block_ref(held), data.len(), reserve) {

@@ -53,9 +53,9 @@
 
 use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
+use crate::io::block::{self, BlockId, BlockType};
+use crate::io::datafile::UNDO_FILE;
 use crate::redo::mtr::Mtr;
-use crate::storage::block::{self, BlockId, BlockType};
-use crate::storage::datafile::UNDO_FILE;
 
 pub const TX_TABLE_BLOCKS: u32 = 8;
 pub const UNDO_MAGIC: &[u8; 8] = b"PYTHUNDO";

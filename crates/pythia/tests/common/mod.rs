@@ -7,13 +7,13 @@
 use std::path::{Path, PathBuf};
 use std::sync::Arc;
 
+use pythia::access::heap::{self, RowId};
+use pythia::access::segment::{self, SegmentKind};
 use pythia::buffer::{AccessKind, BufferPool};
 use pythia::instance::{Instance, InstanceConfig};
+use pythia::io::block::BlockId;
+use pythia::io::vfs::{SimVfs, Vfs};
 use pythia::redo::mtr::Mtr;
-use pythia::storage::block::BlockId;
-use pythia::storage::heap::{self, RowId};
-use pythia::storage::segment::{self, SegmentKind};
-use pythia::storage::vfs::{SimVfs, Vfs};
 use pythia::{Session, Value};
 
 /// An empty directory for a test's database, unique to this test process.

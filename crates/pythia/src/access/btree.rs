@@ -146,14 +146,14 @@ use std::fmt;
 use std::ops::Bound;
 use std::sync::Arc;
 
+use crate::access::segment::{self, SegmentKind};
+use crate::access::space::SpaceManager;
 use crate::buffer::{AccessKind, BlockAccess, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
+use crate::io::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};
 use crate::redo::log::RedoLog;
 use crate::redo::mtr::{Held, Mtr};
-use crate::storage::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};
-use crate::storage::segment::{self, SegmentKind};
-use crate::storage::space::SpaceManager;
 
 // ---------------------------------------------------------------------------------------
 // Block layout.
@@ -1802,9 +1802,9 @@ mod tests {
 
     use super::*;
     use crate::buffer::{CacheLayout, LruAlgorithm, RedoFlusher, VirtualClock};
+    use crate::io::datafile::FileSet;
+    use crate::io::vfs::{SimVfs, Vfs};
     use crate::redo::log::StreamPosition;
-    use crate::storage::datafile::FileSet;
-    use crate::storage::vfs::{SimVfs, Vfs};
 
     /// The write-ahead rule in tests: a block is written only after its redo.
     struct LogFlusher(Arc<RedoLog>);

@@ -16,12 +16,12 @@
 //! Oracle's AUTOALLOCATE: 16 extents of 8 blocks, then 63 of 128, then 1024-block extents.
 //! A segment holds at most as many extents as fit in its header (ORA-01631 beyond).
 
+use crate::access::space::SpaceManager;
 use crate::buffer::{AccessKind, BufferCache, BufferPool};
 use crate::error::{Error, Result};
+use crate::io::block::{self, BlockId, BlockType};
+use crate::io::datafile::SYSTEM_FILE;
 use crate::redo::mtr::Mtr;
-use crate::storage::block::{self, BlockId, BlockType};
-use crate::storage::datafile::SYSTEM_FILE;
-use crate::storage::space::SpaceManager;
 
 const OFFSET_EXTENT_COUNT: usize = 32;
 const OFFSET_HIGH_WATER_MARK: usize = 36;

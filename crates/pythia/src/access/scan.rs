@@ -29,7 +29,7 @@
 use crate::buffer::{BlockAccess, BufferCache};
 use crate::error::Result;
 use crate::instrumentation::{self, Statistic};
-use crate::storage::block::BlockId;
+use crate::io::block::BlockId;
 
 /// A full scan's walk through a segment's used blocks (`segment::used_extents`), reading
 /// ahead `db_file_multiblock_read_count` blocks at a time.

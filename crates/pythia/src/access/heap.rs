@@ -58,8 +58,8 @@
 //!    blocks. So the target needs no check against the segment's high water mark.
 
 use crate::error::{Error, Result};
-use crate::storage::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};
-use crate::storage::datafile::SYSTEM_FILE;
+use crate::io::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};
+use crate::io::datafile::SYSTEM_FILE;
 
 const OFFSET_SLOT_COUNT: usize = 32;
 const OFFSET_DATA_START: usize = 34;

@@ -1300,7 +1300,7 @@ mod tests {
         let status = std::process::Command::new(std::env::current_exe().unwrap())
             .args([
                 "--exact",
-                "storage::vfs::tests::os_lock_directory_child_process_helper",
+                "io::vfs::tests::os_lock_directory_child_process_helper",
             ])
             .args(["--test-threads", "1"])
             .env(CHILD_LOCK_DIRECTORY_VARIABLE, &directory.path)

@@ -27,9 +27,9 @@
 use crate::buffer::{AccessKind, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
+use crate::io::block::{self, BlockId, BlockType};
+use crate::io::datafile::SYSTEM_FILE;
 use crate::redo::mtr::Mtr;
-use crate::storage::block::{self, BlockId, BlockType};
-use crate::storage::datafile::SYSTEM_FILE;
 
 /// Blocks per allocation unit (one bit of the bitmap).
 pub const UNIT_BLOCKS: u32 = 8;

@@ -29,8 +29,8 @@ use parking_lot::Mutex;
 
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic, WaitEvent};
-use crate::storage::block::{self, BlockId};
-use crate::storage::vfs::{Vfs, VfsFile};
+use crate::io::block::{self, BlockId};
+use crate::io::vfs::{Vfs, VfsFile};
 
 pub const SYSTEM_FILE: u32 = 1;
 pub const UNDO_FILE: u32 = 2;
