@@ -1182,7 +1182,7 @@ async fn accept_loop(listener: tokio::net::TcpListener, shared: Arc<Shared>) {
     let processes = shared
         .instance
         .parameters()
-        .get_integer(pythia::instance::parameters::names::PROCESSES)
+        .get_integer(pythia::parameters::names::PROCESSES)
         .max(1) as usize;
     let threads = Arc::new(tokio::sync::Semaphore::new(processes + LOGON_THREADS_SPARE));
     loop {

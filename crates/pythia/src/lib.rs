@@ -7,6 +7,7 @@ pub mod instance;
 pub mod instrumentation;
 pub mod io;
 pub mod library_cache;
+pub mod parameters;
 pub mod redo;
 pub mod scram;
 pub mod session;

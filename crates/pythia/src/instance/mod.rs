@@ -25,7 +25,6 @@
 
 pub mod dbverify;
 pub mod logon;
-pub mod parameters;
 
 use std::io::Write;
 use std::panic::AssertUnwindSafe;
@@ -46,6 +45,7 @@ use crate::error::{Error, Result};
 use crate::instrumentation::{self, Enqueue, LatchName, RwLatch, WaitEvent};
 use crate::io::datafile::FileSet;
 use crate::io::vfs::Vfs;
+use crate::parameters::{self, names, Parameters, SetScope};
 use crate::redo::archive::Archiver;
 use crate::redo::controlfile::{ControlData, ControlFile};
 use crate::redo::log::{now_seconds, AlertLog, RedoLog, StreamPosition};
@@ -53,7 +53,6 @@ use crate::redo::mtr::Mtr;
 use crate::redo::recovery;
 use crate::transaction::undo::{self, UndoLayout};
 use crate::transaction::{TransactionManager, XID_RESERVATION};
-use parameters::{names, Parameters, SetScope};
 
 /// The sizes an instance is started with (from the parameters).
 #[derive(Clone, Debug)]

@@ -30,7 +30,6 @@ use crate::access::heap::RowId;
 use crate::buffer::BufferPool;
 use crate::catalog::{self, views::dictionary_view, Alteration, Dictionary, SequenceDef, TableDef};
 use crate::error::{Error, Result};
-use crate::instance::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::instance::Instance;
 use crate::instrumentation::{
     self, interrupt, SessionInstrumentation, SessionType, Statistic, TimeModelStatistic, WaitEvent,
@@ -39,6 +38,7 @@ use crate::library_cache::session_cache::SessionCursorCache;
 use crate::library_cache::{
     cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, KeptPlan, PlanSummary,
 };
+use crate::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::session::{Column, DescribeColumn, Description, StatementResult};
 use crate::sql::ast::{self, Statement};
 use crate::sql::client_settings::{self, ClientSettings};
@@ -216,7 +216,7 @@ struct StatementSettings {
 
 impl StatementSettings {
     fn of(parameters: &Parameters, instance: &Instance) -> StatementSettings {
-        use crate::instance::parameters::names;
+        use crate::parameters::names;
         let optimizer = OptimizerEnvironment::from_parameters(
             parameters,
             instance.catalog().storage().cache.block_size(),
@@ -599,7 +599,7 @@ impl Session {
     /// SESSION; `statement_timeout` also in PostgreSQL's units, `'5s'`), else one of
     /// PostgreSQL's client settings, kept for SHOW (`sql::client_settings`).
     fn set_setting(&mut self, name: &str, value: &ast::ParameterValue) -> Result<StatementResult> {
-        use crate::instance::parameters::{definition, names};
+        use crate::parameters::{definition, names};
         let name = name.to_lowercase();
         let text = parameter_text(value);
         if definition(&name).is_none() && ClientSettings::takes(&name) {
@@ -625,7 +625,7 @@ impl Session {
     /// parameter's value as v$parameter shows it, or a client setting's); `SHOW ALL`: every
     /// one, as rows of (name, setting). An unknown name is ALTER SESSION's error for it.
     fn show_setting(&self, name: &str) -> Result<StatementResult> {
-        use crate::instance::parameters::{definition, unknown_parameter, DEFINITIONS};
+        use crate::parameters::{definition, unknown_parameter, DEFINITIONS};
         let name = name.to_lowercase();
         let parameter = |name: &str| {
             self.parameters
@@ -1009,7 +1009,7 @@ impl Session {
         if let Some(statement_line) = lines.first_mut() {
             statement_line.optimizer = Some(
                 self.parameters
-                    .get_string(crate::instance::parameters::names::OPTIMIZER_MODE),
+                    .get_string(crate::parameters::names::OPTIMIZER_MODE),
             );
         }
         let plan_id = self.next_plan_id;

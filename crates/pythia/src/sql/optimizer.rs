@@ -11,7 +11,7 @@
 
 use crate::catalog::statistics::IndexStatistics;
 use crate::catalog::{IndexDef, TableDef};
-use crate::instance::parameters::{names, Parameters};
+use crate::parameters::{names, Parameters};
 use crate::sql::ast::{BinaryOperator, UnaryOperator};
 use crate::sql::eval::Expr;
 use crate::types::Value;

@@ -798,8 +798,8 @@ pub(super) fn sample_library_cache() -> Arc<LibraryCache> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instance::parameters::Parameters;
     use crate::library_cache::{ChildKey, PlanSummary};
+    use crate::parameters::Parameters;
     use crate::sql::parser;
     use crate::views::{fixed_table, FixedTable};
 

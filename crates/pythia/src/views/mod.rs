@@ -81,8 +81,8 @@ mod table;
 use std::sync::Arc;
 
 use crate::buffer::BufferCache;
-use crate::instance::parameters::ParameterRow;
 use crate::library_cache::LibraryCache;
+use crate::parameters::ParameterRow;
 use crate::redo::archive::Archiver;
 use crate::redo::log::RedoLog;
 use crate::types::{DataType, Value};

@@ -79,8 +79,8 @@ fn fixed_type(name: &str) -> &'static str {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instance::parameters::Parameters;
     use crate::instrumentation::{self, SessionInstrumentation, SessionType, WaitEvent};
+    use crate::parameters::Parameters;
     use crate::types::DataType;
     use std::collections::HashSet;
 

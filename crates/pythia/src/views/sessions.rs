@@ -126,8 +126,8 @@ fn parameter_rows(context: &ViewContext) -> Vec<Vec<Value>> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::instance::parameters::{Parameters, SetScope};
     use crate::instrumentation::{enter, wait, SessionInstrumentation, SessionType, WaitEvent};
+    use crate::parameters::{Parameters, SetScope};
     use crate::views::{fixed_table, FixedTable};
     use std::time::SystemTime;
 
