@@ -34,7 +34,7 @@ use pgwire::api::{ClientInfo, PgWireConnectionState, Type};
 use pgwire::error::{PgWireError, PgWireResult};
 use pgwire::messages::copy::{CopyData, CopyDone, CopyFail, CopyInResponse, CopyOutResponse};
 use pgwire::messages::PgWireBackendMessage;
-use pythia::sql::lexer::{tokenize, Token, TokenKind};
+use pythia::syntax::lexer::{tokenize, Token, TokenKind};
 use pythia::{Prepared, Value};
 
 use crate::wire::{decode, wire_type};
@@ -109,7 +109,7 @@ fn malformed(what: &str) -> pythia::Error {
 
 /// The COPY statement `sql` is, None if it is not one.
 pub(crate) fn parse(sql: &str) -> Option<pythia::Result<CopyStatement>> {
-    if pythia::sql::lexer::begins_with_none_of(sql, &["COPY"]) {
+    if pythia::syntax::lexer::begins_with_none_of(sql, &["COPY"]) {
         return None;
     }
     let tokens = tokenize(sql).ok()?;

@@ -57,7 +57,7 @@ use pgwire::messages::simplequery::Query;
 use pgwire::messages::{PgWireBackendMessage, PgWireFrontendMessage};
 use pythia::instrumentation::interrupt::Interrupter;
 use pythia::instrumentation::{Latch, LatchName, WaitGuard};
-use pythia::sql::lexer::tokenize;
+use pythia::syntax::lexer::tokenize;
 use pythia::{Instance, Session, StatementResult, Value};
 
 mod auth;
@@ -289,7 +289,7 @@ enum Control {
 const CONTROL_WORDS: [&str; 6] = ["BEGIN", "START", "END", "ABORT", "ROLLBACK", "COMMIT"];
 
 fn control(sql: &str) -> Control {
-    if pythia::sql::lexer::begins_with_none_of(sql, &CONTROL_WORDS) {
+    if pythia::syntax::lexer::begins_with_none_of(sql, &CONTROL_WORDS) {
         return Control::Statement;
     }
     let Ok(tokens) = tokenize(sql) else {

@@ -1,7 +1,7 @@
 //! The statements of a simple query: the protocol sends `a; b; c` in one message, and a
 //! session runs one statement a call.
 
-use pythia::sql::lexer::{begins_with_none_of, tokenize, Token, TokenKind};
+use pythia::syntax::lexer::{begins_with_none_of, tokenize, Token, TokenKind};
 
 /// The statements of `text`, each without its `;`, with the byte offset it starts at, in
 /// order; empty ones are left out. The engine's lexer finds the semicolons, so quotes,
@@ -125,7 +125,7 @@ mod tests {
             "commit",
         ] {
             let fast = one_plain_statement(text).expect(text);
-            let tokens = pythia::sql::lexer::tokenize(text).unwrap();
+            let tokens = pythia::syntax::lexer::tokenize(text).unwrap();
             let (first, last) = (
                 &tokens[0],
                 tokens

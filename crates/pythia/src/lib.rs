@@ -12,6 +12,7 @@ pub mod redo;
 pub mod scram;
 pub mod session;
 pub mod sql;
+pub mod syntax;
 pub mod transaction;
 pub mod types;
 pub mod views;

@@ -109,7 +109,7 @@ use crate::io::block::BlockId;
 use crate::io::datafile::SYSTEM_FILE;
 use crate::redo::log::RedoLog;
 use crate::redo::mtr::Mtr;
-use crate::sql::ast;
+use crate::syntax::ast;
 use crate::transaction::{InsertPoints, RowChange, TransactionManager};
 use crate::types::{decode_row, encode_row, DataType, Value};
 
@@ -1885,7 +1885,7 @@ pub fn definition_from_ddl(ddl: &str) -> Result<Definition> {
         columns,
         constraints,
         ..
-    } = crate::sql::parser::parse(ddl)?
+    } = crate::syntax::parser::parse(ddl)?
     else {
         return Err(Error::internal(
             "dictionary row: table text is not CREATE TABLE",
@@ -1932,7 +1932,7 @@ fn written_primary_key(ddl: &str) -> Option<Vec<String>> {
         columns,
         constraints,
         ..
-    }) = crate::sql::parser::parse(ddl)
+    }) = crate::syntax::parser::parse(ddl)
     else {
         return None;
     };
@@ -1951,7 +1951,7 @@ fn written_primary_key(ddl: &str) -> Option<Vec<String>> {
 /// NULL, ..., CONSTRAINT "C" CHECK (...))`. Keys are not in it (their INDEX rows hold
 /// them). [`definition_from_ddl`] reads it back to the same definition.
 pub fn table_ddl(name: &str, definition: &Definition) -> Result<String> {
-    use crate::sql::print;
+    use crate::syntax::print;
     let list = |names: &[String]| {
         names
             .iter()
@@ -2090,7 +2090,7 @@ fn sequence_from_row(rowid: RowId, values: &[Value]) -> Result<SequenceDef> {
 /// A VIEW row of DICT$: kind, object id, name, (no segment), the CREATE VIEW text, created.
 fn view_from_row(rowid: RowId, values: &[Value]) -> Result<ViewDef> {
     let ddl = text(values, 4)?;
-    let statement = crate::sql::parser::parse(&ddl)
+    let statement = crate::syntax::parser::parse(&ddl)
         .map_err(|error| Error::internal(format!("stored view text does not parse: {error}")))?;
     let ast::Statement::CreateView {
         name,

@@ -52,8 +52,8 @@
 use rust_decimal::Decimal;
 
 use crate::catalog::{Dictionary, TableDef};
-use crate::sql::ast::ReferentialAction;
 use crate::sql::query::RowSet;
+use crate::syntax::ast::ReferentialAction;
 use crate::types::{DataType, Value};
 
 /// The views this module serves (upper case, as the dictionary's view names are looked up).
@@ -462,11 +462,11 @@ fn constraints(dictionary: &Dictionary) -> Vec<Constraint> {
             });
         }
         for check in &table.checks {
-            let condition = crate::sql::print::expression(&check.condition)
+            let condition = crate::syntax::print::expression(&check.condition)
                 .unwrap_or_else(|error| error.to_string());
             let mut columns = Vec::new();
             check.condition.walk_within_query(&mut |expr| {
-                if let crate::sql::ast::Expr::Column { name, .. } = expr {
+                if let crate::syntax::ast::Expr::Column { name, .. } = expr {
                     let number = attnum(table, name);
                     if number > 0 && !columns.contains(&number) {
                         columns.push(number);
@@ -843,7 +843,7 @@ pub fn pg_catalog_view(name: &str, dictionary: &Dictionary) -> Option<RowSet> {
                         .enumerate()
                         .filter_map(move |(position, column)| {
                             let default = column.default.as_ref()?;
-                            let text = crate::sql::print::expression(default).ok()?;
+                            let text = crate::syntax::print::expression(default).ok()?;
                             Some(vec![
                                 number(default_oid(table, &column.name)),
                                 number(table.object_id as i64),

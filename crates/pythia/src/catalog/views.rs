@@ -186,7 +186,7 @@ fn constraints(dictionary: &Dictionary) -> Result<RowSet> {
             rows.push(row(
                 &check.name,
                 "C",
-                Value::text(crate::sql::print::expression(&check.condition)?),
+                Value::text(crate::syntax::print::expression(&check.condition)?),
                 Value::Null,
                 Value::Null,
                 Value::Null,
@@ -211,8 +211,8 @@ fn constraints(dictionary: &Dictionary) -> Result<RowSet> {
                 parent_key.map_or(Value::Null, Value::text),
                 Value::text(match key.on_delete {
                     None => "NO ACTION",
-                    Some(crate::sql::ast::ReferentialAction::Cascade) => "CASCADE",
-                    Some(crate::sql::ast::ReferentialAction::SetNull) => "SET NULL",
+                    Some(crate::syntax::ast::ReferentialAction::Cascade) => "CASCADE",
+                    Some(crate::syntax::ast::ReferentialAction::SetNull) => "SET NULL",
                 }),
                 Value::Null,
             ));

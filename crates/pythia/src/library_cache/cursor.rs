@@ -24,8 +24,8 @@ use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::instrumentation::{KglMutex, MutexType};
-use crate::sql::ast::Statement;
 use crate::sql::query::{QueryPlan, TablePlan, ValuesPlan};
+use crate::syntax::ast::Statement;
 use crate::types::Value;
 
 use super::sql_id::SqlId;

@@ -29,7 +29,7 @@
 //! A minus sign before a number stays an operator: `x = -1` becomes `x = -:"SYS_B_0"`.
 
 use crate::error::Result;
-use crate::sql::lexer::{tokenize, tokenize_spans, TokenKind};
+use crate::syntax::lexer::{tokenize, tokenize_spans, TokenKind};
 use crate::types::Value;
 use rust_decimal::Decimal;
 
@@ -365,7 +365,7 @@ fn word_end(bytes: &[u8], start: usize) -> Fused<usize> {
     // A non-ASCII byte after the word (where the lexer's name goes on) is Unusual when
     // read next.
     let length = end - start;
-    if length > crate::sql::lexer::IDENTIFIER_BYTES_MAX
+    if length > crate::syntax::lexer::IDENTIFIER_BYTES_MAX
         || (bytes.get(end) == Some(&b'\'')
             && length <= 2
             && matches!(bytes[start], b'n' | b'N' | b'q' | b'Q'))
@@ -429,7 +429,7 @@ fn quoted_name_end(bytes: &[u8], start: usize) -> Fused<usize> {
     if bytes.get(close) != Some(&b'"')
         || bytes.get(close + 1) == Some(&b'"')
         || length == 0
-        || length > crate::sql::lexer::IDENTIFIER_BYTES_MAX
+        || length > crate::syntax::lexer::IDENTIFIER_BYTES_MAX
     {
         return Err(Unusual);
     }
@@ -1009,7 +1009,7 @@ mod tests {
                         .position(|&b| !WORD_BYTES[b as usize])
                         .unwrap_or(bytes.len() - index - 1);
                     let word = &bytes[start..index];
-                    if word.len() > crate::sql::lexer::IDENTIFIER_BYTES_MAX
+                    if word.len() > crate::syntax::lexer::IDENTIFIER_BYTES_MAX
                         || bytes.get(index).is_some_and(|b| !b.is_ascii())
                         || (bytes.get(index) == Some(&b'\'')
                             && word.len() <= 2
@@ -1033,7 +1033,7 @@ mod tests {
                     if bytes.get(index) != Some(&b'"')
                         || bytes.get(index + 1) == Some(&b'"')
                         || length == 0
-                        || length > crate::sql::lexer::IDENTIFIER_BYTES_MAX
+                        || length > crate::syntax::lexer::IDENTIFIER_BYTES_MAX
                     {
                         return None;
                     }
@@ -1546,7 +1546,7 @@ mod tests {
             "DELETE FROM t WHERE a IN (SELECT 1 FROM dual WHERE ROWNUM < 4)",
         ] {
             let forced = force_literals(sql).unwrap();
-            crate::sql::parser::parse(&forced.text)
+            crate::syntax::parser::parse(&forced.text)
                 .unwrap_or_else(|error| panic!("{}: {error}", forced.text));
         }
     }

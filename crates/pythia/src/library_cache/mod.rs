@@ -48,8 +48,8 @@ use md5::{Digest, Md5};
 use crate::error::{Error, Result};
 use crate::instrumentation::striped::StripedCounter;
 use crate::instrumentation::{KglMutex, Latch, LatchName, MutexType, RwLatch};
-use crate::sql::ast::{self, Statement};
-use crate::sql::lexer::{tokenize, TokenKind};
+use crate::syntax::ast::{self, Statement};
+use crate::syntax::lexer::{tokenize, TokenKind};
 
 use cursor::{location, ChildStatistics};
 pub use cursor::{

@@ -51,7 +51,7 @@ use crate::instrumentation::{Latch, LatchName};
 
 use super::cursor::{ChildCursor, Handle};
 use crate::instrumentation::LatchGuard;
-use crate::sql::ast::Statement;
+use crate::syntax::ast::Statement;
 
 /// What an allocation holds (v$sgastat names).
 #[derive(Clone, Copy, Debug, PartialEq, Eq)]

@@ -14,7 +14,7 @@ use std::sync::Arc;
 
 use super::cursor::Handle;
 use super::OpenCursor;
-use crate::sql::ast::Statement;
+use crate::syntax::ast::Statement;
 
 /// Parse calls of a text before the session caches its cursor.
 pub const PARSES_BEFORE_CACHING: u32 = 3;

@@ -27,11 +27,11 @@
 use std::sync::Arc;
 
 use crate::catalog::{data_type_from_ast, Dictionary, TableDef};
-use crate::sql::ast::{
+use crate::sql::query::BindValues;
+use crate::syntax::ast::{
     BinaryOperator, Expr, InsertSource, Literal, Node, QuantifiedOperand, SelectItem, SetExpr,
     Statement, TableReference, UnaryOperator,
 };
-use crate::sql::query::BindValues;
 use crate::types::DataType;
 
 /// The type of each bind position of `statement` (one entry per position, None where the
@@ -165,7 +165,7 @@ impl Inference {
         });
     }
 
-    fn row_limits(&mut self, query: &crate::sql::ast::Query) {
+    fn row_limits(&mut self, query: &crate::syntax::ast::Query) {
         for limit in query.offset.iter().chain(&query.fetch_first) {
             self.give(limit, Some(NUMBER));
         }

@@ -425,7 +425,7 @@ pub fn compile_checks(
     if table.checks.is_empty() {
         return Ok(Vec::new());
     }
-    let conditions: Vec<&crate::sql::ast::Expr> =
+    let conditions: Vec<&crate::syntax::ast::Expr> =
         table.checks.iter().map(|check| &check.condition).collect();
     let mut binds = crate::sql::query::BindValues::default();
     let plan = crate::sql::query::plan_table_statement(
@@ -640,7 +640,7 @@ pub fn on_parent_change(
                 continue;
             }
             match (after, key.on_delete) {
-                (None, Some(crate::sql::ast::ReferentialAction::Cascade)) => {
+                (None, Some(crate::syntax::ast::ReferentialAction::Cascade)) => {
                     for (rowid, row) in found {
                         if delete_row(storage, transaction, &child, rowid, &mut |_| Ok(true))? {
                             on_parent_change(
@@ -655,7 +655,7 @@ pub fn on_parent_change(
                         }
                     }
                 }
-                (None, Some(crate::sql::ast::ReferentialAction::SetNull)) => {
+                (None, Some(crate::syntax::ast::ReferentialAction::SetNull)) => {
                     for (rowid, _) in found {
                         update_row(storage, transaction, &child, rowid, &mut |current| {
                             let mut row = current.to_vec();

@@ -40,14 +40,15 @@ use crate::library_cache::{
 };
 use crate::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::session::{Column, DescribeColumn, Description, StatementResult};
-use crate::sql::ast::{self, Statement};
 use crate::sql::client_settings::{self, ClientSettings};
 use crate::sql::eval::SequenceAccess;
 use crate::sql::gather::{self, SampleSize};
 use crate::sql::optimizer::OptimizerEnvironment;
 use crate::sql::procedures::{self, StatisticsCall};
 use crate::sql::query::{self, BindValues, Reader, RowSet};
-use crate::sql::{describe, dml, parser};
+use crate::sql::{describe, dml};
+use crate::syntax::ast::{self, Statement};
+use crate::syntax::parser;
 use crate::transaction::commit::{CommitDecision, CommitOptions, CommitRequest, CommitSetting};
 use crate::transaction::Transaction;
 use crate::types::{DataType, Value};
@@ -3188,7 +3189,7 @@ fn check_conditions(
     checks: &[catalog::CheckConstraint],
 ) -> Result<()> {
     for check in checks {
-        crate::sql::print::expression(&check.condition)?;
+        crate::syntax::print::expression(&check.condition)?;
         // A condition must give the same answer for a row at any time (Oracle).
         let mut volatile = None;
         ast::Node::Expr(&check.condition).walk(&mut |node| {

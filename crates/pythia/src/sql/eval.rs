@@ -24,8 +24,8 @@ use rustc_hash::FxHashSet;
 
 use crate::catalog::SequenceDef;
 use crate::error::{Error, Result};
-use crate::sql::ast::{BinaryOperator, UnaryOperator};
 use crate::sql::postgresql::{self, CatalogFunction};
+use crate::syntax::ast::{BinaryOperator, UnaryOperator};
 use crate::types::{date_format, datetime, number_format, DataType, Family, GroupKey, Value};
 
 #[derive(Clone, Debug)]
@@ -227,7 +227,7 @@ impl Function {
             "REGEXP_LIKE" => (F::RegexpLike, 2, 3),
             "ARRAY_TO_STRING" => (F::ArrayToString, 2, 3),
             "ARRAY_UPPER" => (F::ArrayUpper, 2, 2),
-            crate::sql::parser::ARRAY_ELEMENT => (F::ArrayElement, 2, 2),
+            crate::syntax::parser::ARRAY_ELEMENT => (F::ArrayElement, 2, 2),
             _ => match CatalogFunction::resolve(name) {
                 Some((function, min, max)) => (F::Catalog(function), min, max),
                 None => return Err(Error::new(904, format!("\"{name}\": invalid identifier"))),

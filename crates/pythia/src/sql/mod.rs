@@ -1,5 +1,4 @@
 //! The SQL layer: lexer -> parser -> planner -> executor.
-pub mod ast;
 pub(crate) mod client_settings;
 pub(crate) mod describe;
 pub mod dml;
@@ -7,11 +6,8 @@ pub mod engine;
 pub mod eval;
 pub mod gather;
 pub mod hints;
-pub mod lexer;
 pub mod optimizer;
-pub mod parser;
 pub mod postgresql;
-pub mod print;
 pub mod procedures;
 pub mod query;
 pub mod shared_pool_procedures;

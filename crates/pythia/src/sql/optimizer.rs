@@ -12,8 +12,8 @@
 use crate::catalog::statistics::IndexStatistics;
 use crate::catalog::{IndexDef, TableDef};
 use crate::parameters::{names, Parameters};
-use crate::sql::ast::{BinaryOperator, UnaryOperator};
 use crate::sql::eval::Expr;
+use crate::syntax::ast::{BinaryOperator, UnaryOperator};
 use crate::types::Value;
 
 /// Sources of one FROM list whose join order is searched exhaustively (over subsets, as

@@ -22,8 +22,8 @@
 
 use crate::catalog::OWNER;
 use crate::error::{Error, Result};
-use crate::sql::ast;
 use crate::sql::gather::SampleSize;
+use crate::syntax::ast;
 use crate::types::Value;
 
 /// One procedure: its name and its parameters in declared order, the first `required` of

@@ -63,13 +63,13 @@ use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::io::block::BlockId;
 use crate::session::Column;
-use crate::sql::ast::{self, BinaryOperator};
 use crate::sql::eval::{
     self, Context, Expr, Function, SequenceAccess, Subquery, SubqueryKind, SubqueryRunner,
 };
 use crate::sql::hints::Hints;
 pub use crate::sql::optimizer::Estimate;
 use crate::sql::optimizer::{self, OptimizerEnvironment};
+use crate::syntax::ast::{self, BinaryOperator};
 use crate::types::{
     decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RunningSum, Value,
 };

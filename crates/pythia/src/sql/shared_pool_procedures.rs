@@ -356,7 +356,7 @@ pub fn run(
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sql::parser;
+    use crate::syntax::parser;
 
     fn call(
         name: &str,

@@ -782,7 +782,7 @@ pub(super) fn sample_library_cache() -> Arc<LibraryCache> {
         )
         .unwrap();
     let parsed = library_cache
-        .get(hot, 1, || Ok((crate::sql::parser::parse(hot)?, 100)))
+        .get(hot, 1, || Ok((crate::syntax::parser::parse(hot)?, 100)))
         .unwrap();
     library_cache.set_open_cursors(
         1,
@@ -800,7 +800,7 @@ mod tests {
     use super::*;
     use crate::library_cache::{ChildKey, PlanSummary};
     use crate::parameters::Parameters;
-    use crate::sql::parser;
+    use crate::syntax::parser;
     use crate::views::{fixed_table, FixedTable};
 
     fn context(library_cache: &Arc<LibraryCache>) -> ViewContext {

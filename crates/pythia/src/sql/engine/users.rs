@@ -20,8 +20,8 @@ use crate::catalog::users::SYSTEM_USER;
 use crate::error::{Error, Result};
 use crate::instance::logon::verifier_text;
 use crate::session::StatementResult;
-use crate::sql::ast::{Node, ObjectName, Password, Statement, TableReference};
-use crate::sql::lexer::{begins_with_none_of, tokenize, TokenKind};
+use crate::syntax::ast::{Node, ObjectName, Password, Statement, TableReference};
+use crate::syntax::lexer::{begins_with_none_of, tokenize, TokenKind};
 use crate::types::Value;
 
 /// What a written password is replaced by in the text the library cache keeps.

@@ -12,7 +12,7 @@
 //!                   └──────────── Expr::{ScalarSubquery, Exists, InSubquery, ...}
 //! ```
 //!
-//! Invariants of every tree made by [`crate::sql::parser::parse`]:
+//! Invariants of every tree made by [`crate::syntax::parser::parse`]:
 //!
 //! 1. Names are normalized: unquoted identifiers are uppercased, quoted identifiers are kept
 //!    exactly as written (without the quotes). Qualified names of functions and procedures
@@ -21,7 +21,7 @@
 //!    `''` already unescaped. Nothing here converts a value; the planner does.
 //! 3. Bind variables are numbered by occurrence: the n-th bind in the text has `position`
 //!    n - 1, and [`Statement::bind_count`] is the number of binds.
-//! 4. The tree is at most [`crate::sql::parser::NODE_HEIGHT_MAX`] [`Node`]s high, so code that
+//! 4. The tree is at most [`crate::syntax::parser::NODE_HEIGHT_MAX`] [`Node`]s high, so code that
 //!    walks it recursively (including the derived `Drop`, `Clone` and `PartialEq`) needs a
 //!    bounded stack. Long AND/OR chains are built as balanced trees for that reason: the
 //!    operands of `a OR b OR c OR d` read left to right in the tree, but it is

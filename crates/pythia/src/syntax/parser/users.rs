@@ -20,8 +20,8 @@
 
 use super::{Parser, Syntax};
 use crate::error::{Error, Result};
-use crate::sql::ast::{Password, Privileges, Statement};
-use crate::sql::lexer::TokenKind;
+use crate::syntax::ast::{Password, Privileges, Statement};
+use crate::syntax::lexer::TokenKind;
 
 /// The table privileges GRANT and REVOKE take; ALL is these four.
 pub const TABLE_PRIVILEGES: [&str; 4] = ["SELECT", "INSERT", "UPDATE", "DELETE"];
@@ -246,8 +246,8 @@ impl Parser<'_> {
 
 #[cfg(test)]
 mod tests {
-    use crate::sql::ast::{ObjectName, Password, Privileges, Statement};
-    use crate::sql::parser::parse;
+    use crate::syntax::ast::{ObjectName, Password, Privileges, Statement};
+    use crate::syntax::parser::parse;
 
     #[test]
     fn user_statements_parse_as_oracle_writes_them() {

@@ -1,6 +1,6 @@
 //! The parser: statement text to a [`Statement`].
 //!
-//! [`parse`] tokenizes the text ([`crate::sql::lexer`]) and reads one statement by recursive
+//! [`parse`] tokenizes the text ([`crate::syntax::lexer`]) and reads one statement by recursive
 //! descent; [`parse_many`] reads statements separated by `;` (the PostgreSQL simple query
 //! protocol). Expressions are read by precedence climbing, from loosest to tightest:
 //!
@@ -36,8 +36,8 @@
 //! (ORA-00900 for PL/SQL) rather than with a misleading syntax error.
 
 use crate::error::{Error, Result};
-use crate::sql::ast::*;
-use crate::sql::lexer::{is_reserved_word, tokenize, Token, TokenKind};
+use crate::syntax::ast::*;
+use crate::syntax::lexer::{is_reserved_word, tokenize, Token, TokenKind};
 
 mod users;
 pub use users::TABLE_PRIVILEGES;

@@ -9,7 +9,7 @@
 //! marks are ORA-02251 / ORA-02436-style errors, as in Oracle, which refuses them there.
 
 use crate::error::{Error, Result};
-use crate::sql::ast::{BinaryOperator, DataType, Expr, Literal, UnaryOperator};
+use crate::syntax::ast::{BinaryOperator, DataType, Expr, Literal, UnaryOperator};
 use crate::types;
 
 /// `"NAME"`, with `"` doubled (the lexer does not allow it in names, so this is defensive).
@@ -252,7 +252,7 @@ fn write_expression(expr: &Expr, out: &mut String) -> Result<()> {
             star,
         } => {
             out.push_str(name);
-            let niladic = crate::sql::parser::NILADIC_FUNCTIONS.contains(&name.as_str());
+            let niladic = crate::syntax::parser::NILADIC_FUNCTIONS.contains(&name.as_str());
             if args.is_empty() && !star && niladic {
                 return Ok(());
             }
@@ -285,8 +285,8 @@ fn write_expression(expr: &Expr, out: &mut String) -> Result<()> {
 #[cfg(test)]
 mod tests {
     use super::*;
-    use crate::sql::ast::{SelectItem, SetExpr, Statement};
-    use crate::sql::parser::parse;
+    use crate::syntax::ast::{SelectItem, SetExpr, Statement};
+    use crate::syntax::parser::parse;
 
     fn expression_of(sql: &str) -> Expr {
         let Statement::Select(query) = parse(&format!("SELECT {sql} FROM dual")).unwrap() else {
