@@ -20,11 +20,11 @@
 //! 3. `HandleState::pins` counts the [`CursorPin`]s on the handle's children: a handle with
 //!    pins is never aged out.
 
+use std::any::Any;
 use std::sync::atomic::{AtomicBool, AtomicU64, Ordering};
 use std::sync::{Arc, OnceLock};
 
 use crate::instrumentation::{KglMutex, MutexType};
-use crate::sql::query::{QueryPlan, TablePlan, ValuesPlan};
 use crate::syntax::ast::Statement;
 use crate::types::Value;
 
@@ -305,39 +305,11 @@ pub struct ChildStatistics {
     pub last_active: AtomicU64,
 }
 
-/// The plan a child keeps, so that its executions after the first plan nothing: kept only
-/// when it can run again whatever the binds (it read no rows while it was made).
-#[derive(Clone)]
-pub enum KeptPlan {
-    Query(Arc<QueryPlan>),
-    /// An UPDATE's or DELETE's: its access path, WHERE filters and SET expressions.
-    Table(Arc<TablePlan>),
-    /// An INSERT ... VALUES's rows, compiled.
-    Values(Arc<ValuesPlan>),
-}
-
-impl KeptPlan {
-    pub fn query(&self) -> Option<&Arc<QueryPlan>> {
-        match self {
-            KeptPlan::Query(plan) => Some(plan),
-            _ => None,
-        }
-    }
-
-    pub fn table(&self) -> Option<&Arc<TablePlan>> {
-        match self {
-            KeptPlan::Table(plan) => Some(plan),
-            _ => None,
-        }
-    }
-
-    pub fn values(&self) -> Option<&Arc<ValuesPlan>> {
-        match self {
-            KeptPlan::Values(plan) => Some(plan),
-            _ => None,
-        }
-    }
-}
+/// The executable part of a child cursor (Oracle's heap 6): the plan a child keeps, so that
+/// its executions after the first plan nothing, kept only when it can run again whatever the
+/// binds. Its type is its builder's (the SQL layer's query, UPDATE / DELETE and INSERT ...
+/// VALUES plans): the library cache shares it and charges its bytes, and never looks inside.
+pub type Executable = Arc<dyn Any + Send + Sync>;
 
 /// What the optimizer decided for a child, set when it is built.
 #[derive(Clone, Debug)]
@@ -353,7 +325,7 @@ pub struct ChildCursor {
     pub key: ChildKey,
     pub mismatch: Mismatch,
     pub(crate) pin: KglMutex<()>,
-    plan: OnceLock<KeptPlan>,
+    plan: OnceLock<Executable>,
     summary: OnceLock<PlanSummary>,
     /// Names of the objects the statement depends on (upper case): DDL on any invalidates it.
     dependencies: OnceLock<Box<[String]>>,
@@ -404,9 +376,14 @@ impl ChildCursor {
         self.built.load(Ordering::Acquire)
     }
 
-    /// The kept plan, when it can run again.
-    pub fn plan(&self) -> Option<&KeptPlan> {
-        self.plan.get()
+    /// The kept plan, when it can run again and is a `P` (a builder's kind of plan: the
+    /// text names what kind of statement it is, so another kind is never kept for it).
+    pub fn plan<P: Any + Send + Sync>(&self) -> Option<Arc<P>> {
+        let executable = self.plan.get()?;
+        if !executable.is::<P>() {
+            return None;
+        }
+        executable.clone().downcast::<P>().ok()
     }
 
     pub fn summary(&self) -> Option<&PlanSummary> {
@@ -470,7 +447,7 @@ impl CursorPin {
     /// becomes shared.
     pub fn publish(
         &mut self,
-        plan: Option<KeptPlan>,
+        plan: Option<Executable>,
         summary: PlanSummary,
         dependencies: Vec<String>,
         plan_bytes: u64,

@@ -53,7 +53,7 @@ use crate::syntax::lexer::{tokenize, TokenKind};
 
 use cursor::{location, ChildStatistics};
 pub use cursor::{
-    ChildCursor, ChildKey, CursorPin, Handle, KeptPlan, Mismatch, Namespace, PlanSummary,
+    ChildCursor, ChildKey, CursorPin, Executable, Handle, Mismatch, Namespace, PlanSummary,
 };
 use pool::{Category, SharedPool};
 use sql_id::SqlId;

@@ -36,7 +36,7 @@ use crate::instrumentation::{
 };
 use crate::library_cache::session_cache::SessionCursorCache;
 use crate::library_cache::{
-    cursor_sharing, ChildCursor, ChildKey, CursorPin, Handle, KeptPlan, PlanSummary,
+    cursor_sharing, ChildCursor, ChildKey, CursorPin, Executable, Handle, PlanSummary,
 };
 use crate::parameters::{AlterSystemScope, Parameters, SetScope};
 use crate::session::{Column, DescribeColumn, Description, StatementResult};
@@ -1227,7 +1227,6 @@ impl Session {
             let plan = self.plan_of(
                 pin,
                 (text, &dictionary, valid),
-                KeptPlan::query,
                 || query::plan_query(reader, &mut bind_values, query),
                 |plan| {
                     let summary = self.plan_summary(
@@ -1235,10 +1234,7 @@ impl Session {
                         plan.estimate.as_ref().map(|estimate| estimate.cost),
                         &query::explain_query(plan),
                     );
-                    (
-                        plan.reusable.then(|| KeptPlan::Query(plan.clone())),
-                        summary,
-                    )
+                    (plan.reusable, summary)
                 },
             )?;
             let rows = interrupt::interruptible(limit, || query::execute(reader, &plan))?;
@@ -1428,25 +1424,25 @@ impl Session {
     /// the child's validity read with it), else one `make` makes now. On the child's first
     /// execution the new plan is published with what `describe` says of it: the plan to
     /// keep, if it can run again, and the optimizer's summary.
-    fn plan_of<P>(
+    fn plan_of<P: std::any::Any + Send + Sync>(
         &self,
         pin: &mut CursorPin,
         child: (&str, &Dictionary, bool),
-        kept: impl FnOnce(&KeptPlan) -> Option<&Arc<P>>,
         make: impl FnOnce() -> Result<P>,
-        describe: impl FnOnce(&Arc<P>) -> (Option<KeptPlan>, PlanSummary),
+        describe: impl FnOnce(&Arc<P>) -> (bool, PlanSummary),
     ) -> Result<Arc<P>> {
         let (text, dictionary, valid) = child;
         if valid {
-            if let Some(plan) = pin.child().plan().and_then(kept) {
-                return Ok(plan.clone());
+            if let Some(plan) = pin.child().plan::<P>() {
+                return Ok(plan);
             }
         }
         let (planned, bytes) = make_plan(pin.is_building(), make);
         let plan = Arc::new(planned?);
         if pin.is_building() {
-            let (keep, summary) = describe(&plan);
-            self.publish(pin, text, dictionary, keep, summary, bytes)?;
+            let (reusable, summary) = describe(&plan);
+            let kept = reusable.then(|| plan.clone() as Executable);
+            self.publish(pin, text, dictionary, kept, summary, bytes)?;
         }
         Ok(plan)
     }
@@ -1459,7 +1455,7 @@ impl Session {
         pin: &mut CursorPin,
         text: &str,
         dictionary: &Dictionary,
-        kept: Option<KeptPlan>,
+        kept: Option<Executable>,
         summary: PlanSummary,
         bytes: Option<u64>,
     ) -> Result<()> {
@@ -1516,12 +1512,8 @@ impl Session {
                     let plan = self.plan_of(
                         pin,
                         (text, &dictionary, valid),
-                        KeptPlan::values,
                         || query::plan_values(reader, &mut bind_values, rows),
-                        |plan| {
-                            let kept = plan.reusable.then(|| KeptPlan::Values(plan.clone()));
-                            (kept, self.unplanned())
-                        },
+                        |plan| (plan.reusable, self.unplanned()),
                     )?;
                     let context = reader.row_context();
                     plan.rows
@@ -1762,30 +1754,20 @@ impl Session {
                     statement.where_clause,
                 )
             };
-            let plan = self.plan_of(
-                pin,
-                (text, &dictionary, valid),
-                KeptPlan::table,
-                make,
-                |plan| {
-                    let (operation, lines) = if statement.assignments.is_empty() {
-                        ("DELETE", "DELETE STATEMENT")
-                    } else {
-                        ("UPDATE", "UPDATE STATEMENT")
-                    };
-                    let explained =
-                        query::explain_table_statement(operation, lines, &table.name, plan);
-                    let cost = explained
-                        .first()
-                        .and_then(|line| line.estimate.as_ref())
-                        .map(|estimate| estimate.cost);
-                    let summary = self.plan_summary(cost.is_some(), cost, &explained);
-                    (
-                        plan.reusable.then(|| KeptPlan::Table(plan.clone())),
-                        summary,
-                    )
-                },
-            )?;
+            let plan = self.plan_of(pin, (text, &dictionary, valid), make, |plan| {
+                let (operation, lines) = if statement.assignments.is_empty() {
+                    ("DELETE", "DELETE STATEMENT")
+                } else {
+                    ("UPDATE", "UPDATE STATEMENT")
+                };
+                let explained = query::explain_table_statement(operation, lines, &table.name, plan);
+                let cost = explained
+                    .first()
+                    .and_then(|line| line.estimate.as_ref())
+                    .map(|estimate| estimate.cost);
+                let summary = self.plan_summary(cost.is_some(), cost, &explained);
+                (plan.reusable, summary)
+            })?;
             let rows = query::matching_rows(reader, &table, &plan)?;
             Ok((plan, rows))
         })?;
