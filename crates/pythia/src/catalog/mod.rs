@@ -90,6 +90,7 @@
 //! skipped, never handed out twice.
 
 pub mod pg_catalog;
+pub mod rows;
 pub mod statistics;
 pub mod users;
 pub mod views;
@@ -1138,8 +1139,8 @@ impl DdlStatement<'_> {
         };
         table.dictionary_row = context.insert(&table.dictionary_values())?;
         for row in rows {
-            let row = crate::sql::dml::check_row(&table, row)?;
-            crate::sql::dml::insert_row(&catalog.storage, context.transaction(), &table, &row)?;
+            let row = rows::check_row(&table, row)?;
+            rows::insert_row(&catalog.storage, context.transaction(), &table, &row)?;
         }
         dictionary.tables.insert(name.to_string(), Arc::new(table));
         Ok(())
@@ -1208,7 +1209,7 @@ impl DdlStatement<'_> {
         };
         index.dictionary_row = context.insert(&index.dictionary_values())?;
         let index = Arc::new(index);
-        crate::sql::dml::build_index(&catalog.storage, context.transaction(), &table, &index)?;
+        rows::build_index(&catalog.storage, context.transaction(), &table, &index)?;
         dictionary.indexes.insert(name.to_string(), index.clone());
         let mut changed = clone_table(&table);
         changed.indexes.push(index.clone());
@@ -1218,7 +1219,7 @@ impl DdlStatement<'_> {
             let mut with_index = (**gathered).clone();
             with_index.indexes.insert(
                 index.name.clone(),
-                crate::sql::gather::index_statistics(
+                statistics::IndexStatistics::measure(
                     &catalog.storage.cache,
                     &index,
                     now_seconds(),
@@ -1381,7 +1382,7 @@ impl DdlStatement<'_> {
             || alteration.validate_new.is_some()
         {
             let storage = &catalog.storage;
-            let rows = crate::sql::dml::current_rows(storage, context.transaction(), &old)?;
+            let rows = rows::current_rows(storage, context.transaction(), &old)?;
             for (rowid, row) in rows {
                 if let Some(validate) = &alteration.validate {
                     validate(&row)?;
@@ -1394,7 +1395,7 @@ impl DdlStatement<'_> {
                     }
                     continue;
                 };
-                let new_row = crate::sql::dml::check_row(&table, rewrite(row.clone())?)?;
+                let new_row = rows::check_row(&table, rewrite(row.clone())?)?;
                 if let Some(validate_new) = &alteration.validate_new {
                     validate_new(&new_row)?;
                 }
@@ -1418,7 +1419,7 @@ impl DdlStatement<'_> {
                     else {
                         continue;
                     };
-                    crate::sql::dml::move_index_entry(
+                    rows::move_index_entry(
                         storage,
                         transaction,
                         &table,

@@ -52,8 +52,8 @@
 use rust_decimal::Decimal;
 
 use crate::catalog::{Dictionary, TableDef};
-use crate::sql::query::RowSet;
 use crate::syntax::ast::ReferentialAction;
+use crate::types::RowSet;
 use crate::types::{DataType, Value};
 
 /// The views this module serves (upper case, as the dictionary's view names are looked up).

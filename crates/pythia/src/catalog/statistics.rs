@@ -13,6 +13,9 @@
 
 use std::collections::BTreeMap;
 
+use crate::access::heap::RowId;
+use crate::buffer::BufferCache;
+use crate::catalog::IndexDef;
 use crate::error::{Error, Result};
 use crate::types::Value;
 
@@ -75,6 +78,30 @@ pub struct IndexStatistics {
     /// when they are scattered.
     pub clustering_factor: u64,
     pub last_analyzed: i64,
+}
+
+impl IndexStatistics {
+    /// Statistics of one index, read whole through the buffer cache (shared gets, one block
+    /// at a time): what ANALYZE and DBMS_STATS gather of it, and CREATE INDEX of the index it
+    /// just built on an analyzed table.
+    pub fn measure(
+        cache: &BufferCache,
+        index: &IndexDef,
+        last_analyzed: i64,
+    ) -> Result<IndexStatistics> {
+        let tree = index.tree.statistics(cache)?;
+        let table_block = |rowid: u64| RowId::from_u64(rowid).block as u64;
+        let statistics = IndexStatistics {
+            blevel: tree.blevel,
+            leaf_blocks: tree.leaf_blocks,
+            distinct_keys: tree.distinct_keys,
+            num_rows: tree.entries - tree.deleted_entries,
+            clustering_factor: index.tree.clustering_factor(cache, &table_block)?,
+            last_analyzed,
+        };
+        debug_assert!(tree.deleted_entries <= tree.entries && tree.distinct_keys <= tree.entries);
+        Ok(statistics)
+    }
 }
 
 /// The third column of a STATS row of DICT$: what the row describes.

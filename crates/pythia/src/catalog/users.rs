@@ -48,8 +48,8 @@ use std::sync::Arc;
 use super::{integer, now_seconds, text, Catalog, DdlContext, Dictionary, OBJECT_NAME_BYTES_MAX};
 use crate::access::heap::RowId;
 use crate::error::{Error, Result};
-use crate::sql::query::RowSet;
 use crate::syntax::ast;
+use crate::types::RowSet;
 use crate::types::{DataType, Value};
 
 /// The administrative user every database has.

@@ -19,7 +19,7 @@ use crate::buffer::{BufferCache, BufferPool};
 use crate::catalog::statistics::{ColumnStatistics, TableStatistics};
 use crate::catalog::{Dictionary, TableDef, OWNER};
 use crate::error::Result;
-use crate::sql::query::RowSet;
+use crate::types::RowSet;
 use crate::types::{DataType, Value};
 
 /// Names of the views this module serves.

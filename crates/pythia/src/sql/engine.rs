@@ -28,6 +28,8 @@ use std::sync::Arc;
 
 use crate::access::heap::RowId;
 use crate::buffer::BufferPool;
+use crate::catalog::rows;
+use crate::catalog::statistics::IndexStatistics;
 use crate::catalog::{self, views::dictionary_view, Alteration, Dictionary, SequenceDef, TableDef};
 use crate::error::{Error, Result};
 use crate::instance::Instance;
@@ -45,12 +47,13 @@ use crate::sql::eval::SequenceAccess;
 use crate::sql::gather::{self, SampleSize};
 use crate::sql::optimizer::OptimizerEnvironment;
 use crate::sql::procedures::{self, StatisticsCall};
-use crate::sql::query::{self, BindValues, Reader, RowSet};
-use crate::sql::{describe, dml};
+use crate::sql::query::{self, BindValues, Reader};
+use crate::sql::{constraints, describe};
 use crate::syntax::ast::{self, Statement};
 use crate::syntax::parser;
 use crate::transaction::commit::{CommitDecision, CommitOptions, CommitRequest, CommitSetting};
 use crate::transaction::Transaction;
+use crate::types::RowSet;
 use crate::types::{DataType, Value};
 
 mod users;
@@ -1534,7 +1537,7 @@ impl Session {
                 }
             })?;
         let checks = self.with_reader(&BindValues::default(), |reader| {
-            dml::compile_checks(reader, &table)
+            constraints::compile_checks(reader, &table)
         })?;
         let mut inserted = Vec::new();
         let mut count = 0;
@@ -1558,13 +1561,13 @@ impl Session {
                 row[target] = Some(value);
             }
             let row = self.fill_defaults(&table, row, binds)?;
-            let row = dml::check_row(&table, row)?;
+            let row = rows::check_row(&table, row)?;
             if !checks.is_empty() {
                 self.with_reader(&BindValues::default(), |reader| {
-                    dml::enforce_checks(&table.checks, &checks, &row, &reader.row_context())
+                    constraints::enforce_checks(&table.checks, &checks, &row, &reader.row_context())
                 })?;
             }
-            dml::insert_row(&storage, transaction, &table, &row)?;
+            rows::insert_row(&storage, transaction, &table, &row)?;
             if !table.foreign_keys.is_empty() {
                 inserted.push(row);
             }
@@ -1577,7 +1580,7 @@ impl Session {
             self.with_reader(&BindValues::default(), |reader| {
                 let reader = Reader { xid, ..*reader };
                 for row in &inserted {
-                    dml::check_parent_keys(&reader, &table, row, None)?;
+                    constraints::check_parent_keys(&reader, &table, row, None)?;
                 }
                 Ok(())
             })?;
@@ -1636,8 +1639,8 @@ impl Session {
                 } = found;
                 let mut count = 0;
                 let context = reader.row_context();
-                let checks = dml::compile_checks(reader, &table)?;
-                let referenced = dml::is_referenced(reader.dictionary, &table);
+                let checks = constraints::compile_checks(reader, &table)?;
+                let referenced = constraints::is_referenced(reader.dictionary, &table);
                 let keyed = referenced || !table.foreign_keys.is_empty();
                 // Keys are checked once every row is updated, as Oracle checks at the end of
                 // the statement (one statement may change a parent key and its children).
@@ -1645,7 +1648,7 @@ impl Session {
                 for (rowid, _) in rows {
                     let mut change = None;
                     let updated =
-                        dml::update_row(&storage, transaction, &table, rowid, &mut |current| {
+                        rows::update_row(&storage, transaction, &table, rowid, &mut |current| {
                             if !plan.accepts(current, &context)? {
                                 return Ok(None);
                             }
@@ -1654,8 +1657,13 @@ impl Session {
                                 row[target] = expr.evaluate(current, &context)?;
                             }
                             if !checks.is_empty() || keyed {
-                                row = dml::check_row(&table, row)?;
-                                dml::enforce_checks(&table.checks, &checks, &row, &context)?;
+                                row = rows::check_row(&table, row)?;
+                                constraints::enforce_checks(
+                                    &table.checks,
+                                    &checks,
+                                    &row,
+                                    &context,
+                                )?;
                             }
                             if keyed {
                                 change = Some((current.to_vec(), row.clone()));
@@ -1668,9 +1676,9 @@ impl Session {
                     count += updated as u64;
                 }
                 for (before, after) in changes {
-                    dml::check_parent_keys(reader, &table, &after, Some(&before))?;
+                    constraints::check_parent_keys(reader, &table, &after, Some(&before))?;
                     if referenced {
-                        dml::on_parent_change(
+                        constraints::on_parent_change(
                             &storage,
                             transaction,
                             reader,
@@ -1800,7 +1808,7 @@ impl Session {
                 } = found;
                 let mut count = 0;
                 let context = reader.row_context();
-                let referenced = dml::is_referenced(reader.dictionary, &table);
+                let referenced = constraints::is_referenced(reader.dictionary, &table);
                 // Referencing rows are looked at once the statement's rows are all deleted, as
                 // Oracle checks at the end of the statement: `DELETE FROM t` of a table that
                 // references itself removes parents and children together.
@@ -1808,7 +1816,7 @@ impl Session {
                 for (rowid, _) in rows {
                     let mut removed = None;
                     let deleted =
-                        dml::delete_row(&storage, transaction, &table, rowid, &mut |current| {
+                        rows::delete_row(&storage, transaction, &table, rowid, &mut |current| {
                             let accepted = plan.accepts(current, &context)?;
                             if accepted && referenced {
                                 removed = Some(current.to_vec());
@@ -1821,7 +1829,7 @@ impl Session {
                     count += deleted as u64;
                 }
                 for removed in removed_rows {
-                    dml::on_parent_change(
+                    constraints::on_parent_change(
                         &storage,
                         transaction,
                         reader,
@@ -2134,7 +2142,7 @@ impl Session {
                 };
                 Ok((
                     table_statistics,
-                    gather::index_statistics(&reader.storage.cache, &index, now)?,
+                    IndexStatistics::measure(&reader.storage.cache, &index, now)?,
                 ))
             })?;
         self.instance
@@ -2445,7 +2453,7 @@ impl Session {
                 shaped.checks = added_checks.clone();
                 let shaped = Arc::new(shaped);
                 let compiled = self.with_reader(&BindValues::default(), |reader| {
-                    dml::compile_checks(reader, &shaped)
+                    constraints::compile_checks(reader, &shaped)
                 })?;
                 let (dictionary, xid) = self.reader_parts();
                 self.with_reader_in(&dictionary, xid, &BindValues::default(), |reader| {
@@ -2877,7 +2885,7 @@ impl Session {
                         let reader = &reader;
                         let key_name = key.name.clone();
                         alteration.validate = Some(Box::new(move |row: &[Value]| {
-                            dml::check_parent_keys(reader, probe, row, None).map_err(|error| {
+                            constraints::check_parent_keys(reader, probe, row, None).map_err(|error| {
                                 if error.code() == 2291 {
                                     Error::new(
                                         2298,

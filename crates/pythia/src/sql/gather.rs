@@ -51,9 +51,8 @@ use std::hash::Hasher;
 
 use crate::access::heap::{RowId, ROW_HEADER_BYTES};
 use crate::access::segment;
-use crate::buffer::BufferCache;
 use crate::catalog::statistics::{ColumnStatistics, IndexStatistics, TableStatistics};
-use crate::catalog::{IndexDef, TableDef};
+use crate::catalog::TableDef;
 use crate::error::Result;
 use crate::sql::query::{ReadOptions, Reader};
 use crate::types::{encode_key_column, encode_row, Value};
@@ -249,7 +248,7 @@ pub fn table_statistics(
         for index in &table.indexes {
             statistics.indexes.insert(
                 index.name.clone(),
-                index_statistics(&reader.storage.cache, index, last_analyzed)?,
+                IndexStatistics::measure(&reader.storage.cache, index, last_analyzed)?,
             );
         }
     }
@@ -356,25 +355,6 @@ fn count_rows(reader: &Reader, table: &TableDef) -> Result<u64> {
         },
     )?;
     Ok(rows)
-}
-
-/// Statistics of one index, read whole through the buffer cache (shared gets, one block at
-/// a time). CREATE INDEX calls it too, on the index it just built.
-pub fn index_statistics(
-    cache: &BufferCache,
-    index: &IndexDef,
-    last_analyzed: i64,
-) -> Result<IndexStatistics> {
-    let tree = index.tree.statistics(cache)?;
-    let table_block = |rowid: u64| RowId::from_u64(rowid).block as u64;
-    Ok(IndexStatistics {
-        blevel: tree.blevel,
-        leaf_blocks: tree.leaf_blocks,
-        distinct_keys: tree.distinct_keys,
-        num_rows: tree.entries - tree.deleted_entries,
-        clustering_factor: index.tree.clustering_factor(cache, &table_block)?,
-        last_analyzed,
-    })
 }
 
 #[cfg(test)]

@@ -1,7 +1,7 @@
 //! The SQL layer: lexer -> parser -> planner -> executor.
 pub(crate) mod client_settings;
+pub mod constraints;
 pub(crate) mod describe;
-pub mod dml;
 pub mod engine;
 pub mod eval;
 pub mod gather;

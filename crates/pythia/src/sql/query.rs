@@ -71,15 +71,9 @@ pub use crate::sql::optimizer::Estimate;
 use crate::sql::optimizer::{self, OptimizerEnvironment};
 use crate::syntax::ast::{self, BinaryOperator};
 use crate::types::{
-    decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RunningSum, Value,
+    decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RowSet, RunningSum,
+    Value,
 };
-
-/// A table of values with named columns: views, DUAL, inline views.
-#[derive(Clone, Debug, Default)]
-pub struct RowSet {
-    pub columns: Vec<(String, Option<DataType>)>,
-    pub rows: Vec<Vec<Value>>,
-}
 
 /// Where a statement reads from, and as of when.
 pub struct Reader<'a> {

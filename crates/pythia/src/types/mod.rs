@@ -16,6 +16,7 @@
 //!   numeric.rs     exact comparison of NUMBER with BINARY_DOUBLE (private)
 //!   codec.rs       row bytes: count, then per column a length byte and a tagged payload
 //!   key.rs         index key bytes whose memcmp order is the total order
+//!   row_set.rs     RowSet: rows of values under named, typed columns (results, views)
 //! ```
 //!
 //! Oracle's rules that shape everything here:
@@ -41,6 +42,7 @@ pub mod errors;
 pub mod key;
 pub mod number_format;
 mod numeric;
+mod row_set;
 mod value;
 
 pub use arithmetic::RunningSum;
@@ -53,5 +55,6 @@ pub use conversion::{
 };
 pub use data_type::{DataType, CHAR_BYTES_MAX, NUMBER_PRECISION_MAX, VARCHAR2_BYTES_MAX};
 pub use key::{compare_tuples, encode_key, encode_key_column, key_prefix_successor};
+pub use row_set::RowSet;
 pub(crate) use value::Family;
 pub use value::{GroupKey, Value};
