@@ -1,7 +1,7 @@
 //! A profiling harness for the row path: 50,000 rows, then N range scans of 1,000 rows
 //! (`select sum(val) ... where id between :1 and :2`), or N point selects with `point`.
 //!
-//! Instructions per row, as docs/benchmarks.md reports them:
+//! Instructions per row, as docs/benchmarks.md and its history report them:
 //!
 //! ```text
 //! cargo build --release -p pythia --example range_scan
