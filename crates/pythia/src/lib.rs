@@ -18,6 +18,5 @@ pub mod types;
 pub mod views;
 pub use error::{Error, Result};
 pub use instance::Instance;
-pub use session::{Column, DescribeColumn, Description, Session, StatementResult};
-pub use sql::engine::Prepared;
+pub use session::{Column, DescribeColumn, Description, Prepared, Session, StatementResult};
 pub use types::Value;

@@ -22,7 +22,7 @@
 //! The verifier is PostgreSQL's SCRAM-SHA-256 text, `SCRAM-SHA-256$<iterations>:<salt>$
 //! <StoredKey>:<ServerKey>` in base64 (`crate::scram`): never the password, which no row,
 //! redo record or cursor keeps (the session hides it from the library cache:
-//! `sql::engine`'s password statements). A verifier that does not read back is kept as
+//! `session::users`' password statements). A verifier that does not read back is kept as
 //! written and refuses every logon of its user. User numbers come from the object number
 //! counter (one past the highest number in column 1 of DICT$ at open), except SYSTEM's, 5
 //! as in Oracle 11g. A table's privileges name it by object number, so a RENAME keeps them;
@@ -39,7 +39,7 @@
 //! are enforced: CREATE SESSION at logon (ORA-01045); user administration (CREATE, ALTER
 //! and DROP USER, GRANT, REVOKE), which only SYSTEM may do, save a user changing their own
 //! password (ORA-01031); and the table privileges, on tables and views, at every execution
-//! of a statement (`sql::engine::users`, `Session::check_privileges`). Every object is in
+//! of a statement (`session::users`, `Session::check_privileges`). Every object is in
 //! SYSTEM's one schema; DDL is SYSTEM's alone (`docs/sql.md`, Users).
 
 use std::collections::BTreeMap;

@@ -20,7 +20,6 @@
 //! ORA-01017, so that no one can probe for names; a locked account or a missing CREATE
 //! SESSION are told only to a client that proved its password, as Oracle does.
 
-use std::sync::Arc;
 use std::time::{Duration, Instant};
 
 use super::Instance;
@@ -79,25 +78,8 @@ impl Instance {
         })
     }
 
-    /// A session for the user a client names, once it has authenticated (or in trust mode):
-    /// ORA-01017 when there is no such user, ORA-28000 when its account is locked, ORA-01045
-    /// when it lacks CREATE SESSION; ORA-00020 / ORA-00018 beyond `processes` / `sessions`.
-    /// A failure is written to the alert log (`logon_failed`), with `client` naming who
-    /// tried.
-    pub fn logon(self: &Arc<Self>, sent: &str, client: &str) -> Result<crate::Session> {
-        let result = self
-            .authorize(sent)
-            .and_then(|name| crate::sql::engine::Session::new(self.clone(), &name));
-        if let Err(error) = &result {
-            if matches!(error.code(), 1017 | 28000 | 1045) {
-                self.logon_failed(sent, client, error);
-            }
-        }
-        result
-    }
-
     /// The user's name if it may log on.
-    fn authorize(&self, sent: &str) -> Result<String> {
+    pub(crate) fn authorize(&self, sent: &str) -> Result<String> {
         let dictionary = self.catalog.current();
         let user = dictionary
             .user_for_logon(sent)

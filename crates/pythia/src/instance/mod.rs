@@ -691,13 +691,6 @@ impl Instance {
         &self.files
     }
 
-    /// A new session on this instance, as SYSTEM: the local logon of whoever can open the
-    /// database's files (Oracle's `/ as sysdba`), with no password asked and no account
-    /// check. Clients over the network go through [`Instance::logon`].
-    pub fn connect(self: &Arc<Self>) -> Result<crate::Session> {
-        crate::sql::engine::Session::new(self.clone(), crate::catalog::users::SYSTEM_USER)
-    }
-
     /// Admits one more user session: ORA-00020 beyond `processes` (each session is a
     /// dedicated server), ORA-00018 beyond `sessions`. Pair with `session_ended`.
     pub(crate) fn admit_session(&self) -> Result<()> {

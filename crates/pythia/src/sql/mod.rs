@@ -1,8 +1,6 @@
 //! The SQL layer: lexer -> parser -> planner -> executor.
-pub(crate) mod client_settings;
 pub mod constraints;
 pub(crate) mod describe;
-pub mod engine;
 pub mod eval;
 pub mod gather;
 pub mod hints;

@@ -62,7 +62,6 @@ use crate::catalog::{Dictionary, IndexDef, Storage, TableDef};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::io::block::BlockId;
-use crate::session::Column;
 use crate::sql::eval::{
     self, Context, Expr, Function, SequenceAccess, Subquery, SubqueryKind, SubqueryRunner,
 };
@@ -70,6 +69,7 @@ use crate::sql::hints::Hints;
 pub use crate::sql::optimizer::Estimate;
 use crate::sql::optimizer::{self, OptimizerEnvironment};
 use crate::syntax::ast::{self, BinaryOperator};
+use crate::types::Column;
 use crate::types::{
     decode_row_into, encode_key, key_prefix_successor, DataType, GroupKey, RowSet, RunningSum,
     Value,

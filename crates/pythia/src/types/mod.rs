@@ -55,6 +55,6 @@ pub use conversion::{
 };
 pub use data_type::{DataType, CHAR_BYTES_MAX, NUMBER_PRECISION_MAX, VARCHAR2_BYTES_MAX};
 pub use key::{compare_tuples, encode_key, encode_key_column, key_prefix_successor};
-pub use row_set::RowSet;
+pub use row_set::{Column, RowSet};
 pub(crate) use value::Family;
 pub use value::{GroupKey, Value};

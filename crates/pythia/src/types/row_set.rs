@@ -4,6 +4,15 @@
 
 use super::{DataType, Value};
 
+/// A column of a statement's result.
+#[derive(Clone, Debug, PartialEq)]
+pub struct Column {
+    /// The column's heading: its alias, or the expression as written, in upper case.
+    pub name: String,
+    /// None when every value is NULL and no type could be inferred.
+    pub data_type: Option<DataType>,
+}
+
 /// A table of values with named columns: views, DUAL, inline views.
 #[derive(Clone, Debug, Default)]
 pub struct RowSet {

@@ -16,10 +16,10 @@
 //! a user changing their own password; DROP USER of a user with a session is ORA-01940.
 
 use super::Session;
+use super::StatementResult;
 use crate::catalog::users::SYSTEM_USER;
 use crate::error::{Error, Result};
 use crate::instance::logon::verifier_text;
-use crate::session::StatementResult;
 use crate::syntax::ast::{Node, ObjectName, Password, Statement, TableReference};
 use crate::syntax::lexer::{begins_with_none_of, tokenize, TokenKind};
 use crate::types::Value;

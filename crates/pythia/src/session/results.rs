@@ -1,21 +1,9 @@
-//! Sessions: what `instance.connect()` returns, and the embedded API's entry point.
-//!
-//! A session runs one statement at a time on the calling thread (Oracle's dedicated server).
-//! It owns its transaction (begun at the first change, ended by COMMIT, ROLLBACK or DDL),
-//! its copy of the parameters (`ALTER SESSION`), its sequences' CURRVAL, and its
-//! instrumentation (the `sid` of `v$session`). Many sessions run at once on their own threads;
-//! they share the instance's structures, each guarded by its own latch.
+//! What a session's calls return: a statement's result and feedback, a prepared
+//! statement's description, and a column as DESCRIBE shows it.
 
 use crate::types::{DataType, Value};
 
-/// A column of a statement's result.
-#[derive(Clone, Debug, PartialEq)]
-pub struct Column {
-    /// The column's heading: its alias, or the expression as written, in upper case.
-    pub name: String,
-    /// None when every value is NULL and no type could be inferred.
-    pub data_type: Option<DataType>,
-}
+pub use crate::types::Column;
 
 /// What a statement returned.
 #[derive(Clone, Debug, Default, PartialEq)]
@@ -54,8 +42,6 @@ pub struct DescribeColumn {
     /// `NUMBER(10,2)`, `VARCHAR2(30)`, `DATE`, ...
     pub type_text: String,
 }
-
-pub use crate::sql::engine::Session;
 
 impl StatementResult {
     /// A query's result: its columns and rows, with SQL*Plus's feedback for them.
