@@ -89,11 +89,9 @@
 //! at once, as Oracle updates SEQ$. After a crash the numbers of the unused cached range are
 //! skipped, never handed out twice.
 
-pub mod pg_catalog;
 pub mod rows;
 pub mod statistics;
 pub mod users;
-pub mod views;
 
 use std::collections::BTreeMap;
 use std::sync::atomic::{AtomicU64, Ordering};

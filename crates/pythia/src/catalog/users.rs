@@ -49,8 +49,7 @@ use super::{integer, now_seconds, text, Catalog, DdlContext, Dictionary, OBJECT_
 use crate::access::heap::RowId;
 use crate::error::{Error, Result};
 use crate::syntax::ast;
-use crate::types::RowSet;
-use crate::types::{DataType, Value};
+use crate::types::Value;
 
 /// The administrative user every database has.
 pub const SYSTEM_USER: &str = "SYSTEM";
@@ -72,9 +71,9 @@ pub struct UserDef {
     /// When ACCOUNT LOCK locked it; None: open.
     pub locked_since: Option<i64>,
     /// System privileges granted, each with its SYSPRIV row.
-    system_privileges: BTreeMap<String, RowId>,
+    pub(crate) system_privileges: BTreeMap<String, RowId>,
     /// Table privileges granted: (table obj#, privilege) to (grantor user#, TABPRIV row).
-    table_privileges: BTreeMap<(u32, String), (u32, RowId)>,
+    pub(crate) table_privileges: BTreeMap<(u32, String), (u32, RowId)>,
     dictionary_row: RowId,
 }
 
@@ -133,7 +132,7 @@ impl Dictionary {
             .or_else(|| self.users.get(&sent.to_uppercase()))
     }
 
-    fn user_by_id(&self, user_id: u32) -> Option<&Arc<UserDef>> {
+    pub(crate) fn user_by_id(&self, user_id: u32) -> Option<&Arc<UserDef>> {
         self.users.values().find(|user| user.user_id == user_id)
     }
 
@@ -151,7 +150,7 @@ impl Dictionary {
     }
 
     /// The name and kind of the table or view `object_id`.
-    fn privilege_object_by_id(&self, object_id: u32) -> Option<(String, &'static str)> {
+    pub(crate) fn privilege_object_by_id(&self, object_id: u32) -> Option<(String, &'static str)> {
         if let Some(table) = self.table_by_id(object_id) {
             return Some((table.name.clone(), "TABLE"));
         }
@@ -462,116 +461,4 @@ pub(super) fn drop_table_privileges(
         dictionary.users.insert(user.name.clone(), Arc::new(user));
     }
     Ok(())
-}
-
-/// A view's column: its name and type.
-type ViewColumn = (&'static str, Option<DataType>);
-
-/// The views of users and privileges, by name (upper case); None for another name.
-pub fn view(name: &str, dictionary: &Dictionary) -> Option<RowSet> {
-    let text = || Some(DataType::varchar2(128));
-    let number = || Some(DataType::number());
-    let date = Some(DataType::Date);
-    let users = dictionary.users.values();
-    let (columns, rows): (Vec<ViewColumn>, Vec<Vec<Value>>) = match name {
-        "DBA_USERS" => (
-            vec![
-                ("USERNAME", text()),
-                ("USER_ID", number()),
-                ("ACCOUNT_STATUS", Some(DataType::varchar2(32))),
-                ("LOCK_DATE", date),
-                ("CREATED", date),
-                ("AUTHENTICATION_TYPE", Some(DataType::varchar2(8))),
-            ],
-            users
-                .map(|user| {
-                    vec![
-                        Value::text(&user.name),
-                        Value::integer(user.user_id as i64),
-                        Value::text(if user.locked_since.is_some() {
-                            "LOCKED"
-                        } else {
-                            "OPEN"
-                        }),
-                        user.locked_since.map_or(Value::Null, Value::Date),
-                        Value::Date(user.created),
-                        Value::text(if user.verifier.is_some() {
-                            "PASSWORD"
-                        } else {
-                            "NONE"
-                        }),
-                    ]
-                })
-                .collect(),
-        ),
-        "ALL_USERS" => (
-            vec![
-                ("USERNAME", text()),
-                ("USER_ID", number()),
-                ("CREATED", date),
-            ],
-            users
-                .map(|user| {
-                    vec![
-                        Value::text(&user.name),
-                        Value::integer(user.user_id as i64),
-                        Value::Date(user.created),
-                    ]
-                })
-                .collect(),
-        ),
-        "DBA_SYS_PRIVS" => (
-            vec![
-                ("GRANTEE", text()),
-                ("PRIVILEGE", Some(DataType::varchar2(40))),
-                ("ADMIN_OPTION", Some(DataType::varchar2(3))),
-            ],
-            users
-                .flat_map(|user| {
-                    user.system_privileges.keys().map(|privilege| {
-                        vec![
-                            Value::text(&user.name),
-                            Value::text(privilege),
-                            Value::text("NO"),
-                        ]
-                    })
-                })
-                .collect(),
-        ),
-        "DBA_TAB_PRIVS" => (
-            vec![
-                ("GRANTEE", text()),
-                ("OWNER", text()),
-                ("TABLE_NAME", text()),
-                ("GRANTOR", text()),
-                ("PRIVILEGE", Some(DataType::varchar2(40))),
-                ("GRANTABLE", Some(DataType::varchar2(3))),
-                ("TYPE", Some(DataType::varchar2(24))),
-            ],
-            users
-                .flat_map(|user| {
-                    user.table_privileges
-                        .iter()
-                        .filter_map(|((table_id, privilege), (grantor, _))| {
-                            let (name, kind) = dictionary.privilege_object_by_id(*table_id)?;
-                            let grantor = dictionary
-                                .user_by_id(*grantor)
-                                .map_or(Value::Null, |grantor| Value::text(&grantor.name));
-                            Some(vec![
-                                Value::text(&user.name),
-                                Value::text(super::OWNER),
-                                Value::text(&name),
-                                grantor,
-                                Value::text(privilege),
-                                Value::text("NO"),
-                                Value::text(kind),
-                            ])
-                        })
-                        .collect::<Vec<_>>()
-                })
-                .collect(),
-        ),
-        _ => return None,
-    };
-    Some(super::views::rowset(&columns, rows))
 }

@@ -7,7 +7,7 @@ use std::sync::Arc;
 
 use super::dml::SessionSequences;
 use super::{Column, Session, StatementResult};
-use crate::catalog::{self, views::dictionary_view, Dictionary};
+use crate::catalog::Dictionary;
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, interrupt, TimeModelStatistic};
 use crate::library_cache::{CursorPin, Executable, PlanSummary};
@@ -15,6 +15,7 @@ use crate::sql::query::{self, BindValues, Reader};
 use crate::syntax::ast;
 use crate::types::RowSet;
 use crate::types::{DataType, Value};
+use crate::views::{self, ViewContext};
 
 /// Makes a statement's plan; on its child's first execution (`building`) the work is timed
 /// as a hard parse and its heap bytes counted for the shared pool. Returns the plan and
@@ -103,30 +104,8 @@ impl Session {
         if name == "PLAN_TABLE" {
             return Ok(Some(self.plan_table_rows()));
         }
-        if let Some(rows) = dictionary_view(name, dictionary, self.instance.cache())? {
-            return Ok(Some(rows));
-        }
-        if let Some(rows) = catalog::pg_catalog::pg_catalog_view(name, dictionary) {
-            return Ok(Some(rows));
-        }
-        let context = crate::views::ViewContext {
-            sid: self.sid(),
-            parameters: self.parameters.visible_rows(),
-            library_cache: Some(self.instance.library_cache().clone()),
-            buffer_cache: Some(self.instance.cache().clone()),
-            redo_log: Some(self.instance.log().clone()),
-            archiver: Some(self.instance.archiver().clone()),
-        };
-        Ok(
-            crate::views::fixed_table(name, &context).map(|table| RowSet {
-                columns: table
-                    .columns
-                    .into_iter()
-                    .map(|(name, data_type)| (name, Some(data_type)))
-                    .collect(),
-                rows: table.rows,
-            }),
-        )
+        let context = ViewContext::of(&self.instance, self.sid(), &self.parameters, dictionary);
+        views::resolve(name, &context)
     }
 
     /// Runs `work` with a reader for the current moment (statement-level consistency).

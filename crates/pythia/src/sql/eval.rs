@@ -184,7 +184,7 @@ impl Function {
         use Function as F;
         // PostgreSQL's clients qualify built-in functions with their schema.
         let name = name
-            .strip_prefix(crate::catalog::pg_catalog::SCHEMA)
+            .strip_prefix(crate::views::pg_catalog::SCHEMA)
             .and_then(|rest| rest.strip_prefix('.'))
             .unwrap_or(name);
         let (function, min, max) = match name {

@@ -1,5 +1,5 @@
 //! The functions PostgreSQL clients call that Oracle has no name for: the catalog
-//! functions over `catalog::pg_catalog` (`format_type`, `pg_get_indexdef`, ...), the casts
+//! functions over `views::pg_catalog` (`format_type`, `pg_get_indexdef`, ...), the casts
 //! to object identifier types (`regclass`, `regtype`, `regnamespace`), arrays in their text
 //! form (`array_to_string`, `array_upper`, subscripts, `ARRAY(query)`), and REGEXP_LIKE,
 //! which PostgreSQL's `~` operators are written as.
@@ -21,10 +21,10 @@ use std::cell::RefCell;
 use regex::Regex;
 use rust_decimal::prelude::ToPrimitive;
 
-use crate::catalog::pg_catalog;
 use crate::catalog::Dictionary;
 use crate::error::{Error, Result};
 use crate::types::Value;
+use crate::views::pg_catalog;
 
 /// A pattern this long or longer is refused (ORA-12733), so that compiling one is bounded.
 pub const PATTERN_BYTES_MAX: usize = 512;

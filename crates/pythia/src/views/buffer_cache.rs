@@ -20,43 +20,27 @@
 
 use rust_decimal::Decimal;
 
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{number, quotient, raw, text, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
 use super::ViewContext;
 use crate::buffer::{BufferHeader, BufferPool};
 use crate::types::Value;
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$BUFFER_POOL",
-        columns: BUFFER_POOL_COLUMNS,
-        rows: buffer_pool_rows,
-    },
-    FixedView {
-        name: "V$BUFFER_POOL_STATISTICS",
-        columns: BUFFER_POOL_STATISTICS_COLUMNS,
-        rows: buffer_pool_statistics_rows,
-    },
-    FixedView {
-        name: "X$KCBWDS",
-        columns: KCBWDS_COLUMNS,
-        rows: kcbwds_rows,
-    },
-    FixedView {
-        name: "X$BH",
-        columns: BH_COLUMNS,
-        rows: bh_rows,
-    },
-    FixedView {
-        name: "V$BH",
-        columns: V_BH_COLUMNS,
-        rows: v_bh_rows,
-    },
-    FixedView {
-        name: "V$DB_CACHE_ADVICE",
-        columns: DB_CACHE_ADVICE_COLUMNS,
-        rows: db_cache_advice_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$BUFFER_POOL", BUFFER_POOL_COLUMNS, buffer_pool_rows),
+    View::fixed(
+        "V$BUFFER_POOL_STATISTICS",
+        BUFFER_POOL_STATISTICS_COLUMNS,
+        buffer_pool_statistics_rows,
+    ),
+    View::fixed("X$KCBWDS", KCBWDS_COLUMNS, kcbwds_rows),
+    View::fixed("X$BH", BH_COLUMNS, bh_rows),
+    View::fixed("V$BH", V_BH_COLUMNS, v_bh_rows),
+    View::fixed(
+        "V$DB_CACHE_ADVICE",
+        DB_CACHE_ADVICE_COLUMNS,
+        db_cache_advice_rows,
+    ),
 ];
 
 /// Where the SGA's buffer headers and working set descriptors seem to be (ADDR columns).

@@ -24,44 +24,28 @@
 //! `WaitEvent::ALL` (Pythia's, not a particular Oracle release's); Pythia does not keep
 //! Oracle's EVENT_ID hashes.
 
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{average_centiseconds, centiseconds, number, signed, text, varchar2};
 use super::table::{Columns, NUMBER};
 use super::ViewContext;
 use crate::instrumentation::{self, registry, WaitEvent, WaitState};
 use crate::types::Value;
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$EVENT_NAME",
-        columns: EVENT_NAME_COLUMNS,
-        rows: event_name_rows,
-    },
-    FixedView {
-        name: "V$SYSTEM_EVENT",
-        columns: SYSTEM_EVENT_COLUMNS,
-        rows: system_event_rows,
-    },
-    FixedView {
-        name: "V$SESSION_EVENT",
-        columns: SESSION_EVENT_COLUMNS,
-        rows: session_event_rows,
-    },
-    FixedView {
-        name: "V$SESSION_WAIT",
-        columns: SESSION_WAIT_COLUMNS,
-        rows: session_wait_rows,
-    },
-    FixedView {
-        name: "V$EVENT_HISTOGRAM",
-        columns: EVENT_HISTOGRAM_COLUMNS,
-        rows: event_histogram_rows,
-    },
-    FixedView {
-        name: "V$EVENT_HISTOGRAM_MICRO",
-        columns: EVENT_HISTOGRAM_MICRO_COLUMNS,
-        rows: event_histogram_micro_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$EVENT_NAME", EVENT_NAME_COLUMNS, event_name_rows),
+    View::fixed("V$SYSTEM_EVENT", SYSTEM_EVENT_COLUMNS, system_event_rows),
+    View::fixed("V$SESSION_EVENT", SESSION_EVENT_COLUMNS, session_event_rows),
+    View::fixed("V$SESSION_WAIT", SESSION_WAIT_COLUMNS, session_wait_rows),
+    View::fixed(
+        "V$EVENT_HISTOGRAM",
+        EVENT_HISTOGRAM_COLUMNS,
+        event_histogram_rows,
+    ),
+    View::fixed(
+        "V$EVENT_HISTOGRAM_MICRO",
+        EVENT_HISTOGRAM_MICRO_COLUMNS,
+        event_histogram_micro_rows,
+    ),
 ];
 
 const EVENT_NAME_COLUMNS: Columns = &[
@@ -337,15 +321,8 @@ mod tests {
     use crate::views::{fixed_table, FixedTable};
     use std::time::Duration;
 
-    fn context(sid: u32) -> ViewContext {
-        ViewContext {
-            sid,
-            parameters: Vec::new(),
-            library_cache: None,
-            buffer_cache: None,
-            redo_log: None,
-            archiver: None,
-        }
+    fn context(sid: u32) -> ViewContext<'static> {
+        ViewContext::detached(sid)
     }
 
     fn column(table: &FixedTable, name: &str) -> usize {

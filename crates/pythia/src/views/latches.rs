@@ -12,38 +12,26 @@
 //! mutex word when the sleep began (holder sid in the high half, shared references in the
 //! low half), shown as the hexadecimal text of Oracle's RAW.
 
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{number, raw, text, timestamp, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
 use super::ViewContext;
 use crate::instrumentation::{self, LatchName, LatchStatistics};
 use crate::types::{DataType, Value};
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$LATCHNAME",
-        columns: LATCHNAME_COLUMNS,
-        rows: latchname_rows,
-    },
-    FixedView {
-        name: "V$LATCH",
-        columns: LATCH_COLUMNS,
-        rows: latch_rows,
-    },
-    FixedView {
-        name: "V$LATCH_CHILDREN",
-        columns: LATCH_CHILDREN_COLUMNS,
-        rows: latch_children_rows,
-    },
-    FixedView {
-        name: "V$MUTEX_SLEEP",
-        columns: MUTEX_SLEEP_COLUMNS,
-        rows: mutex_sleep_rows,
-    },
-    FixedView {
-        name: "V$MUTEX_SLEEP_HISTORY",
-        columns: MUTEX_SLEEP_HISTORY_COLUMNS,
-        rows: mutex_sleep_history_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$LATCHNAME", LATCHNAME_COLUMNS, latchname_rows),
+    View::fixed("V$LATCH", LATCH_COLUMNS, latch_rows),
+    View::fixed(
+        "V$LATCH_CHILDREN",
+        LATCH_CHILDREN_COLUMNS,
+        latch_children_rows,
+    ),
+    View::fixed("V$MUTEX_SLEEP", MUTEX_SLEEP_COLUMNS, mutex_sleep_rows),
+    View::fixed(
+        "V$MUTEX_SLEEP_HISTORY",
+        MUTEX_SLEEP_HISTORY_COLUMNS,
+        mutex_sleep_history_rows,
+    ),
 ];
 
 const LATCHNAME_COLUMNS: Columns = &[("LATCH#", NUMBER), ("NAME", varchar2(64))];
@@ -188,14 +176,9 @@ mod tests {
     use std::sync::{mpsc, Arc};
     use std::time::Duration;
 
-    fn context() -> ViewContext {
+    fn context() -> ViewContext<'static> {
         ViewContext {
-            sid: 0,
-            parameters: Vec::new(),
-            library_cache: None,
-            buffer_cache: None,
-            redo_log: None,
-            archiver: None,
+            ..ViewContext::detached(0)
         }
     }
 

@@ -67,7 +67,7 @@ use std::sync::Arc;
 
 use rust_decimal::Decimal;
 
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{number, raw, text, unix_date, varchar2, Columns, NUMBER, RAW_ADDRESS_DIGITS};
 use super::ViewContext;
 use crate::catalog::OWNER;
@@ -77,52 +77,24 @@ use crate::library_cache::pool::Category;
 use crate::library_cache::{ChildCursor, Handle, LibraryCache, Namespace};
 use crate::types::{DataType, Value};
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$LIBRARYCACHE",
-        columns: LIBRARYCACHE_COLUMNS,
-        rows: librarycache_rows,
-    },
-    FixedView {
-        name: "V$SQL",
-        columns: SQL_COLUMNS,
-        rows: sql_rows,
-    },
-    FixedView {
-        name: "V$SQLAREA",
-        columns: SQLAREA_COLUMNS,
-        rows: sqlarea_rows,
-    },
-    FixedView {
-        name: "V$SQLTEXT",
-        columns: SQLTEXT_COLUMNS,
-        rows: sqltext_rows,
-    },
-    FixedView {
-        name: "V$SQL_SHARED_CURSOR",
-        columns: SQL_SHARED_CURSOR_COLUMNS,
-        rows: sql_shared_cursor_rows,
-    },
-    FixedView {
-        name: "V$OPEN_CURSOR",
-        columns: OPEN_CURSOR_COLUMNS,
-        rows: open_cursor_rows,
-    },
-    FixedView {
-        name: "V$SGASTAT",
-        columns: SGASTAT_COLUMNS,
-        rows: sgastat_rows,
-    },
-    FixedView {
-        name: "V$DB_OBJECT_CACHE",
-        columns: DB_OBJECT_CACHE_COLUMNS,
-        rows: db_object_cache_rows,
-    },
-    FixedView {
-        name: "X$KGHLU",
-        columns: KGHLU_COLUMNS,
-        rows: kghlu_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$LIBRARYCACHE", LIBRARYCACHE_COLUMNS, librarycache_rows),
+    View::fixed("V$SQL", SQL_COLUMNS, sql_rows),
+    View::fixed("V$SQLAREA", SQLAREA_COLUMNS, sqlarea_rows),
+    View::fixed("V$SQLTEXT", SQLTEXT_COLUMNS, sqltext_rows),
+    View::fixed(
+        "V$SQL_SHARED_CURSOR",
+        SQL_SHARED_CURSOR_COLUMNS,
+        sql_shared_cursor_rows,
+    ),
+    View::fixed("V$OPEN_CURSOR", OPEN_CURSOR_COLUMNS, open_cursor_rows),
+    View::fixed("V$SGASTAT", SGASTAT_COLUMNS, sgastat_rows),
+    View::fixed(
+        "V$DB_OBJECT_CACHE",
+        DB_OBJECT_CACHE_COLUMNS,
+        db_object_cache_rows,
+    ),
+    View::fixed("X$KGHLU", KGHLU_COLUMNS, kghlu_rows),
 ];
 
 /// Bytes of SQL_TEXT in v$sql and v$sqlarea (the whole text is SQL_FULLTEXT).
@@ -629,7 +601,8 @@ fn open_cursor_rows(context: &ViewContext) -> Vec<Vec<Value>> {
 fn parameter_bytes(context: &ViewContext, name: &str) -> Option<u64> {
     context
         .parameters
-        .iter()
+        .visible_rows()
+        .into_iter()
         .find(|row| row.name == name)
         .and_then(|row| row.value.trim().parse().ok())
 }
@@ -799,18 +772,14 @@ pub(super) fn sample_library_cache() -> Arc<LibraryCache> {
 mod tests {
     use super::*;
     use crate::library_cache::{ChildKey, PlanSummary};
-    use crate::parameters::Parameters;
+
     use crate::syntax::parser;
     use crate::views::{fixed_table, FixedTable};
 
-    fn context(library_cache: &Arc<LibraryCache>) -> ViewContext {
+    fn context(library_cache: &Arc<LibraryCache>) -> ViewContext<'_> {
         ViewContext {
-            sid: 1,
-            parameters: Parameters::defaults().visible_rows(),
             library_cache: Some(library_cache.clone()),
-            buffer_cache: None,
-            redo_log: None,
-            archiver: None,
+            ..ViewContext::detached(1)
         }
     }
 
@@ -853,19 +822,17 @@ mod tests {
 
     #[test]
     fn no_library_cache_means_no_rows() {
-        let context = ViewContext {
-            sid: 1,
-            parameters: Vec::new(),
-            library_cache: None,
-            buffer_cache: None,
-            redo_log: None,
-            archiver: None,
-        };
+        // A detached context has the default parameters: v$sgastat shows the buffer cache
+        // and log buffer they size, and nothing of a shared pool.
+        let context = ViewContext::detached(1);
         for name in VIEWS.iter().map(|view| view.name) {
-            assert!(
-                fixed_table(name, &context).unwrap().rows.is_empty(),
-                "{name}"
-            );
+            let rows = fixed_table(name, &context).unwrap().rows;
+            if name == "V$SGASTAT" {
+                assert_eq!(rows.len(), 2, "{rows:?}");
+                assert!(rows.iter().all(|row| row[0] == Value::Null), "{rows:?}");
+            } else {
+                assert!(rows.is_empty(), "{name}");
+            }
         }
     }
 

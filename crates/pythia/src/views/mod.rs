@@ -1,16 +1,26 @@
-//! Fixed views: Oracle's v$ views, built on demand as tables of values from the
-//! instrumentation's snapshots and the querying session's parameters.
+//! Views: every name a query reads as a view, through one registry (`registry.rs`): Oracle's
+//! fixed v$ views and x$ tables built on demand from the instrumentation's snapshots and the
+//! instance's structures; DUAL and the dba_ / user_ / all_ views over one version of the
+//! dictionary (`dictionary.rs`, `users.rs`); and PostgreSQL's pg_catalog for its clients
+//! (`pg_catalog.rs`). The session resolves a name that is not a table with
+//! [`resolve`] and a [`ViewContext`] built by [`ViewContext::of`]; PLAN_TABLE is not a view
+//! but the session's private table (Oracle's is a global temporary table).
 //!
-//! A fixed view is not stored anywhere. When a query names one, the SQL executor calls
-//! [`fixed_table`] with the view's name and a [`ViewContext`] (the querying session's sid and
-//! parameters); the view reads what it shows at that moment and returns a [`FixedTable`]:
-//! Oracle's column names and types, and rows of [`Value`]s. The executor then filters, joins
-//! and sorts it like any other row source.
+//! Adding a view: write its rows function in the file of its kind and add one line to that
+//! file's `VIEWS` table; the registry's tests then read it and check every row against its
+//! columns.
+//!
+//! No view is stored anywhere. When a query names one, the session calls [`resolve`] with
+//! the view's name and a [`ViewContext`] (the querying session's sid, parameters and
+//! dictionary version, its instance's structures); the view reads what it shows at that
+//! moment: a fixed view through [`FixedTable`] (Oracle's column names and types, checked
+//! rows of [`Value`]s), the others as rows with their columns. The executor then filters,
+//! joins and sorts it like any other row source.
 //!
 //! ```text
 //!   SELECT ... FROM v$sysstat ...
 //!        |
-//!        v  fixed_table("V$SYSSTAT", context)          registry: name -> columns + row builder
+//!        v  resolve("V$SYSSTAT", context)              registry: name -> kind + row builder
 //!   statistics.rs  v$statname v$sysstat v$sesstat v$mystat v$sys_time_model v$sess_time_model
 //!   events.rs      v$event_name v$system_event v$session_event v$session_wait
 //!                  v$event_histogram v$event_histogram_micro
@@ -21,7 +31,9 @@
 //!   buffer_cache.rs v$buffer_pool v$buffer_pool_statistics x$kcbwds x$bh v$bh
 //!                  v$db_cache_advice
 //!   redo.rs        v$log v$logfile v$archived_log
-//!   registry.rs    the list of views, lookup by name, v$fixed_table
+//!   registry.rs    the one table of views of every kind, lookup by name, v$fixed_table
+//!   dictionary.rs  DUAL, dba_tables ... (and user_, all_ twins)   users.rs  dba_users ...
+//!   pg_catalog.rs  pg_class, pg_attribute, ... and the oid helpers PostgreSQL functions use
 //!        |
 //!        v  crate::instrumentation::{system_statistics, session_events, latches, ...}
 //!   per-session counters, departed and unattributed accumulators, latch families, mutex table
@@ -69,25 +81,31 @@
 //! that is gone shows no rows.
 
 mod buffer_cache;
+mod dictionary;
 mod events;
 mod latches;
 mod library_cache;
+pub mod pg_catalog;
 mod redo;
 mod registry;
 mod sessions;
 mod statistics;
 mod table;
+mod users;
 
-use std::sync::Arc;
+use std::sync::{Arc, OnceLock};
 
 use crate::buffer::BufferCache;
+use crate::catalog::Dictionary;
+use crate::error::{Error, Result};
+use crate::instance::Instance;
 use crate::library_cache::LibraryCache;
-use crate::parameters::ParameterRow;
+use crate::parameters::Parameters;
 use crate::redo::archive::Archiver;
 use crate::redo::log::RedoLog;
 use crate::types::{DataType, Value};
 
-pub use registry::{fixed_table, fixed_table_names};
+pub use registry::{fixed_table, fixed_table_names, resolve, view_names, ViewKind};
 
 /// A fixed view's content at one moment.
 #[derive(Clone, Debug, PartialEq)]
@@ -97,33 +115,75 @@ pub struct FixedTable {
     pub rows: Vec<Vec<Value>>,
 }
 
-/// What the views need from the caller.
+/// What the views need from the querying session: built in one place, [`ViewContext::of`],
+/// for a session on an instance, and [`ViewContext::detached`] where there is none (tests,
+/// tools), whose instance views then have no rows.
 #[derive(Clone)]
-pub struct ViewContext {
+pub struct ViewContext<'a> {
     /// The querying session's sid (v$mystat shows this session's rows).
     pub sid: u32,
-    /// The querying session's parameters as v$parameter shows them (`Parameters::visible_rows()`).
-    pub parameters: Vec<ParameterRow>,
+    /// The querying session's parameters (v$parameter shows `visible_rows()` of them).
+    pub parameters: &'a Parameters,
+    /// The dictionary version the querying statement reads (the dba_ and pg_catalog views).
+    pub dictionary: &'a Dictionary,
     /// The querying session's instance's library cache (v$sql, v$librarycache, ...); None
-    /// where there is no instance, as in unit tests: those views then have no rows.
+    /// where there is no instance: those views then have no rows.
     pub library_cache: Option<Arc<LibraryCache>>,
-    /// The querying session's instance's buffer cache (v$buffer_pool, x$bh, ...); None where
-    /// there is no instance.
+    /// The instance's buffer cache (v$buffer_pool, x$bh, dba_segments, ...).
     pub buffer_cache: Option<Arc<BufferCache>>,
-    /// The querying session's instance's redo log (v$log, v$logfile); None where there is
-    /// no instance.
+    /// The instance's redo log (v$log, v$logfile).
     pub redo_log: Option<Arc<RedoLog>>,
-    /// The querying session's instance's ARC0 state (v$archived_log); None where there is no
-    /// instance.
+    /// The instance's ARC0 state (v$archived_log).
     pub archiver: Option<Arc<Archiver>>,
 }
 
-impl std::fmt::Debug for ViewContext {
+impl<'a> ViewContext<'a> {
+    /// The context of session `sid` of `instance`, with its parameters, reading `dictionary`.
+    pub fn of(
+        instance: &Instance,
+        sid: u32,
+        parameters: &'a Parameters,
+        dictionary: &'a Dictionary,
+    ) -> ViewContext<'a> {
+        ViewContext {
+            sid,
+            parameters,
+            dictionary,
+            library_cache: Some(instance.library_cache().clone()),
+            buffer_cache: Some(instance.cache().clone()),
+            redo_log: Some(instance.log().clone()),
+            archiver: Some(instance.archiver().clone()),
+        }
+    }
+
+    /// A context with no instance: the default parameters, an empty dictionary.
+    pub fn detached(sid: u32) -> ViewContext<'static> {
+        static PARAMETERS: OnceLock<Parameters> = OnceLock::new();
+        static DICTIONARY: OnceLock<Dictionary> = OnceLock::new();
+        ViewContext {
+            sid,
+            parameters: PARAMETERS.get_or_init(Parameters::defaults),
+            dictionary: DICTIONARY.get_or_init(Dictionary::default),
+            library_cache: None,
+            buffer_cache: None,
+            redo_log: None,
+            archiver: None,
+        }
+    }
+
+    /// The buffer cache, which a view over segments reads (ORA-00600 without an instance).
+    pub(crate) fn cache(&self) -> Result<&BufferCache> {
+        self.buffer_cache
+            .as_deref()
+            .ok_or_else(|| Error::internal("a view of segments read without an instance"))
+    }
+}
+
+impl std::fmt::Debug for ViewContext<'_> {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
         formatter
             .debug_struct("ViewContext")
             .field("sid", &self.sid)
-            .field("parameters", &self.parameters)
             .field("library_cache", &self.library_cache.is_some())
             .field("buffer_cache", &self.buffer_cache.is_some())
             .field("redo_log", &self.redo_log.is_some())

@@ -19,28 +19,16 @@
 
 use std::path::Path;
 
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{number, text, unix_date, varchar2, Columns, NUMBER};
 use super::ViewContext;
 use crate::redo::log::REDO_BLOCK_BYTES;
 use crate::types::{DataType, Value};
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$LOG",
-        columns: LOG_COLUMNS,
-        rows: log_rows,
-    },
-    FixedView {
-        name: "V$LOGFILE",
-        columns: LOGFILE_COLUMNS,
-        rows: logfile_rows,
-    },
-    FixedView {
-        name: "V$ARCHIVED_LOG",
-        columns: ARCHIVED_LOG_COLUMNS,
-        rows: archived_log_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$LOG", LOG_COLUMNS, log_rows),
+    View::fixed("V$LOGFILE", LOGFILE_COLUMNS, logfile_rows),
+    View::fixed("V$ARCHIVED_LOG", ARCHIVED_LOG_COLUMNS, archived_log_rows),
 ];
 
 /// Oracle's VARCHAR2(513) for file names.

@@ -10,23 +10,15 @@
 //! `Parameters::visible_rows` decides.
 
 use super::events::{parameter_texts, wait_class_values, wait_time};
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{date, number, text, varchar2, Columns, NUMBER};
 use super::ViewContext;
 use crate::instrumentation;
 use crate::types::{DataType, Value};
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$SESSION",
-        columns: SESSION_COLUMNS,
-        rows: session_rows,
-    },
-    FixedView {
-        name: "V$PARAMETER",
-        columns: PARAMETER_COLUMNS,
-        rows: parameter_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$SESSION", SESSION_COLUMNS, session_rows),
+    View::fixed("V$PARAMETER", PARAMETER_COLUMNS, parameter_rows),
 ];
 
 const SESSION_COLUMNS: Columns = &[
@@ -105,7 +97,8 @@ fn session_rows(_context: &ViewContext) -> Vec<Vec<Value>> {
 fn parameter_rows(context: &ViewContext) -> Vec<Vec<Value>> {
     context
         .parameters
-        .iter()
+        .visible_rows()
+        .into_iter()
         .map(|row| {
             vec![
                 number(row.num.into()),
@@ -148,14 +141,10 @@ mod tests {
         row[column(table, name)].clone()
     }
 
-    fn context_with(parameters: &Parameters) -> ViewContext {
+    fn context_with(parameters: &Parameters) -> ViewContext<'_> {
         ViewContext {
-            sid: 0,
-            parameters: parameters.visible_rows(),
-            library_cache: None,
-            buffer_cache: None,
-            redo_log: None,
-            archiver: None,
+            parameters,
+            ..ViewContext::detached(0)
         }
     }
 

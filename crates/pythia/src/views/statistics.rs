@@ -7,43 +7,27 @@
 //! number them. Values are as the instrumentation counts them: the time statistics of
 //! v$sysstat in centiseconds, the time model in microseconds.
 
-use super::registry::FixedView;
+use super::registry::View;
 use super::table::{number, signed, text, varchar2, Columns, NUMBER};
 use super::ViewContext;
 use crate::instrumentation::{self, registry, Statistic, TimeModelStatistic};
 use crate::types::Value;
 
-pub(super) const VIEWS: &[FixedView] = &[
-    FixedView {
-        name: "V$STATNAME",
-        columns: STATNAME_COLUMNS,
-        rows: statname_rows,
-    },
-    FixedView {
-        name: "V$SYSSTAT",
-        columns: SYSSTAT_COLUMNS,
-        rows: sysstat_rows,
-    },
-    FixedView {
-        name: "V$SESSTAT",
-        columns: SESSTAT_COLUMNS,
-        rows: sesstat_rows,
-    },
-    FixedView {
-        name: "V$MYSTAT",
-        columns: SESSTAT_COLUMNS,
-        rows: mystat_rows,
-    },
-    FixedView {
-        name: "V$SYS_TIME_MODEL",
-        columns: SYS_TIME_MODEL_COLUMNS,
-        rows: sys_time_model_rows,
-    },
-    FixedView {
-        name: "V$SESS_TIME_MODEL",
-        columns: SESS_TIME_MODEL_COLUMNS,
-        rows: sess_time_model_rows,
-    },
+pub(super) const VIEWS: &[View] = &[
+    View::fixed("V$STATNAME", STATNAME_COLUMNS, statname_rows),
+    View::fixed("V$SYSSTAT", SYSSTAT_COLUMNS, sysstat_rows),
+    View::fixed("V$SESSTAT", SESSTAT_COLUMNS, sesstat_rows),
+    View::fixed("V$MYSTAT", SESSTAT_COLUMNS, mystat_rows),
+    View::fixed(
+        "V$SYS_TIME_MODEL",
+        SYS_TIME_MODEL_COLUMNS,
+        sys_time_model_rows,
+    ),
+    View::fixed(
+        "V$SESS_TIME_MODEL",
+        SESS_TIME_MODEL_COLUMNS,
+        sess_time_model_rows,
+    ),
 ];
 
 const STATNAME_COLUMNS: Columns = &[
@@ -200,15 +184,8 @@ mod tests {
     use crate::views::{fixed_table, FixedTable};
     use std::collections::HashSet;
 
-    fn context(sid: u32) -> ViewContext {
-        ViewContext {
-            sid,
-            parameters: Vec::new(),
-            library_cache: None,
-            buffer_cache: None,
-            redo_log: None,
-            archiver: None,
-        }
+    fn context(sid: u32) -> ViewContext<'static> {
+        ViewContext::detached(sid)
     }
 
     fn column(table: &FixedTable, name: &str) -> usize {

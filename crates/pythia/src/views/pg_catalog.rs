@@ -3,7 +3,7 @@
 //! with them (`format_type`, `pg_get_indexdef`, `pg_get_constraintdef`, casts to
 //! `regclass`), so that psql's `\dt`, `\d`, `\di` and `\d TABLE` read our tables.
 //!
-//! The views are built like the `dba_` views (`catalog::views`): rows of values computed
+//! The views are built like the `dba_` views (`views::dictionary`): rows of values computed
 //! from one immutable version of the dictionary when a query names them. Nothing is
 //! stored. Catalogs of things Pythia does not have (inheritance, partitioning, row-level
 //! security policies, extended statistics, publications) are empty views with the columns
@@ -51,30 +51,101 @@
 
 use rust_decimal::Decimal;
 
+use super::registry::{Build, View, ViewKind};
+use super::ViewContext;
 use crate::catalog::{Dictionary, TableDef};
+use crate::error::Result;
 use crate::syntax::ast::ReferentialAction;
 use crate::types::RowSet;
 use crate::types::{DataType, Value};
 
-/// The views this module serves (upper case, as the dictionary's view names are looked up).
-pub const PG_CATALOG_VIEWS: &[&str] = &[
-    "PG_NAMESPACE",
-    "PG_CLASS",
-    "PG_ATTRIBUTE",
-    "PG_TYPE",
-    "PG_INDEX",
-    "PG_AM",
-    "PG_CONSTRAINT",
-    "PG_ATTRDEF",
-    "PG_COLLATION",
-    "PG_ROLES",
-    "PG_INHERITS",
-    "PG_PARTITIONED_TABLE",
-    "PG_POLICY",
-    "PG_STATISTIC_EXT",
-    "PG_PUBLICATION",
-    "PG_PUBLICATION_NAMESPACE",
-    "PG_PUBLICATION_REL",
+/// The views of this file, found as `pg_catalog.name` or by the bare name.
+pub(super) const VIEWS: &[View] = &[
+    View {
+        name: "PG_NAMESPACE",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_namespace),
+    },
+    View {
+        name: "PG_CLASS",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_class),
+    },
+    View {
+        name: "PG_ATTRIBUTE",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_attribute),
+    },
+    View {
+        name: "PG_TYPE",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_type),
+    },
+    View {
+        name: "PG_INDEX",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_index),
+    },
+    View {
+        name: "PG_AM",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_am),
+    },
+    View {
+        name: "PG_CONSTRAINT",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_constraint),
+    },
+    View {
+        name: "PG_ATTRDEF",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_attrdef),
+    },
+    View {
+        name: "PG_COLLATION",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_collation),
+    },
+    View {
+        name: "PG_ROLES",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_roles),
+    },
+    View {
+        name: "PG_INHERITS",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_inherits),
+    },
+    View {
+        name: "PG_PARTITIONED_TABLE",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_partitioned_table),
+    },
+    View {
+        name: "PG_POLICY",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_policy),
+    },
+    View {
+        name: "PG_STATISTIC_EXT",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_statistic_ext),
+    },
+    View {
+        name: "PG_PUBLICATION",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_publication),
+    },
+    View {
+        name: "PG_PUBLICATION_NAMESPACE",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_publication_namespace),
+    },
+    View {
+        name: "PG_PUBLICATION_REL",
+        kind: ViewKind::PgCatalog,
+        build: Build::Rows(pg_publication_rel),
+    },
 ];
 
 /// The schema qualifier of these views and functions (upper case, as parsed).
@@ -578,415 +649,546 @@ fn boolean(value: bool) -> Value {
 
 use Kind::{Boolean as B, Number as N, Text as T};
 
-/// The pg_catalog view `name` (upper case, without its schema), or None when there is no
-/// such view.
-pub fn pg_catalog_view(name: &str, dictionary: &Dictionary) -> Option<RowSet> {
-    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = match name {
-        "PG_NAMESPACE" => (
-            &[("OID", N), ("NSPNAME", T), ("NSPOWNER", N), ("NSPACL", T)],
-            [PG_CATALOG_NAMESPACE_OID, SYSTEM_NAMESPACE_OID]
-                .into_iter()
-                .map(|oid| {
-                    vec![
-                        number(oid),
-                        Value::text(namespace_name(oid).unwrap_or_default()),
-                        number(SYSTEM_ROLE_OID),
-                        Value::Null,
-                    ]
-                })
-                .collect(),
-        ),
-        "PG_CLASS" => (
-            &[
-                ("OID", N),
-                ("RELNAME", T),
-                ("RELNAMESPACE", N),
-                ("RELTYPE", N),
-                ("RELOFTYPE", N),
-                ("RELOWNER", N),
-                ("RELAM", N),
-                ("RELFILENODE", N),
-                ("RELTABLESPACE", N),
-                ("RELPAGES", N),
-                ("RELTUPLES", N),
-                ("RELALLVISIBLE", N),
-                ("RELTOASTRELID", N),
-                ("RELHASINDEX", B),
-                ("RELISSHARED", B),
-                ("RELPERSISTENCE", T),
-                ("RELKIND", T),
-                ("RELNATTS", N),
-                ("RELCHECKS", N),
-                ("RELHASRULES", B),
-                ("RELHASTRIGGERS", B),
-                ("RELHASSUBCLASS", B),
-                ("RELROWSECURITY", B),
-                ("RELFORCEROWSECURITY", B),
-                ("RELISPOPULATED", B),
-                ("RELREPLIDENT", T),
-                ("RELISPARTITION", B),
-                ("RELREWRITE", N),
-                ("RELACL", T),
-                ("RELOPTIONS", T),
-                ("RELPARTBOUND", T),
-            ],
-            class_rows(dictionary),
-        ),
-        "PG_ATTRIBUTE" => (
-            &[
-                ("ATTRELID", N),
-                ("ATTNAME", T),
-                ("ATTTYPID", N),
-                ("ATTSTATTARGET", N),
-                ("ATTLEN", N),
-                ("ATTNUM", N),
-                ("ATTNDIMS", N),
-                ("ATTTYPMOD", N),
-                ("ATTNOTNULL", B),
-                ("ATTHASDEF", B),
-                ("ATTHASMISSING", B),
-                ("ATTIDENTITY", T),
-                ("ATTGENERATED", T),
-                ("ATTISDROPPED", B),
-                ("ATTISLOCAL", B),
-                ("ATTINHCOUNT", N),
-                ("ATTCOLLATION", N),
-            ],
-            attribute_rows(dictionary),
-        ),
-        "PG_TYPE" => (
-            &[
-                ("OID", N),
-                ("TYPNAME", T),
-                ("TYPNAMESPACE", N),
-                ("TYPOWNER", N),
-                ("TYPLEN", N),
-                ("TYPBYVAL", B),
-                ("TYPTYPE", T),
-                ("TYPCATEGORY", T),
-                ("TYPISDEFINED", B),
-                ("TYPRELID", N),
-                ("TYPELEM", N),
-                ("TYPNOTNULL", B),
-                ("TYPBASETYPE", N),
-                ("TYPTYPMOD", N),
-                ("TYPCOLLATION", N),
-            ],
-            TYPES
-                .iter()
-                .map(|&(oid, name, length, category, collation)| {
-                    vec![
-                        number(oid),
-                        Value::text(name),
-                        number(PG_CATALOG_NAMESPACE_OID),
-                        number(SYSTEM_ROLE_OID),
-                        number(length),
-                        boolean((1..=8).contains(&length)),
-                        Value::text("b"),
-                        Value::text(category),
-                        boolean(true),
-                        number(0),
-                        number(0),
-                        boolean(false),
-                        number(0),
-                        number(-1),
-                        number(collation),
-                    ]
-                })
-                .collect(),
-        ),
-        "PG_INDEX" => (
-            &[
-                ("INDEXRELID", N),
-                ("INDRELID", N),
-                ("INDNATTS", N),
-                ("INDNKEYATTS", N),
-                ("INDISUNIQUE", B),
-                ("INDNULLSNOTDISTINCT", B),
-                ("INDISPRIMARY", B),
-                ("INDISEXCLUSION", B),
-                ("INDIMMEDIATE", B),
-                ("INDISCLUSTERED", B),
-                ("INDISVALID", B),
-                ("INDCHECKXMIN", B),
-                ("INDISREADY", B),
-                ("INDISLIVE", B),
-                ("INDISREPLIDENT", B),
-                ("INDKEY", T),
-                ("INDOPTION", T),
-                ("INDEXPRS", T),
-                ("INDPRED", T),
-            ],
-            dictionary
-                .indexes
-                .values()
-                .map(|index| {
-                    let count = index.columns.len() as i64;
-                    // int2vector's text form: numbers separated by blanks.
-                    let key: Vec<String> =
-                        index.columns.iter().map(|p| (p + 1).to_string()).collect();
-                    // INDOPTION_DESC is bit 0; a descending column also sorts NULLs first
-                    // (bit 1), as ours do.
-                    let option: Vec<&str> = index
-                        .descending
-                        .iter()
-                        .map(|&descending| if descending { "3" } else { "0" })
-                        .collect();
-                    vec![
-                        number(index.object_id as i64),
-                        number(index.table_id as i64),
-                        number(count),
-                        number(count),
-                        boolean(index.unique),
-                        boolean(false),
-                        boolean(index.primary),
-                        boolean(false),
-                        boolean(true),
-                        boolean(false),
-                        boolean(true),
-                        boolean(false),
-                        boolean(true),
-                        boolean(true),
-                        boolean(false),
-                        Value::text(key.join(" ")),
-                        Value::text(option.join(" ")),
-                        Value::Null,
-                        Value::Null,
-                    ]
-                })
-                .collect(),
-        ),
-        "PG_AM" => (
-            &[("OID", N), ("AMNAME", T), ("AMHANDLER", T), ("AMTYPE", T)],
-            vec![
-                vec![
-                    number(HEAP_ACCESS_METHOD_OID),
-                    Value::text("heap"),
-                    Value::text("heap_tableam_handler"),
-                    Value::text("t"),
-                ],
-                vec![
-                    number(BTREE_ACCESS_METHOD_OID),
-                    Value::text("btree"),
-                    Value::text("bthandler"),
-                    Value::text("i"),
-                ],
-            ],
-        ),
-        "PG_CONSTRAINT" => (
-            &[
-                ("OID", N),
-                ("CONNAME", T),
-                ("CONNAMESPACE", N),
-                ("CONTYPE", T),
-                ("CONDEFERRABLE", B),
-                ("CONDEFERRED", B),
-                ("CONVALIDATED", B),
-                ("CONRELID", N),
-                ("CONTYPID", N),
-                ("CONINDID", N),
-                ("CONPARENTID", N),
-                ("CONFRELID", N),
-                ("CONFUPDTYPE", T),
-                ("CONFDELTYPE", T),
-                ("CONFMATCHTYPE", T),
-                ("CONISLOCAL", B),
-                ("CONINHCOUNT", N),
-                ("CONNOINHERIT", B),
-                ("CONKEY", T),
-                ("CONFKEY", T),
-                ("CONBIN", T),
-            ],
-            constraints(dictionary)
-                .into_iter()
-                .map(|constraint| {
-                    let foreign = constraint.kind == "f";
-                    vec![
-                        number(constraint.oid),
-                        Value::text(client_name(&constraint.name)),
-                        number(SYSTEM_NAMESPACE_OID),
-                        Value::text(constraint.kind),
-                        boolean(false),
-                        boolean(false),
-                        boolean(true),
-                        number(constraint.table_oid),
-                        number(0),
-                        number(constraint.index_oid),
-                        number(0),
-                        number(constraint.parent_oid),
-                        Value::text(if foreign { "a" } else { " " }),
-                        Value::text(constraint.delete_action),
-                        Value::text(if foreign { "s" } else { " " }),
-                        boolean(true),
-                        number(0),
-                        boolean(false),
-                        array_text(&constraint.columns),
-                        if foreign {
-                            array_text(&constraint.parent_columns)
-                        } else {
-                            Value::Null
-                        },
-                        constraint.condition.map_or(Value::Null, Value::text),
-                    ]
-                })
-                .collect(),
-        ),
-        "PG_ATTRDEF" => (
-            &[("OID", N), ("ADRELID", N), ("ADNUM", N), ("ADBIN", T)],
-            dictionary
-                .tables
-                .values()
-                .flat_map(|table| {
-                    table
-                        .columns
-                        .iter()
-                        .enumerate()
-                        .filter_map(move |(position, column)| {
-                            let default = column.default.as_ref()?;
-                            let text = crate::syntax::print::expression(default).ok()?;
-                            Some(vec![
-                                number(default_oid(table, &column.name)),
-                                number(table.object_id as i64),
-                                number(position as i64 + 1),
-                                Value::text(text),
-                            ])
-                        })
-                })
-                .collect(),
-        ),
-        "PG_COLLATION" => (
-            &[
-                ("OID", N),
-                ("COLLNAME", T),
-                ("COLLNAMESPACE", N),
-                ("COLLOWNER", N),
-                ("COLLPROVIDER", T),
-                ("COLLISDETERMINISTIC", B),
-                ("COLLENCODING", N),
-            ],
-            [
-                (DEFAULT_COLLATION_OID, "default", "d"),
-                (950, "C", "c"),
-                (951, "POSIX", "c"),
-            ]
+/// pg_catalog.PG_NAMESPACE.
+fn pg_namespace(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[("OID", N), ("NSPNAME", T), ("NSPOWNER", N), ("NSPACL", T)],
+        [PG_CATALOG_NAMESPACE_OID, SYSTEM_NAMESPACE_OID]
             .into_iter()
-            .map(|(oid, name, provider)| {
+            .map(|oid| {
+                vec![
+                    number(oid),
+                    Value::text(namespace_name(oid).unwrap_or_default()),
+                    number(SYSTEM_ROLE_OID),
+                    Value::Null,
+                ]
+            })
+            .collect(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_CLASS.
+fn pg_class(context: &ViewContext) -> Result<RowSet> {
+    let dictionary = context.dictionary;
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("RELNAME", T),
+            ("RELNAMESPACE", N),
+            ("RELTYPE", N),
+            ("RELOFTYPE", N),
+            ("RELOWNER", N),
+            ("RELAM", N),
+            ("RELFILENODE", N),
+            ("RELTABLESPACE", N),
+            ("RELPAGES", N),
+            ("RELTUPLES", N),
+            ("RELALLVISIBLE", N),
+            ("RELTOASTRELID", N),
+            ("RELHASINDEX", B),
+            ("RELISSHARED", B),
+            ("RELPERSISTENCE", T),
+            ("RELKIND", T),
+            ("RELNATTS", N),
+            ("RELCHECKS", N),
+            ("RELHASRULES", B),
+            ("RELHASTRIGGERS", B),
+            ("RELHASSUBCLASS", B),
+            ("RELROWSECURITY", B),
+            ("RELFORCEROWSECURITY", B),
+            ("RELISPOPULATED", B),
+            ("RELREPLIDENT", T),
+            ("RELISPARTITION", B),
+            ("RELREWRITE", N),
+            ("RELACL", T),
+            ("RELOPTIONS", T),
+            ("RELPARTBOUND", T),
+        ],
+        class_rows(dictionary),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_ATTRIBUTE.
+fn pg_attribute(context: &ViewContext) -> Result<RowSet> {
+    let dictionary = context.dictionary;
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("ATTRELID", N),
+            ("ATTNAME", T),
+            ("ATTTYPID", N),
+            ("ATTSTATTARGET", N),
+            ("ATTLEN", N),
+            ("ATTNUM", N),
+            ("ATTNDIMS", N),
+            ("ATTTYPMOD", N),
+            ("ATTNOTNULL", B),
+            ("ATTHASDEF", B),
+            ("ATTHASMISSING", B),
+            ("ATTIDENTITY", T),
+            ("ATTGENERATED", T),
+            ("ATTISDROPPED", B),
+            ("ATTISLOCAL", B),
+            ("ATTINHCOUNT", N),
+            ("ATTCOLLATION", N),
+        ],
+        attribute_rows(dictionary),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_TYPE.
+fn pg_type(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("TYPNAME", T),
+            ("TYPNAMESPACE", N),
+            ("TYPOWNER", N),
+            ("TYPLEN", N),
+            ("TYPBYVAL", B),
+            ("TYPTYPE", T),
+            ("TYPCATEGORY", T),
+            ("TYPISDEFINED", B),
+            ("TYPRELID", N),
+            ("TYPELEM", N),
+            ("TYPNOTNULL", B),
+            ("TYPBASETYPE", N),
+            ("TYPTYPMOD", N),
+            ("TYPCOLLATION", N),
+        ],
+        TYPES
+            .iter()
+            .map(|&(oid, name, length, category, collation)| {
                 vec![
                     number(oid),
                     Value::text(name),
                     number(PG_CATALOG_NAMESPACE_OID),
                     number(SYSTEM_ROLE_OID),
-                    Value::text(provider),
+                    number(length),
+                    boolean((1..=8).contains(&length)),
+                    Value::text("b"),
+                    Value::text(category),
                     boolean(true),
+                    number(0),
+                    number(0),
+                    boolean(false),
+                    number(0),
                     number(-1),
+                    number(collation),
                 ]
             })
             .collect(),
-        ),
-        "PG_ROLES" => (
-            &[
-                ("ROLNAME", T),
-                ("ROLSUPER", B),
-                ("ROLINHERIT", B),
-                ("ROLCREATEROLE", B),
-                ("ROLCREATEDB", B),
-                ("ROLCANLOGIN", B),
-                ("ROLREPLICATION", B),
-                ("ROLCONNLIMIT", N),
-                ("ROLPASSWORD", T),
-                ("ROLBYPASSRLS", B),
-                ("OID", N),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_INDEX.
+fn pg_index(context: &ViewContext) -> Result<RowSet> {
+    let dictionary = context.dictionary;
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("INDEXRELID", N),
+            ("INDRELID", N),
+            ("INDNATTS", N),
+            ("INDNKEYATTS", N),
+            ("INDISUNIQUE", B),
+            ("INDNULLSNOTDISTINCT", B),
+            ("INDISPRIMARY", B),
+            ("INDISEXCLUSION", B),
+            ("INDIMMEDIATE", B),
+            ("INDISCLUSTERED", B),
+            ("INDISVALID", B),
+            ("INDCHECKXMIN", B),
+            ("INDISREADY", B),
+            ("INDISLIVE", B),
+            ("INDISREPLIDENT", B),
+            ("INDKEY", T),
+            ("INDOPTION", T),
+            ("INDEXPRS", T),
+            ("INDPRED", T),
+        ],
+        dictionary
+            .indexes
+            .values()
+            .map(|index| {
+                let count = index.columns.len() as i64;
+                // int2vector's text form: numbers separated by blanks.
+                let key: Vec<String> = index.columns.iter().map(|p| (p + 1).to_string()).collect();
+                // INDOPTION_DESC is bit 0; a descending column also sorts NULLs first
+                // (bit 1), as ours do.
+                let option: Vec<&str> = index
+                    .descending
+                    .iter()
+                    .map(|&descending| if descending { "3" } else { "0" })
+                    .collect();
+                vec![
+                    number(index.object_id as i64),
+                    number(index.table_id as i64),
+                    number(count),
+                    number(count),
+                    boolean(index.unique),
+                    boolean(false),
+                    boolean(index.primary),
+                    boolean(false),
+                    boolean(true),
+                    boolean(false),
+                    boolean(true),
+                    boolean(false),
+                    boolean(true),
+                    boolean(true),
+                    boolean(false),
+                    Value::text(key.join(" ")),
+                    Value::text(option.join(" ")),
+                    Value::Null,
+                    Value::Null,
+                ]
+            })
+            .collect(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_AM.
+fn pg_am(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[("OID", N), ("AMNAME", T), ("AMHANDLER", T), ("AMTYPE", T)],
+        vec![
+            vec![
+                number(HEAP_ACCESS_METHOD_OID),
+                Value::text("heap"),
+                Value::text("heap_tableam_handler"),
+                Value::text("t"),
             ],
-            vec![vec![
-                Value::text(user_name(SYSTEM_ROLE_OID)),
-                boolean(true),
-                boolean(true),
-                boolean(true),
-                boolean(true),
-                boolean(true),
-                boolean(false),
-                number(-1),
-                Value::text("********"),
-                boolean(false),
+            vec![
+                number(BTREE_ACCESS_METHOD_OID),
+                Value::text("btree"),
+                Value::text("bthandler"),
+                Value::text("i"),
+            ],
+        ],
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_CONSTRAINT.
+fn pg_constraint(context: &ViewContext) -> Result<RowSet> {
+    let dictionary = context.dictionary;
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("CONNAME", T),
+            ("CONNAMESPACE", N),
+            ("CONTYPE", T),
+            ("CONDEFERRABLE", B),
+            ("CONDEFERRED", B),
+            ("CONVALIDATED", B),
+            ("CONRELID", N),
+            ("CONTYPID", N),
+            ("CONINDID", N),
+            ("CONPARENTID", N),
+            ("CONFRELID", N),
+            ("CONFUPDTYPE", T),
+            ("CONFDELTYPE", T),
+            ("CONFMATCHTYPE", T),
+            ("CONISLOCAL", B),
+            ("CONINHCOUNT", N),
+            ("CONNOINHERIT", B),
+            ("CONKEY", T),
+            ("CONFKEY", T),
+            ("CONBIN", T),
+        ],
+        constraints(dictionary)
+            .into_iter()
+            .map(|constraint| {
+                let foreign = constraint.kind == "f";
+                vec![
+                    number(constraint.oid),
+                    Value::text(client_name(&constraint.name)),
+                    number(SYSTEM_NAMESPACE_OID),
+                    Value::text(constraint.kind),
+                    boolean(false),
+                    boolean(false),
+                    boolean(true),
+                    number(constraint.table_oid),
+                    number(0),
+                    number(constraint.index_oid),
+                    number(0),
+                    number(constraint.parent_oid),
+                    Value::text(if foreign { "a" } else { " " }),
+                    Value::text(constraint.delete_action),
+                    Value::text(if foreign { "s" } else { " " }),
+                    boolean(true),
+                    number(0),
+                    boolean(false),
+                    array_text(&constraint.columns),
+                    if foreign {
+                        array_text(&constraint.parent_columns)
+                    } else {
+                        Value::Null
+                    },
+                    constraint.condition.map_or(Value::Null, Value::text),
+                ]
+            })
+            .collect(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_ATTRDEF.
+fn pg_attrdef(context: &ViewContext) -> Result<RowSet> {
+    let dictionary = context.dictionary;
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[("OID", N), ("ADRELID", N), ("ADNUM", N), ("ADBIN", T)],
+        dictionary
+            .tables
+            .values()
+            .flat_map(|table| {
+                table
+                    .columns
+                    .iter()
+                    .enumerate()
+                    .filter_map(move |(position, column)| {
+                        let default = column.default.as_ref()?;
+                        let text = crate::syntax::print::expression(default).ok()?;
+                        Some(vec![
+                            number(default_oid(table, &column.name)),
+                            number(table.object_id as i64),
+                            number(position as i64 + 1),
+                            Value::text(text),
+                        ])
+                    })
+            })
+            .collect(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_COLLATION.
+fn pg_collation(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("COLLNAME", T),
+            ("COLLNAMESPACE", N),
+            ("COLLOWNER", N),
+            ("COLLPROVIDER", T),
+            ("COLLISDETERMINISTIC", B),
+            ("COLLENCODING", N),
+        ],
+        [
+            (DEFAULT_COLLATION_OID, "default", "d"),
+            (950, "C", "c"),
+            (951, "POSIX", "c"),
+        ]
+        .into_iter()
+        .map(|(oid, name, provider)| {
+            vec![
+                number(oid),
+                Value::text(name),
+                number(PG_CATALOG_NAMESPACE_OID),
                 number(SYSTEM_ROLE_OID),
-            ]],
-        ),
-        // What Pythia does not have: the columns clients read, no rows.
-        "PG_INHERITS" => (
-            &[
-                ("INHRELID", N),
-                ("INHPARENT", N),
-                ("INHSEQNO", N),
-                ("INHDETACHPENDING", B),
-            ],
-            Vec::new(),
-        ),
-        "PG_PARTITIONED_TABLE" => (
-            &[
-                ("PARTRELID", N),
-                ("PARTSTRAT", T),
-                ("PARTNATTS", N),
-                ("PARTDEFID", N),
-                ("PARTATTRS", T),
-                ("PARTEXPRS", T),
-            ],
-            Vec::new(),
-        ),
-        "PG_POLICY" => (
-            &[
-                ("OID", N),
-                ("POLNAME", T),
-                ("POLRELID", N),
-                ("POLCMD", T),
-                ("POLPERMISSIVE", B),
-                ("POLROLES", T),
-                ("POLQUAL", T),
-                ("POLWITHCHECK", T),
-            ],
-            Vec::new(),
-        ),
-        "PG_STATISTIC_EXT" => (
-            &[
-                ("OID", N),
-                ("STXRELID", N),
-                ("STXNAME", T),
-                ("STXNAMESPACE", N),
-                ("STXOWNER", N),
-                ("STXSTATTARGET", N),
-                ("STXKEYS", T),
-                ("STXKIND", T),
-                ("STXEXPRS", T),
-            ],
-            Vec::new(),
-        ),
-        "PG_PUBLICATION" => (
-            &[
-                ("OID", N),
-                ("PUBNAME", T),
-                ("PUBOWNER", N),
-                ("PUBALLTABLES", B),
-                ("PUBINSERT", B),
-                ("PUBUPDATE", B),
-                ("PUBDELETE", B),
-                ("PUBTRUNCATE", B),
-                ("PUBVIAROOT", B),
-            ],
-            Vec::new(),
-        ),
-        "PG_PUBLICATION_NAMESPACE" => (&[("OID", N), ("PNPUBID", N), ("PNNSPID", N)], Vec::new()),
-        "PG_PUBLICATION_REL" => (
-            &[
-                ("OID", N),
-                ("PRPUBID", N),
-                ("PRRELID", N),
-                ("PRQUAL", T),
-                ("PRATTRS", T),
-            ],
-            Vec::new(),
-        ),
-        _ => return None,
-    };
-    Some(RowSet {
+                Value::text(provider),
+                boolean(true),
+                number(-1),
+            ]
+        })
+        .collect(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_ROLES.
+fn pg_roles(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("ROLNAME", T),
+            ("ROLSUPER", B),
+            ("ROLINHERIT", B),
+            ("ROLCREATEROLE", B),
+            ("ROLCREATEDB", B),
+            ("ROLCANLOGIN", B),
+            ("ROLREPLICATION", B),
+            ("ROLCONNLIMIT", N),
+            ("ROLPASSWORD", T),
+            ("ROLBYPASSRLS", B),
+            ("OID", N),
+        ],
+        vec![vec![
+            Value::text(user_name(SYSTEM_ROLE_OID)),
+            boolean(true),
+            boolean(true),
+            boolean(true),
+            boolean(true),
+            boolean(true),
+            boolean(false),
+            number(-1),
+            Value::text("********"),
+            boolean(false),
+            number(SYSTEM_ROLE_OID),
+        ]],
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+// What Pythia does not have (inherits, partitioned tables, policies, extended statistics,
+// publications): the columns clients read, no rows.
+
+/// pg_catalog.PG_INHERITS.
+fn pg_inherits(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("INHRELID", N),
+            ("INHPARENT", N),
+            ("INHSEQNO", N),
+            ("INHDETACHPENDING", B),
+        ],
+        Vec::new(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_PARTITIONED_TABLE.
+fn pg_partitioned_table(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("PARTRELID", N),
+            ("PARTSTRAT", T),
+            ("PARTNATTS", N),
+            ("PARTDEFID", N),
+            ("PARTATTRS", T),
+            ("PARTEXPRS", T),
+        ],
+        Vec::new(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_POLICY.
+fn pg_policy(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("POLNAME", T),
+            ("POLRELID", N),
+            ("POLCMD", T),
+            ("POLPERMISSIVE", B),
+            ("POLROLES", T),
+            ("POLQUAL", T),
+            ("POLWITHCHECK", T),
+        ],
+        Vec::new(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_STATISTIC_EXT.
+fn pg_statistic_ext(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("STXRELID", N),
+            ("STXNAME", T),
+            ("STXNAMESPACE", N),
+            ("STXOWNER", N),
+            ("STXSTATTARGET", N),
+            ("STXKEYS", T),
+            ("STXKIND", T),
+            ("STXEXPRS", T),
+        ],
+        Vec::new(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_PUBLICATION.
+fn pg_publication(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("PUBNAME", T),
+            ("PUBOWNER", N),
+            ("PUBALLTABLES", B),
+            ("PUBINSERT", B),
+            ("PUBUPDATE", B),
+            ("PUBDELETE", B),
+            ("PUBTRUNCATE", B),
+            ("PUBVIAROOT", B),
+        ],
+        Vec::new(),
+    );
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_PUBLICATION_NAMESPACE.
+fn pg_publication_namespace(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) =
+        (&[("OID", N), ("PNPUBID", N), ("PNNSPID", N)], Vec::new());
+    Ok(RowSet {
+        columns: columns(names),
+        rows,
+    })
+}
+
+/// pg_catalog.PG_PUBLICATION_REL.
+fn pg_publication_rel(_context: &ViewContext) -> Result<RowSet> {
+    let (names, rows): (&[(&str, Kind)], Vec<Vec<Value>>) = (
+        &[
+            ("OID", N),
+            ("PRPUBID", N),
+            ("PRRELID", N),
+            ("PRQUAL", T),
+            ("PRATTRS", T),
+        ],
+        Vec::new(),
+    );
+    Ok(RowSet {
         columns: columns(names),
         rows,
     })
@@ -1229,16 +1431,42 @@ mod tests {
 
     #[test]
     fn every_view_has_its_columns_and_rows_of_their_width() {
-        let dictionary = Dictionary::default();
-        for name in PG_CATALOG_VIEWS {
-            let view = pg_catalog_view(name, &dictionary).expect(name);
+        let context = ViewContext::detached(0);
+        let names = crate::views::view_names(ViewKind::PgCatalog);
+        for required in [
+            "PG_NAMESPACE",
+            "PG_CLASS",
+            "PG_ATTRIBUTE",
+            "PG_TYPE",
+            "PG_INDEX",
+            "PG_AM",
+            "PG_CONSTRAINT",
+            "PG_ATTRDEF",
+            "PG_COLLATION",
+            "PG_ROLES",
+            "PG_INHERITS",
+            "PG_PARTITIONED_TABLE",
+            "PG_POLICY",
+            "PG_STATISTIC_EXT",
+            "PG_PUBLICATION",
+            "PG_PUBLICATION_NAMESPACE",
+            "PG_PUBLICATION_REL",
+        ] {
+            assert!(names.contains(&required), "{required} missing");
+        }
+        for name in names {
+            let view = crate::views::resolve(name, &context).unwrap().expect(name);
             assert!(!view.columns.is_empty(), "{name}");
             for row in &view.rows {
                 assert_eq!(row.len(), view.columns.len(), "{name}");
             }
         }
-        assert!(pg_catalog_view("PG_NO_SUCH_VIEW", &dictionary).is_none());
-        let namespaces = pg_catalog_view("PG_NAMESPACE", &dictionary).unwrap();
+        assert!(crate::views::resolve("PG_NO_SUCH_VIEW", &context)
+            .unwrap()
+            .is_none());
+        let namespaces = crate::views::resolve("PG_NAMESPACE", &context)
+            .unwrap()
+            .unwrap();
         assert_eq!(namespaces.rows[1][1], Value::text("system"));
     }
 }
