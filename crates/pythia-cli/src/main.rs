@@ -11,25 +11,11 @@
 //!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
 //! ```
 
-mod lab;
-mod parse_cost;
-mod shell;
-
-mod advice;
-mod commit;
-mod common;
-mod crash;
 mod dbv;
-mod hitpath;
-mod hotcursor;
-mod oltp;
-mod pgbench;
-mod scan;
+mod lab;
 mod serve;
-mod slammer;
+mod shell;
 mod slt;
-mod sqlite_bench;
-mod stuffer;
 
 use std::path::PathBuf;
 
@@ -211,7 +197,7 @@ fn main() {
         }
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
-            if let Err(error) = crash::worker(&dir) {
+            if let Err(error) = lab::redo::crash::worker(&dir) {
                 eprintln!("crash worker: {error}");
                 std::process::exit(1);
             }

@@ -8,6 +8,12 @@
 //! parameters), `crash` (seed, kills), `commit` (sessions, seconds), `sqlite`
 //! (filesystemio_options) and `pgbench` (scale, seconds); the others say they ignore them.
 
+pub mod buffer_pools;
+pub mod common;
+pub mod engines;
+pub mod library_cache;
+pub mod redo;
+
 pub fn run_lab(
     name: Option<&str>,
     quick: bool,
@@ -28,48 +34,48 @@ pub fn run_lab(
     match name {
         None => {
             let started = std::time::Instant::now();
-            crate::commit::run(true, &dir.join("lab-commit"), &[])?;
+            redo::commit::run(true, &dir.join("lab-commit"), &[])?;
             println!();
-            crate::oltp::run(true, &dir.join("lab-oltp"))?;
+            engines::oltp::run(true, &dir.join("lab-oltp"))?;
             println!();
-            crate::sqlite_bench::run(true, &dir.join("lab-sqlite"), &[])?;
+            engines::sqlite::run(true, &dir.join("lab-sqlite"), &[])?;
             println!();
-            crate::parse_cost::run(true, &dir.join("lab-parse"))?;
+            library_cache::parse::run(true, &dir.join("lab-parse"))?;
             println!();
-            crate::slammer::run(true, &dir.join("lab-slammer"))?;
+            library_cache::slammer::run(true, &dir.join("lab-slammer"))?;
             println!();
-            crate::hotcursor::run(true, &dir.join("lab-hotcursor"))?;
+            library_cache::hotcursor::run(true, &dir.join("lab-hotcursor"))?;
             println!();
-            crate::stuffer::run_stuffer(true, &dir.join("lab-stuffer"))?;
+            buffer_pools::stuffer::run_stuffer(true, &dir.join("lab-stuffer"))?;
             println!();
-            crate::stuffer::run_midpoint(true, &dir.join("lab-midpoint"))?;
+            buffer_pools::stuffer::run_midpoint(true, &dir.join("lab-midpoint"))?;
             println!();
-            crate::scan::run(true, &dir.join("lab-scan"))?;
+            buffer_pools::scan::run(true, &dir.join("lab-scan"))?;
             println!();
-            crate::hitpath::run(true, &dir.join("lab-hitpath"))?;
+            buffer_pools::hitpath::run(true, &dir.join("lab-hitpath"))?;
             println!();
-            crate::advice::run(true, &dir.join("lab-advice"))?;
+            buffer_pools::advice::run(true, &dir.join("lab-advice"))?;
             println!();
-            crate::crash::run(true, &dir.join("lab-crash"), &[])?;
+            redo::crash::run(true, &dir.join("lab-crash"), &[])?;
             println!(
                 "\nall experiments (quick scale) in {:.1} s",
                 started.elapsed().as_secs_f64()
             );
             Ok(())
         }
-        Some("commit") => crate::commit::run(quick, &dir.join("lab-commit"), parameters),
-        Some("oltp") => crate::oltp::run(quick, &dir.join("lab-oltp")),
-        Some("sqlite") => crate::sqlite_bench::run(quick, &dir.join("lab-sqlite"), parameters),
-        Some("parse") => crate::parse_cost::run(quick, &dir.join("lab-parse")),
-        Some("slammer") => crate::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
-        Some("hotcursor") => crate::hotcursor::run(quick, &dir.join("lab-hotcursor")),
-        Some("stuffer") => crate::stuffer::run_stuffer(quick, &dir.join("lab-stuffer")),
-        Some("midpoint") => crate::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
-        Some("scan") => crate::scan::run(quick, &dir.join("lab-scan")),
-        Some("hitpath") => crate::hitpath::run(quick, &dir.join("lab-hitpath")),
-        Some("advice") => crate::advice::run(quick, &dir.join("lab-advice")),
-        Some("crash") => crate::crash::run(quick, &dir.join("lab-crash"), parameters),
-        Some("pgbench") => crate::pgbench::run(quick, &dir.join("lab-pgbench"), parameters),
+        Some("commit") => redo::commit::run(quick, &dir.join("lab-commit"), parameters),
+        Some("oltp") => engines::oltp::run(quick, &dir.join("lab-oltp")),
+        Some("sqlite") => engines::sqlite::run(quick, &dir.join("lab-sqlite"), parameters),
+        Some("parse") => library_cache::parse::run(quick, &dir.join("lab-parse")),
+        Some("slammer") => library_cache::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
+        Some("hotcursor") => library_cache::hotcursor::run(quick, &dir.join("lab-hotcursor")),
+        Some("stuffer") => buffer_pools::stuffer::run_stuffer(quick, &dir.join("lab-stuffer")),
+        Some("midpoint") => buffer_pools::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
+        Some("scan") => buffer_pools::scan::run(quick, &dir.join("lab-scan")),
+        Some("hitpath") => buffer_pools::hitpath::run(quick, &dir.join("lab-hitpath")),
+        Some("advice") => buffer_pools::advice::run(quick, &dir.join("lab-advice")),
+        Some("crash") => redo::crash::run(quick, &dir.join("lab-crash"), parameters),
+        Some("pgbench") => engines::pgbench::run(quick, &dir.join("lab-pgbench"), parameters),
         Some(other) => Err(pythia::Error::new(
             900,
             format!(

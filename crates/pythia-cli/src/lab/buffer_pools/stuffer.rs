@@ -35,7 +35,7 @@ use pythia::buffer::{
 };
 use pythia::{Instance, Value};
 
-use crate::common::{integer, lab_error, query_rows};
+use crate::lab::common::{integer, lab_error, query_rows};
 
 /// The seed's generator: x -> (967 x + 3041) mod 14,406 (`bcX.set_rand(14406, 967, 3041)`),
 /// full period, so 10,000 draws never repeat a key.

@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Session, Value};
 
-use crate::common::{lab_error, progress, run_sessions, Rng, Snapshot};
+use crate::lab::common::{lab_error, progress, run_sessions, Rng, Snapshot};
 
 /// The seed's iterations and its figures (seconds): elapsed per variant, 'log file sync' in
 /// variants 1 and 2 (the seed gives none for variant 3).

@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{
+use crate::lab::common::{
     lab_error, latch_delta, latch_sample, latches_that_slept, number, progress, query_rows,
     query_sum, time_model_micros, LatchCounts, Rng, Snapshot,
 };
@@ -324,7 +324,7 @@ fn run_configuration(
     );
     let mut statements = 0;
     let mut errors = 0;
-    crate::common::run_sessions(
+    crate::lab::common::run_sessions(
         workload.sessions,
         &stop,
         |number| {

@@ -67,7 +67,7 @@ use pythia::instance::dbverify;
 use pythia::io::block::BlockId;
 use pythia::{Instance, Session, Value};
 
-use crate::common::{integer, lab_error, Rng};
+use crate::lab::common::{integer, lab_error, Rng};
 
 /// Sessions the worker runs, each on its own thread.
 pub const SESSIONS: usize = 4;

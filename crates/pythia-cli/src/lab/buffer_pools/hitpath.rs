@@ -21,7 +21,7 @@ use pythia::buffer::AccessKind;
 use pythia::instrumentation::{self, SessionInstrumentation, SessionType};
 use pythia::{Instance, Value};
 
-use crate::common::{lab_error, median, Rng};
+use crate::lab::common::{lab_error, median, Rng};
 
 const ROWS: i64 = 20_000;
 

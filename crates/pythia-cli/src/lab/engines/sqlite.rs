@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{integer, lab_error, progress, run_sessions, Rng, Snapshot};
+use crate::lab::common::{integer, lab_error, progress, run_sessions, Rng, Snapshot};
 
 const SEED: u64 = 0x5351_4c49_5445; // "SQLITE"
 const RANGE: i64 = 1_000;

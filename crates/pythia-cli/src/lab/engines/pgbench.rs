@@ -30,7 +30,7 @@ use pythia::Instance;
 use pythia_server::programs::{self, Ended};
 use pythia_server::{Server, ServerOptions};
 
-use crate::common::{lab_error, median};
+use crate::lab::common::{lab_error, median};
 
 /// The buffer cache of both servers: Pythia's db_cache_size, PostgreSQL's shared_buffers.
 const SHARED_BUFFERS: &str = "256MB";

@@ -28,7 +28,7 @@ use pythia::buffer::{
     AgingParameters, BufferPool, ClassicLruPolicy, TouchCountPolicy, VirtualClock,
 };
 
-use crate::stuffer::{build, stuff, Run, CACHE_BUFFERS};
+use super::stuffer::{build, stuff, Run, CACHE_BUFFERS};
 
 /// The sizes rerun to check the advice, in buffers (0.5, 0.7, 1.5 and 2.0 of the pool).
 const RERUN_BUFFERS: [usize; 4] = [500, 700, 1_500, 2_000];

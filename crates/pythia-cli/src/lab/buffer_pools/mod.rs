@@ -1,0 +1,4 @@
+pub mod advice;
+pub mod hitpath;
+pub mod scan;
+pub mod stuffer;

@@ -1,0 +1,3 @@
+pub mod oltp;
+pub mod pgbench;
+pub mod sqlite;

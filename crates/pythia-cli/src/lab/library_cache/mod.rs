@@ -1,0 +1,3 @@
+pub mod hotcursor;
+pub mod parse;
+pub mod slammer;

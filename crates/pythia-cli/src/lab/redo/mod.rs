@@ -1,0 +1,2 @@
+pub mod commit;
+pub mod crash;
