@@ -46,9 +46,9 @@ pub fn run_lab(
             println!();
             library_cache::hotcursor::run(true, &dir.join("lab-hotcursor"))?;
             println!();
-            buffer_pools::stuffer::run_stuffer(true, &dir.join("lab-stuffer"))?;
+            buffer_pools::stuffer::run(true, &dir.join("lab-stuffer"))?;
             println!();
-            buffer_pools::stuffer::run_midpoint(true, &dir.join("lab-midpoint"))?;
+            buffer_pools::midpoint::run(true, &dir.join("lab-midpoint"))?;
             println!();
             buffer_pools::scan::run(true, &dir.join("lab-scan"))?;
             println!();
@@ -69,8 +69,8 @@ pub fn run_lab(
         Some("parse") => library_cache::parse::run(quick, &dir.join("lab-parse")),
         Some("slammer") => library_cache::slammer::run_with(quick, &dir.join("lab-slammer"), parameters),
         Some("hotcursor") => library_cache::hotcursor::run(quick, &dir.join("lab-hotcursor")),
-        Some("stuffer") => buffer_pools::stuffer::run_stuffer(quick, &dir.join("lab-stuffer")),
-        Some("midpoint") => buffer_pools::stuffer::run_midpoint(quick, &dir.join("lab-midpoint")),
+        Some("stuffer") => buffer_pools::stuffer::run(quick, &dir.join("lab-stuffer")),
+        Some("midpoint") => buffer_pools::midpoint::run(quick, &dir.join("lab-midpoint")),
         Some("scan") => buffer_pools::scan::run(quick, &dir.join("lab-scan")),
         Some("hitpath") => buffer_pools::hitpath::run(quick, &dir.join("lab-hitpath")),
         Some("advice") => buffer_pools::advice::run(quick, &dir.join("lab-advice")),

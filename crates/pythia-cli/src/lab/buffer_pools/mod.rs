@@ -1,4 +1,5 @@
 pub mod advice;
 pub mod hitpath;
+pub mod midpoint;
 pub mod scan;
 pub mod stuffer;
