@@ -91,7 +91,8 @@ fn with_error(predicted: Option<u64>, measured: u64) -> String {
     format!("{predicted} ({:+.1}%){mark}", 100.0 * off)
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = std::time::Instant::now();
     println!(
         "advice experiment: v$db_cache_advice after BUFFER_STUFFER in one {CACHE_BUFFERS}-buffer \

@@ -23,7 +23,8 @@ const MIDPOINT_TESTS: [(&str, Option<u32>, u64, u64); 5] = [
     ("TEST4", Some(25), 12_122, 20_318),
 ];
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = std::time::Instant::now();
     println!(
         "midpoint experiment (seed 001, Table 9): BUFFER_STUFFER in one {CACHE_BUFFERS}-buffer DEFAULT pool, \

@@ -246,7 +246,8 @@ fn measure(
     Ok(outcome)
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = Instant::now();
     let scans = if quick { 2 } else { 6 };
     println!(

@@ -664,7 +664,8 @@ fn print_runs(algorithm: Algorithm, runs: &[(&Configuration, Run)]) {
     println!("{totals}");
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = std::time::Instant::now();
     println!(
         "stuffer experiment (seed 001, BUFFER_STUFFER): {} LCG-chosen LARGE_TBL rows joined to LOOKUP_TBL, \

@@ -55,7 +55,8 @@ impl Tally {
     }
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let scale = if quick {
         Scale {
             sessions: 4,

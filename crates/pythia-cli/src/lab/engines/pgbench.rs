@@ -294,10 +294,13 @@ fn setting(parameters: &[(String, String)], name: &str, default: u64) -> pythia:
     }
 }
 
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["scale", "seconds", "rounds"];
+
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     if let Some((name, _)) = parameters
         .iter()
-        .find(|(name, _)| !["scale", "seconds", "rounds"].contains(&name.as_str()))
+        .find(|(name, _)| !SETTINGS.contains(&name.as_str()))
     {
         return Err(lab_error(format!(
             "-p {name}: lab pgbench takes scale, seconds and rounds"

@@ -127,6 +127,9 @@ fn expected_sum(low: i64, high: i64) -> i128 {
     (low..=high).map(|id| value_of(id) as i128).sum()
 }
 
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["filesystemio_options"];
+
 /// `-p filesystemio_options=NONE` (or DIRECTIO, SETALL, ASYNCH) opens Pythia's instances
 /// with that setting: the cost of direct redo writes, measured against cached ones.
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {

@@ -482,7 +482,8 @@ fn change(before: f64, after: f64) -> String {
     }
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let scale = if quick {
         Scale {
             modes: &[Mode::ParseOnce],

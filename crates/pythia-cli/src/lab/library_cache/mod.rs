@@ -1,3 +1,10 @@
+use super::Group;
+
 pub mod hotcursor;
 pub mod parse;
 pub mod slammer;
+
+pub const GROUP: Group = Group {
+    name: "library cache",
+    chapter: "docs/lab-library-cache.md",
+};

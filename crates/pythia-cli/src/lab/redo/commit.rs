@@ -156,6 +156,9 @@ impl Measured {
     }
 }
 
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["sessions", "seconds"];
+
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     let scale = Scale::of(quick).with(parameters)?;
     let _ = std::fs::remove_dir_all(dir);

@@ -400,6 +400,9 @@ struct Round {
     blocks_verified: u64,
 }
 
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["seed", "kills"];
+
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     let settings = Settings::new(quick, parameters)?;
     let _ = std::fs::remove_dir_all(dir);
