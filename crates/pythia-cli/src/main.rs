@@ -1,39 +1,28 @@
 //! The `pythia` command: the SQL*Plus-style shell and the lab (named, repeatable experiments
-//! on an embedded database).
+//! on an embedded database). This file is the command tree and its dispatch; each command's
+//! work is in its module.
 //!
 //! ```text
 //!   pythia shell [DIR] [-p name=value]... [--bail]    shell/: statements and SQL*Plus commands
-//!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab.rs: experiments
+//!   pythia lab [NAME] [--quick] [--dir DIR] [-p ..]   lab/: the experiments, their registry in
+//!                                                    lab/mod.rs
 //!   pythia slt FILE... [--sqlite] [--compare]         slt.rs: sqllogictest files
 //!   pythia dbv DIR                                    dbv.rs: DBVERIFY of a closed database
 //!   pythia serve [DIR] [--listen ADDR] [--trust] [--password P] [-p ..]
 //!                                                    serve.rs: the PostgreSQL-protocol server
-//!   pythia crash-worker DIR     (hidden)              crash.rs: the child `lab crash` kills
+//!   pythia crash-worker DIR     (hidden)              lab/redo/crash.rs: the child `lab crash`
+//!                                                    kills
 //! ```
 
-mod lab;
-mod parse_cost;
-mod shell;
-
-mod advice;
-mod commit;
-mod common;
-mod crash;
 mod dbv;
-mod hitpath;
-mod hotcursor;
-mod oltp;
-mod pgbench;
-mod scan;
+mod lab;
 mod serve;
-mod slammer;
+mod shell;
 mod slt;
-mod sqlite_bench;
-mod stuffer;
 
 use std::path::PathBuf;
 
-use clap::{Parser, Subcommand};
+use clap::{CommandFactory, FromArgMatches, Parser, Subcommand};
 
 #[derive(Parser)]
 #[command(
@@ -91,11 +80,10 @@ enum Action {
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
-    /// Runs the lab's experiments (all of them at a quick scale when no name is given).
+    /// Runs one of the lab's experiments, or with no name all but those run by name only, at
+    /// a quick scale.
     Lab {
-        /// The experiment to run: `commit`, `oltp`, `sqlite`, `parse`, `slammer`, `hotcursor`,
-        /// `stuffer`, `midpoint`, `scan`, `hitpath`, `advice`, `crash` or `pgbench` (against
-        /// PostgreSQL 15: not in the default run).
+        /// The experiment to run (the list below).
         name: Option<String>,
         /// A short run.
         #[arg(long)]
@@ -103,11 +91,8 @@ enum Action {
         /// The data directory (created if absent).
         #[arg(long, default_value = "pythia-data")]
         dir: PathBuf,
-        /// A setting of the experiment (repeatable): slammer takes sessions, stmts_per_slam,
-        /// total_slams, slam_sleeptime (s), stmt_size, random_comment, time_limit (s) and
-        /// shared_pool_size; crash takes seed and kills; commit takes sessions and seconds (part 2
-        /// alone, 1 and N sessions); pgbench takes scale and seconds; the other experiments
-        /// ignore them.
+        /// A setting of the experiment (repeatable): those the list below gives it; the
+        /// experiments with none ignore them.
         #[arg(short = 'p', value_name = "NAME=VALUE", value_parser = parse_parameter)]
         parameters: Vec<(String, String)>,
     },
@@ -145,8 +130,14 @@ fn parse_parameter(text: &str) -> Result<(String, String), String> {
     }
 }
 
+/// The command tree, `lab --help` ending with the lab's experiments (from its registry).
+fn cli() -> clap::Command {
+    Command::command().mut_subcommand("lab", |subcommand| subcommand.after_help(lab::help()))
+}
+
 fn main() {
-    let command = Command::parse();
+    let command =
+        Command::from_arg_matches(&cli().get_matches()).unwrap_or_else(|error| error.exit());
     match command.action {
         Action::Shell {
             dir,
@@ -166,9 +157,7 @@ fn main() {
             dir,
             parameters,
         } => {
-            if let Err(error) =
-                lab::run_lab(name.as_deref(), quick || name.is_none(), &dir, &parameters)
-            {
+            if let Err(error) = lab::run_lab(name.as_deref(), quick, &dir, &parameters) {
                 eprintln!("{error}");
                 std::process::exit(1);
             }
@@ -211,7 +200,7 @@ fn main() {
         }
         Action::Dbv { dir } => std::process::exit(dbv::run(&dir)),
         Action::CrashWorker { dir } => {
-            if let Err(error) = crash::worker(&dir) {
+            if let Err(error) = lab::redo::crash::worker(&dir) {
                 eprintln!("crash worker: {error}");
                 std::process::exit(1);
             }
@@ -272,5 +261,22 @@ mod tests {
         assert!(matches!(command.action, Action::Dbv { dir } if dir.as_os_str() == "/tmp/x"));
         let command = Command::try_parse_from(["pythia", "crash-worker", "/tmp/x"]).unwrap();
         assert!(matches!(command.action, Action::CrashWorker { .. }));
+    }
+
+    #[test]
+    fn lab_help_lists_the_registry() {
+        cli().debug_assert();
+        let mut command = cli();
+        let help = command
+            .find_subcommand_mut("lab")
+            .unwrap()
+            .render_help()
+            .to_string();
+        for experiment in lab::EXPERIMENTS {
+            assert!(help.contains(experiment.summary), "{}", experiment.name);
+        }
+        // Unknown names reach the lab, whose error (900) lists the experiments.
+        let command = Command::try_parse_from(["pythia", "lab", "nosuch"]).unwrap();
+        assert!(matches!(command.action, Action::Lab { name: Some(name), .. } if name == "nosuch"));
     }
 }

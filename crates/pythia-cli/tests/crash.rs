@@ -3,8 +3,8 @@
 //! killed with SIGKILL 50 to 400 ms after its first acknowledged commit; after each kill the
 //! database is verified block by block (DBVERIFY), reopened (crash recovery), checked (every
 //! acknowledged commit present and whole, nothing beyond the one in flight, every index one to
-//! one with its table) and verified again. `crates/pythia-cli/src/crash.rs` holds the worker
-//! and the checks; `pythia lab crash` is the long form (20 kills).
+//! one with its table) and verified again. `crates/pythia-cli/src/lab/redo/crash.rs` holds the
+//! worker and the checks; `pythia lab crash` is the long form (20 kills).
 //!
 //! The seed is printed: `pythia lab crash -p seed=N` repeats a failing run's kill moments.
 //! The bugs this guards against: a commit acknowledged before its redo was durable, a torn

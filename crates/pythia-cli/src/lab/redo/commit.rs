@@ -39,7 +39,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Session, Value};
 
-use crate::common::{lab_error, progress, run_sessions, Rng, Snapshot};
+use crate::lab::common::{lab_error, progress, run_sessions, Rng, Snapshot};
 
 /// The seed's iterations and its figures (seconds): elapsed per variant, 'log file sync' in
 /// variants 1 and 2 (the seed gives none for variant 3).
@@ -155,6 +155,9 @@ impl Measured {
         micros as f64 / waits.max(1) as f64
     }
 }
+
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["sessions", "seconds"];
 
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     let scale = Scale::of(quick).with(parameters)?;

@@ -28,7 +28,7 @@ use pythia::buffer::{
     AgingParameters, BufferPool, ClassicLruPolicy, TouchCountPolicy, VirtualClock,
 };
 
-use crate::stuffer::{build, stuff, Run, CACHE_BUFFERS};
+use super::stuffer::{build, stuff, Run, CACHE_BUFFERS};
 
 /// The sizes rerun to check the advice, in buffers (0.5, 0.7, 1.5 and 2.0 of the pool).
 const RERUN_BUFFERS: [usize; 4] = [500, 700, 1_500, 2_000];
@@ -91,7 +91,8 @@ fn with_error(predicted: Option<u64>, measured: u64) -> String {
     format!("{predicted} ({:+.1}%){mark}", 100.0 * off)
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = std::time::Instant::now();
     println!(
         "advice experiment: v$db_cache_advice after BUFFER_STUFFER in one {CACHE_BUFFERS}-buffer \

@@ -210,7 +210,8 @@ fn report(shape: &Shape, costs: &Costs) {
     );
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let _ = std::fs::remove_dir_all(dir);
     let statements: u64 = if quick { 3_000 } else { 20_000 };
     let instance = Instance::open(dir, &[("shared_pool_size", "256M")])?;

@@ -22,8 +22,8 @@ use comfy_table::Table;
 use pythia::buffer::VirtualClock;
 use pythia::{Session, Value};
 
-use crate::common::{integer, lab_error, query_rows, run_sessions, Rng};
-use crate::stuffer::open;
+use super::stuffer::open;
+use crate::lab::common::{integer, lab_error, query_rows, run_sessions, Rng};
 
 const HOT_ROWS: u64 = 190;
 /// 7.5 times the pool.
@@ -246,7 +246,8 @@ fn measure(
     Ok(outcome)
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = Instant::now();
     let scans = if quick { 2 } else { 6 };
     println!(

@@ -30,7 +30,7 @@ use pythia::Instance;
 use pythia_server::programs::{self, Ended};
 use pythia_server::{Server, ServerOptions};
 
-use crate::common::{lab_error, median};
+use crate::lab::common::{lab_error, median};
 
 /// The buffer cache of both servers: Pythia's db_cache_size, PostgreSQL's shared_buffers.
 const SHARED_BUFFERS: &str = "256MB";
@@ -294,10 +294,13 @@ fn setting(parameters: &[(String, String)], name: &str, default: u64) -> pythia:
     }
 }
 
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["scale", "seconds", "rounds"];
+
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     if let Some((name, _)) = parameters
         .iter()
-        .find(|(name, _)| !["scale", "seconds", "rounds"].contains(&name.as_str()))
+        .find(|(name, _)| !SETTINGS.contains(&name.as_str()))
     {
         return Err(lab_error(format!(
             "-p {name}: lab pgbench takes scale, seconds and rounds"

@@ -21,7 +21,7 @@ use pythia::buffer::AccessKind;
 use pythia::instrumentation::{self, SessionInstrumentation, SessionType};
 use pythia::{Instance, Value};
 
-use crate::common::{lab_error, median, Rng};
+use crate::lab::common::{lab_error, median, Rng};
 
 const ROWS: i64 = 20_000;
 
@@ -115,7 +115,8 @@ fn measure(
     Ok(total.load(Ordering::Relaxed) as f64 / started.elapsed().as_secs_f64())
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let _ = std::fs::remove_dir_all(dir);
     let instance = Instance::open(dir, &[("db_cache_size", "64M")])?;
     let mut session = instance.connect()?;

@@ -67,7 +67,7 @@ use pythia::instance::dbverify;
 use pythia::io::block::BlockId;
 use pythia::{Instance, Session, Value};
 
-use crate::common::{integer, lab_error, Rng};
+use crate::lab::common::{integer, lab_error, Rng};
 
 /// Sessions the worker runs, each on its own thread.
 pub const SESSIONS: usize = 4;
@@ -399,6 +399,9 @@ struct Round {
     rolled_back: usize,
     blocks_verified: u64,
 }
+
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["seed", "kills"];
 
 pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     let settings = Settings::new(quick, parameters)?;

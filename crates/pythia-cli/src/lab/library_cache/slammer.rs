@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{
+use crate::lab::common::{
     lab_error, latch_delta, latch_sample, latches_that_slept, number, progress, query_rows,
     query_sum, time_model_micros, LatchCounts, Rng, Snapshot,
 };
@@ -324,7 +324,7 @@ fn run_configuration(
     );
     let mut statements = 0;
     let mut errors = 0;
-    crate::common::run_sessions(
+    crate::lab::common::run_sessions(
         workload.sessions,
         &stop,
         |number| {
@@ -575,9 +575,17 @@ fn yes_no(condition: bool) -> &'static str {
     }
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
-    run_with(quick, dir, &[])
-}
+/// The `-p` settings [`run`] takes (`tfuse_rand_comment` is also `random_comment`).
+pub const SETTINGS: &[&str] = &[
+    "sessions",
+    "stmts_per_slam",
+    "total_slams",
+    "slam_sleeptime",
+    "stmt_size",
+    "random_comment",
+    "time_limit",
+    "shared_pool_size",
+];
 
 /// Applies `-p name=value` settings to the workload: the SQLSlammer parameters by their
 /// Listing 1 names (without `_IN`), `sessions`, `time_limit` (seconds) and
@@ -625,7 +633,8 @@ fn apply_parameters(
             "shared_pool_size" => shared_pool_size = value.clone(),
             _ => {
                 return Err(lab_error(format!(
-                    "slammer: unknown parameter '{name}'; known: sessions, stmts_per_slam, total_slams, slam_sleeptime, stmt_size, random_comment, time_limit, shared_pool_size"
+                    "slammer: unknown parameter '{name}'; known: {}",
+                    SETTINGS.join(", ")
                 )))
             }
         }
@@ -634,7 +643,7 @@ fn apply_parameters(
 }
 
 /// The experiment with `-p` settings applied over the quick or full defaults.
-pub fn run_with(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
+pub fn run(quick: bool, dir: &Path, parameters: &[(String, String)]) -> pythia::Result<()> {
     let mut workload = if quick {
         Workload {
             sessions: 10,

@@ -10,7 +10,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{integer, lab_error, progress, Rng, Snapshot};
+use crate::lab::common::{integer, lab_error, progress, Rng, Snapshot};
 
 const SEED: u64 = 0x5059_5448_4941; // "PYTHIA"
 const BRANCHES: i64 = 100;
@@ -55,7 +55,8 @@ impl Tally {
     }
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let scale = if quick {
         Scale {
             sessions: 4,
@@ -101,7 +102,7 @@ pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
         "oltp operations",
     );
     let mut total = Tally::default();
-    crate::common::run_sessions(
+    crate::lab::common::run_sessions(
         scale.sessions,
         &stop,
         |number| worker(&instance, number, &scale, deadline, &stop, &bar),

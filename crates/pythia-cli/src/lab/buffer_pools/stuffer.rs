@@ -1,5 +1,5 @@
-//! `pythia lab stuffer` and `pythia lab midpoint`: seed 001's BUFFER_STUFFER, on Table 4's
-//! objects in 2048-byte blocks.
+//! `pythia lab stuffer`: seed 001's BUFFER_STUFFER, on Table 4's objects in 2048-byte blocks;
+//! its objects, run and replays serve `midpoint` and `advice` too.
 //!
 //! ```text
 //!   build once:  LARGE_TBL  14,406 rows, one per block  + LARGE_TBL_PK (unique, id_col)
@@ -35,7 +35,7 @@ use pythia::buffer::{
 };
 use pythia::{Instance, Value};
 
-use crate::common::{integer, lab_error, query_rows};
+use crate::lab::common::{integer, lab_error, query_rows};
 
 /// The seed's generator: x -> (967 x + 3041) mod 14,406 (`bcX.set_rand(14406, 967, 3041)`),
 /// full period, so 10,000 draws never repeat a key.
@@ -50,11 +50,11 @@ const ACCESSES_PER_BATCH: u64 = 100;
 const BATCH_SLEEP_MILLIS: u64 = 100;
 /// Virtual time one access takes: (124 s - 10 s of sleeps) / 10,000, the seed's Oracle8i
 /// default run (Table 9, TEST1).
-const ITERATION_MILLIS: u64 = 11;
+pub(super) const ITERATION_MILLIS: u64 = 11;
 /// Characters of `data_col`: enough that one row fills a 2048-byte block.
 const DATA_CHARS: usize = 1_500;
 /// The buffers of every configuration (Table 5).
-pub(crate) const CACHE_BUFFERS: usize = 1_000;
+pub(super) const CACHE_BUFFERS: usize = 1_000;
 /// The fewest physical reads the seed's run could make: every block of its objects once.
 const SEED_MINIMUM_READS: u64 = 10_652;
 
@@ -141,38 +141,28 @@ const CONFIGURATIONS: [Configuration; 4] = [
     },
 ];
 
-/// Table 9: Oracle8i, one 1000-buffer DEFAULT pool, by `_db_percent_hot_default` (None: the
-/// Oracle 8.0 baseline, the classic LRU), with its physical and logical reads.
-const MIDPOINT_TESTS: [(&str, Option<u32>, u64, u64); 5] = [
-    ("TEST0", None, 16_018, 30_164),
-    ("TEST1", Some(50), 11_233, 20_317),
-    ("TEST2", Some(0), 13_525, 20_321),
-    ("TEST3", Some(75), 11_452, 20_316),
-    ("TEST4", Some(25), 12_122, 20_318),
-];
-
 /// What one run measured: per pool (in BufferPool order) logical and physical reads, the
 /// block gets it recorded, and v$db_cache_advice for the run (`lab advice`).
-pub(crate) struct Run {
+pub(super) struct Run {
     /// (pool, buffers, logical reads, physical reads) of the configured pools.
     pools: Vec<(BufferPool, usize, u64, u64)>,
-    pub(crate) trace: BlockTrace,
+    pub(super) trace: BlockTrace,
     aging: [AgingParameters; 3],
     /// (pool, BUFFERS_FOR_ESTIMATE, ESTD_PHYSICAL_READS), by pool and size.
-    pub(crate) advice: Vec<(BufferPool, usize, u64)>,
+    pub(super) advice: Vec<(BufferPool, usize, u64)>,
 }
 
 impl Run {
-    pub(crate) fn physical_reads(&self) -> u64 {
+    pub(super) fn physical_reads(&self) -> u64 {
         self.pools.iter().map(|pool| pool.3).sum()
     }
 
-    fn logical_reads(&self) -> u64 {
+    pub(super) fn logical_reads(&self) -> u64 {
         self.pools.iter().map(|pool| pool.2).sum()
     }
 
     /// Belady's optimum with the same pools: each pool's own gets through its own buffers.
-    fn belady(&self) -> u64 {
+    pub(super) fn belady(&self) -> u64 {
         self.pools
             .iter()
             .map(|&(pool, buffers, _, _)| {
@@ -206,7 +196,7 @@ const BASE_PARAMETERS: [(&str, &str); 4] = [
     ("log_buffer", "1M"),
 ];
 
-pub(crate) fn open(
+pub(super) fn open(
     dir: &Path,
     parameters: &[(&str, &str)],
     clock: &Arc<VirtualClock>,
@@ -218,7 +208,7 @@ pub(crate) fn open(
 
 /// Creates and loads Table 4's objects in a new database; returns (object, blocks it has,
 /// segment header included).
-pub(crate) fn build(dir: &Path) -> pythia::Result<Vec<(String, u64)>> {
+pub(super) fn build(dir: &Path) -> pythia::Result<Vec<(String, u64)>> {
     let _ = std::fs::remove_dir_all(dir);
     let clock = Arc::new(VirtualClock::new(0));
     let instance = open(dir, &[], &clock)?;
@@ -268,7 +258,7 @@ pub(crate) fn build(dir: &Path) -> pythia::Result<Vec<(String, u64)>> {
 
 /// Restarts with `parameters`, puts each object in its pool, restarts again (the seed ran
 /// each test right after startup), and runs the 10,000 accesses, recording their block gets.
-pub(crate) fn stuff(
+pub(super) fn stuff(
     dir: &Path,
     parameters: &[(&str, &str)],
     pools: &[&str; 4],
@@ -394,18 +384,18 @@ fn parameters_of(
     parameters
 }
 
-fn ratio(physical: u64, logical: u64) -> String {
+pub(super) fn ratio(physical: u64, logical: u64) -> String {
     if logical == 0 {
         return String::new();
     }
     format!("{:.1}%", 100.0 * (1.0 - physical as f64 / logical as f64))
 }
 
-fn off_by(ours: u64, theirs: u64) -> String {
+pub(super) fn off_by(ours: u64, theirs: u64) -> String {
     format!("{:+.1}%", 100.0 * (ours as f64 / theirs as f64 - 1.0))
 }
 
-fn objects_table(segments: &[(String, u64)]) -> Table {
+pub(super) fn objects_table(segments: &[(String, u64)]) -> Table {
     let mut table = Table::new();
     table.set_header(vec!["object", "type", "blocks", "seed (Table 4)"]);
     for (name, kind, seed_blocks) in OBJECTS {
@@ -438,7 +428,7 @@ fn replay(algorithm: Algorithm, buffers: usize, aging: AgingParameters, trace: &
 }
 
 #[derive(Clone, Copy, PartialEq, Eq)]
-enum Algorithm {
+pub(super) enum Algorithm {
     Lru,
     TouchCount,
 }
@@ -499,16 +489,16 @@ fn what_if(run: &Run) -> Table {
 /// The seed's own objects as blocks: Table 4 (Oracle 8.0) or Table 8 (Oracle8i). An index
 /// is a root over leaves holding its keys in order.
 #[derive(Clone, Copy)]
-struct SeedObjects {
+pub(super) struct SeedObjects {
     large_pk_blocks: u64,
     lookup_pk_blocks: u64,
 }
 
-const TABLE_4: SeedObjects = SeedObjects {
+pub(super) const TABLE_4: SeedObjects = SeedObjects {
     large_pk_blocks: 142,
     lookup_pk_blocks: 5,
 };
-const TABLE_8: SeedObjects = SeedObjects {
+pub(super) const TABLE_8: SeedObjects = SeedObjects {
     large_pk_blocks: 67,
     lookup_pk_blocks: 2,
 };
@@ -560,7 +550,7 @@ fn seed_trace(objects: SeedObjects, pools: &[&str; 4]) -> BlockTrace {
 
 /// Physical reads of the seed's own objects replayed through pools of `buffers` (pool name,
 /// buffers) aged by `algorithm` (DEFAULT's hot share `percent_hot`).
-fn seed_model(
+pub(super) fn seed_model(
     objects: SeedObjects,
     pools: &[&str; 4],
     buffers: &[(&str, usize)],
@@ -592,11 +582,11 @@ fn seed_model(
 
 /// Physical reads of the seed's objects replayed (`seed_model`).
 #[derive(Default)]
-struct SeedModel {
+pub(super) struct SeedModel {
     /// Through the run's algorithm.
-    replayed: u64,
-    fifo: u64,
-    belady: u64,
+    pub(super) replayed: u64,
+    pub(super) fifo: u64,
+    pub(super) belady: u64,
 }
 
 /// Table 6's layout for one algorithm's four runs, then the totals against the seed, the
@@ -674,7 +664,8 @@ fn print_runs(algorithm: Algorithm, runs: &[(&Configuration, Run)]) {
     println!("{totals}");
 }
 
-pub fn run_stuffer(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let started = std::time::Instant::now();
     println!(
         "stuffer experiment (seed 001, BUFFER_STUFFER): {} LCG-chosen LARGE_TBL rows joined to LOOKUP_TBL, \
@@ -722,73 +713,6 @@ pub fn run_stuffer(quick: bool, dir: &Path) -> pythia::Result<()> {
     Ok(())
 }
 
-pub fn run_midpoint(quick: bool, dir: &Path) -> pythia::Result<()> {
-    let started = std::time::Instant::now();
-    println!(
-        "midpoint experiment (seed 001, Table 9): BUFFER_STUFFER in one {CACHE_BUFFERS}-buffer DEFAULT pool, \
-         by _db_percent_hot_default; virtual time {ITERATION_MILLIS} ms per access"
-    );
-    if quick {
-        println!("(quick changes nothing here: the experiment is its full size)");
-    }
-    let segments = build(&dir.join("db"))?;
-    println!("{}", objects_table(&segments));
-    let mut table = Table::new();
-    table.set_header(vec![
-        "test",
-        "_db_percent_hot_default",
-        "physical reads",
-        "logical reads",
-        "hit ratio",
-        "Belady",
-        "seed physical",
-        "seed hit ratio",
-        "vs seed",
-        "seed's objects replayed",
-        "replayed vs seed",
-    ]);
-    for (name, percent_hot, seed_physical, seed_logical) in MIDPOINT_TESTS {
-        let percent = percent_hot.map(|percent| percent.to_string());
-        let mut parameters = vec![("db_block_buffers", "1000"), ("db_block_lru_latches", "3")];
-        match &percent {
-            Some(percent) => parameters.push(("_db_percent_hot_default", percent.as_str())),
-            None => parameters.push(("_db_lru_algorithm", "LRU")),
-        }
-        let run = stuff(&dir.join("db"), &parameters, &["DEFAULT"; 4])?;
-        // TEST0 is Oracle 8.0's run, on Table 4's objects; the others Oracle8i's, Table 8's.
-        let (objects, algorithm) = match percent_hot {
-            Some(_) => (TABLE_8, Algorithm::TouchCount),
-            None => (TABLE_4, Algorithm::Lru),
-        };
-        let model = seed_model(
-            objects,
-            &["DEFAULT"; 4],
-            &[("DEFAULT", CACHE_BUFFERS)],
-            algorithm,
-            percent_hot.unwrap_or(0),
-        );
-        table.add_row(vec![
-            name.to_string(),
-            percent.unwrap_or_else(|| "N/A (LRU)".to_string()),
-            run.physical_reads().to_string(),
-            run.logical_reads().to_string(),
-            ratio(run.physical_reads(), run.logical_reads()),
-            run.belady().to_string(),
-            seed_physical.to_string(),
-            ratio(seed_physical, seed_logical),
-            off_by(run.physical_reads(), seed_physical),
-            model.replayed.to_string(),
-            off_by(model.replayed, seed_physical),
-        ]);
-    }
-    println!("{table}");
-    println!(
-        "midpoint experiment in {:.1} s",
-        started.elapsed().as_secs_f64()
-    );
-    Ok(())
-}
-
 #[cfg(test)]
 mod tests {
     use super::*;
@@ -801,30 +725,6 @@ mod tests {
             assert!(seen.insert(key), "key {key} drawn twice");
         }
         assert_eq!(seen.len(), 10_000);
-    }
-
-    /// The touch count replayed on Table 8's objects at the seed's pace reproduces Table 9:
-    /// each `_db_percent_hot_default` within 5% of the seed's physical reads.
-    #[test]
-    fn the_seeds_objects_reproduce_table_9() {
-        for (name, percent_hot, seed_physical, _) in MIDPOINT_TESTS {
-            let Some(percent_hot) = percent_hot else {
-                continue;
-            };
-            let model = seed_model(
-                TABLE_8,
-                &["DEFAULT"; 4],
-                &[("DEFAULT", CACHE_BUFFERS)],
-                Algorithm::TouchCount,
-                percent_hot,
-            );
-            let off = model.replayed as f64 / seed_physical as f64 - 1.0;
-            assert!(
-                off.abs() < 0.05,
-                "{name} ({percent_hot}% hot): {} reads, the seed {seed_physical}",
-                model.replayed
-            );
-        }
     }
 
     /// With LARGE_TBL alone in RECYCLE (TEST2, TEST4), every other block is read once: the

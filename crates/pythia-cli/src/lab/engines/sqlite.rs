@@ -29,7 +29,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{integer, lab_error, progress, run_sessions, Rng, Snapshot};
+use crate::lab::common::{integer, lab_error, progress, run_sessions, Rng, Snapshot};
 
 const SEED: u64 = 0x5351_4c49_5445; // "SQLITE"
 const RANGE: i64 = 1_000;
@@ -126,6 +126,9 @@ fn value_of(id: i64) -> i64 {
 fn expected_sum(low: i64, high: i64) -> i128 {
     (low..=high).map(|id| value_of(id) as i128).sum()
 }
+
+/// The `-p` settings [`run`] takes.
+pub const SETTINGS: &[&str] = &["filesystemio_options"];
 
 /// `-p filesystemio_options=NONE` (or DIRECTIO, SETALL, ASYNCH) opens Pythia's instances
 /// with that setting: the cost of direct redo writes, measured against cached ones.

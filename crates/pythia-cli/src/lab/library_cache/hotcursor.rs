@@ -30,7 +30,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Value};
 
-use crate::common::{
+use crate::lab::common::{
     lab_error, latch_sample, latches_that_slept, number, progress, query_rows, LatchCounts, Rng,
     Snapshot,
 };
@@ -234,7 +234,7 @@ fn run_once(dir: &Path, scale: &Scale, mode: Mode, hot: bool) -> pythia::Result<
         },
     );
     let mut executions = 0;
-    crate::common::run_sessions(
+    crate::lab::common::run_sessions(
         scale.sessions,
         &stop,
         |number| worker(&instance, number, scale, mode, deadline, &stop, &bar),
@@ -482,7 +482,8 @@ fn change(before: f64, after: f64) -> String {
     }
 }
 
-pub fn run(quick: bool, dir: &Path) -> pythia::Result<()> {
+/// Takes no `-p` settings: `pythia lab` notes that it ignores them.
+pub fn run(quick: bool, dir: &Path, _parameters: &[(String, String)]) -> pythia::Result<()> {
     let scale = if quick {
         Scale {
             modes: &[Mode::ParseOnce],
