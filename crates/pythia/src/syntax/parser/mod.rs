@@ -96,7 +96,12 @@ pub fn parse_many(sql: &str) -> Result<Vec<Statement>> {
             return Ok(statements);
         }
         parser.bind_count = 0;
+        let first = parser.index;
         let statement = parser.parse_statement()?;
+        debug_assert!(
+            parser.index > first,
+            "a statement consumes at least one token"
+        );
         parser.check_invariants(&statement);
         statements.push(statement);
         if !parser.eat(&TokenKind::Semicolon) && !parser.at_end() {
@@ -185,6 +190,15 @@ impl<'a> Parser<'a> {
     fn new(sql: &'a str) -> Result<Parser<'a>> {
         let tokens = keep_statement_hints(tokenize(sql)?);
         let end_position = tokens.last().map_or(0, |token| token.end);
+        debug_assert!(
+            tokens.iter().all(|token| token.start < token.end),
+            "every token covers text"
+        );
+        debug_assert!(
+            tokens.windows(2).all(|pair| pair[0].end <= pair[1].start),
+            "tokens are in text order and do not overlap"
+        );
+        debug_assert!(end_position <= sql.len(), "tokens lie within the text");
         Ok(Parser {
             sql,
             tokens,
@@ -294,6 +308,10 @@ impl<'a> Parser<'a> {
 
     /// Where the next token starts, or the end of the last token.
     fn position(&self) -> usize {
+        debug_assert!(
+            self.index <= self.tokens.len(),
+            "the cursor stays within the tokens"
+        );
         self.tokens
             .get(self.index)
             .map_or(self.end_position, |token| token.start)
@@ -318,6 +336,7 @@ impl<'a> Parser<'a> {
                 }) => {
                     open -= 1;
                     if open == 0 {
+                        debug_assert!(start < end && end <= self.sql.len(), "a range of the text");
                         return Ok((start, end));
                     }
                 }
@@ -361,6 +380,7 @@ impl<'a> Parser<'a> {
     }
 
     fn leave<T>(&mut self, result: Result<T>) -> Result<T> {
+        debug_assert!(self.depth > 0, "every leave pairs with an enter");
         self.depth -= 1;
         result
     }
@@ -381,6 +401,10 @@ impl<'a> Parser<'a> {
     /// Fails when a node built in a loop at the current depth is taller than the depth
     /// leaves room for, which keeps whole trees under NODE_HEIGHT_MAX.
     fn check_height(&self, height: usize, position: usize) -> Result<()> {
+        debug_assert!(
+            self.depth <= PARSE_DEPTH_MAX,
+            "enter keeps the depth in bounds"
+        );
         let budget = NODE_LEVELS_PER_DEPTH * (PARSE_DEPTH_MAX + 1 - self.depth);
         if height > budget {
             return Err(self.depth_error(position));

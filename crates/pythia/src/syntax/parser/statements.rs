@@ -595,6 +595,10 @@ impl Parser<'_> {
                 .checked_sub(1)
                 .and_then(|last| self.tokens.get(last))
                 .map_or(self.end_position, |token| token.end);
+            debug_assert!(
+                first_start < last_end && last_end <= self.sql.len(),
+                "the list is a range of the text"
+            );
             value = ParameterValue::List(self.sql[first_start..last_end].to_string());
         }
         Ok(Statement::Set { name, value })
