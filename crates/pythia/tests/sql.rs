@@ -3,38 +3,37 @@
 use pythia::{Instance, Session, Value};
 
 mod common;
-use common::{error_code, run, temp_dir, text_rows, SMALL};
+use common::{across_a_restart, error_code, run, temp_dir, text_rows, with_database, SMALL};
 
 #[test]
 fn create_insert_query_update_delete_and_reopen() {
-    let dir = temp_dir("basic");
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(&mut session, "create table emp (id number(6) primary key, name varchar2(20) not null, dept number, salary number(8,2) default 1000)");
-        run(&mut session, "create index emp_dept on emp (dept)");
-        for id in 1..=50 {
-            session
-                .execute_with(
-                    "insert into emp (id, name, dept) values (:1, :2, :3)",
-                    &[
-                        Value::integer(id),
-                        Value::text(format!("E{id}")),
-                        Value::integer(id % 5),
-                    ],
-                )
-                .unwrap();
-        }
-        run(&mut session, "commit");
-        assert_eq!(
-            text_rows(&mut session, "select name, salary from emp where id = 7"),
-            vec![vec!["E7", "1000"]]
-        );
-        assert_eq!(
-            text_rows(&mut session, "select count(*) from emp where dept = 3"),
-            vec![vec!["10"]]
-        );
-        assert_eq!(
+    across_a_restart(
+        "basic",
+        |_, mut session| {
+            run(&mut session, "create table emp (id number(6) primary key, name varchar2(20) not null, dept number, salary number(8,2) default 1000)");
+            run(&mut session, "create index emp_dept on emp (dept)");
+            for id in 1..=50 {
+                session
+                    .execute_with(
+                        "insert into emp (id, name, dept) values (:1, :2, :3)",
+                        &[
+                            Value::integer(id),
+                            Value::text(format!("E{id}")),
+                            Value::integer(id % 5),
+                        ],
+                    )
+                    .unwrap();
+            }
+            run(&mut session, "commit");
+            assert_eq!(
+                text_rows(&mut session, "select name, salary from emp where id = 7"),
+                vec![vec!["E7", "1000"]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select count(*) from emp where dept = 3"),
+                vec![vec!["10"]]
+            );
+            assert_eq!(
             text_rows(&mut session, "select dept, count(*), sum(id) from emp group by dept having count(*) > 0 order by dept desc"),
             vec![
                 vec!["4", "10", "265"],
@@ -44,78 +43,76 @@ fn create_insert_query_update_delete_and_reopen() {
                 vec!["0", "10", "275"],
             ]
         );
-        assert_eq!(
-            text_rows(
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select id from emp where id between 10 and 12 order by 1"
+                ),
+                vec![vec!["10"], vec!["11"], vec!["12"]]
+            );
+            let updated = session
+                .execute("update emp set salary = salary * 2 where dept = 1")
+                .unwrap();
+            assert_eq!(updated.rows_affected, 10);
+            assert_eq!(updated.feedback, "10 rows updated.");
+            let deleted = session.execute("delete from emp where id > 45").unwrap();
+            assert_eq!(deleted.rows_affected, 5);
+            run(&mut session, "commit");
+            assert_eq!(
+                text_rows(&mut session, "select max(salary), min(salary) from emp"),
+                vec![vec!["2000", "1000"]]
+            );
+            // Errors keep the session usable and change nothing.
+            assert_eq!(
+                error_code(
+                    &mut session,
+                    "insert into emp (id, name) values (7, 'again')"
+                ),
+                1
+            );
+            assert_eq!(
+                error_code(&mut session, "insert into emp (id) values (100)"),
+                1400
+            );
+            assert_eq!(error_code(&mut session, "select nope from emp"), 904);
+            assert_eq!(error_code(&mut session, "select * from nowhere"), 942);
+            assert_eq!(
+                error_code(
+                    &mut session,
+                    "insert into emp (id, name) values (1234567, 'x')"
+                ),
+                1438
+            );
+            assert_eq!(error_code(&mut session, "selec 1 from dual"), 900);
+            assert_eq!(
+                text_rows(&mut session, "select count(*) from emp"),
+                vec![vec!["45"]]
+            );
+            run(&mut session, "commit");
+        },
+        |_, mut session, ()| {
+            assert_eq!(
+                text_rows(&mut session, "select count(*), sum(salary) from emp"),
+                vec![vec!["45", "54000"]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select name from emp where id = 45"),
+                vec![vec!["E45"]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select table_name from user_tables"),
+                vec![vec!["EMP"]]
+            );
+            let indexes = text_rows(
                 &mut session,
-                "select id from emp where id between 10 and 12 order by 1"
-            ),
-            vec![vec!["10"], vec!["11"], vec!["12"]]
-        );
-        let updated = session
-            .execute("update emp set salary = salary * 2 where dept = 1")
-            .unwrap();
-        assert_eq!(updated.rows_affected, 10);
-        assert_eq!(updated.feedback, "10 rows updated.");
-        let deleted = session.execute("delete from emp where id > 45").unwrap();
-        assert_eq!(deleted.rows_affected, 5);
-        run(&mut session, "commit");
-        assert_eq!(
-            text_rows(&mut session, "select max(salary), min(salary) from emp"),
-            vec![vec!["2000", "1000"]]
-        );
-        // Errors keep the session usable and change nothing.
-        assert_eq!(
-            error_code(
-                &mut session,
-                "insert into emp (id, name) values (7, 'again')"
-            ),
-            1
-        );
-        assert_eq!(
-            error_code(&mut session, "insert into emp (id) values (100)"),
-            1400
-        );
-        assert_eq!(error_code(&mut session, "select nope from emp"), 904);
-        assert_eq!(error_code(&mut session, "select * from nowhere"), 942);
-        assert_eq!(
-            error_code(
-                &mut session,
-                "insert into emp (id, name) values (1234567, 'x')"
-            ),
-            1438
-        );
-        assert_eq!(error_code(&mut session, "selec 1 from dual"), 900);
-        assert_eq!(
-            text_rows(&mut session, "select count(*) from emp"),
-            vec![vec!["45"]]
-        );
-        run(&mut session, "commit");
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    assert_eq!(
-        text_rows(&mut session, "select count(*), sum(salary) from emp"),
-        vec![vec!["45", "54000"]]
+                "select index_name, uniqueness from dba_indexes order by index_name",
+            );
+            assert_eq!(indexes.len(), 2);
+            assert_eq!(indexes[0], vec!["EMP_DEPT", "NONUNIQUE"]);
+            assert!(indexes[1][0].starts_with("SYS_C"), "{indexes:?}");
+            assert_eq!(indexes[1][1], "UNIQUE");
+        },
     );
-    assert_eq!(
-        text_rows(&mut session, "select name from emp where id = 45"),
-        vec![vec!["E45"]]
-    );
-    assert_eq!(
-        text_rows(&mut session, "select table_name from user_tables"),
-        vec![vec!["EMP"]]
-    );
-    let indexes = text_rows(
-        &mut session,
-        "select index_name, uniqueness from dba_indexes order by index_name",
-    );
-    assert_eq!(indexes.len(), 2);
-    assert_eq!(indexes[0], vec!["EMP_DEPT", "NONUNIQUE"]);
-    assert!(indexes[1][0].starts_with("SYS_C"), "{indexes:?}");
-    assert_eq!(indexes[1][1], "UNIQUE");
-    drop(session);
-    drop(instance);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -160,91 +157,88 @@ fn rollback_savepoints_and_read_consistency_between_sessions() {
 
 #[test]
 fn sequences_joins_and_functions() {
-    let dir = temp_dir("seq");
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    run(
-        &mut session,
-        "create sequence s start with 10 increment by 5 cache 3",
-    );
-    assert_eq!(
-        text_rows(&mut session, "select s.nextval from dual"),
-        vec![vec!["10"]]
-    );
-    assert_eq!(
-        text_rows(&mut session, "select s.nextval from dual"),
-        vec![vec!["15"]]
-    );
-    assert_eq!(
-        text_rows(&mut session, "select s.currval from dual"),
-        vec![vec!["15"]]
-    );
-    run(&mut session, "alter sequence s increment by 1");
-    assert_eq!(
-        text_rows(&mut session, "select s.nextval from dual"),
-        vec![vec!["20"]]
-    );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select sequence_name, increment_by from user_sequences"
-        ),
-        vec![vec!["S", "1"]]
-    );
-    run(
-        &mut session,
-        "create table d (id number primary key, name varchar2(10))",
-    );
-    run(
-        &mut session,
-        "create table e (id number primary key, d_id number, name varchar2(10))",
-    );
-    run(&mut session, "insert into d values (1, 'sales')");
-    run(&mut session, "insert into d values (2, 'ops')");
-    run(&mut session, "insert into e values (1, 1, 'ann')");
-    run(&mut session, "insert into e values (2, 1, 'bob')");
-    run(&mut session, "insert into e values (3, null, 'cy')");
-    run(&mut session, "commit");
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select e.name, d.name from e, d where e.d_id = d.id order by e.name"
-        ),
-        vec![vec!["ann", "sales"], vec!["bob", "sales"]]
-    );
-    assert_eq!(
+    across_a_restart(
+        "seq",
+        |_, mut session| {
+            run(
+                &mut session,
+                "create sequence s start with 10 increment by 5 cache 3",
+            );
+            assert_eq!(
+                text_rows(&mut session, "select s.nextval from dual"),
+                vec![vec!["10"]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select s.nextval from dual"),
+                vec![vec!["15"]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select s.currval from dual"),
+                vec![vec!["15"]]
+            );
+            run(&mut session, "alter sequence s increment by 1");
+            assert_eq!(
+                text_rows(&mut session, "select s.nextval from dual"),
+                vec![vec!["20"]]
+            );
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select sequence_name, increment_by from user_sequences"
+                ),
+                vec![vec!["S", "1"]]
+            );
+            run(
+                &mut session,
+                "create table d (id number primary key, name varchar2(10))",
+            );
+            run(
+                &mut session,
+                "create table e (id number primary key, d_id number, name varchar2(10))",
+            );
+            run(&mut session, "insert into d values (1, 'sales')");
+            run(&mut session, "insert into d values (2, 'ops')");
+            run(&mut session, "insert into e values (1, 1, 'ann')");
+            run(&mut session, "insert into e values (2, 1, 'bob')");
+            run(&mut session, "insert into e values (3, null, 'cy')");
+            run(&mut session, "commit");
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select e.name, d.name from e, d where e.d_id = d.id order by e.name"
+                ),
+                vec![vec!["ann", "sales"], vec!["bob", "sales"]]
+            );
+            assert_eq!(
         text_rows(
             &mut session,
             "select e.name, nvl(d.name, '-') from e left join d on e.d_id = d.id order by 1"
         ),
         vec![vec!["ann", "sales"], vec!["bob", "sales"], vec!["cy", "-"]]
     );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select upper(name), length(name), substr(name, 2) from e where id = 1"
-        ),
-        vec![vec!["ANN", "3", "nn"]]
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select upper(name), length(name), substr(name, 2) from e where id = 1"
+                ),
+                vec![vec!["ANN", "3", "nn"]]
+            );
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select name from d where id in (select d_id from e)"
+                ),
+                vec![vec!["sales"]]
+            );
+        },
+        // The sequence continues after its cached range on reopen: no number is given twice.
+        |_, mut session, ()| {
+            let next: i64 = text_rows(&mut session, "select s.nextval from dual")[0][0]
+                .parse()
+                .unwrap();
+            assert!(next > 20, "sequence went back to {next}");
+        },
     );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select name from d where id in (select d_id from e)"
-        ),
-        vec![vec!["sales"]]
-    );
-    drop(session);
-    drop(instance);
-    // The sequence continues after its cached range on reopen: no number is given twice.
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    let next: i64 = text_rows(&mut session, "select s.nextval from dual")[0][0]
-        .parse()
-        .unwrap();
-    assert!(next > 20, "sequence went back to {next}");
-    drop(session);
-    drop(instance);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]
@@ -538,142 +532,137 @@ mod migration {
 
     #[test]
     fn an_update_that_outgrows_its_block_migrates_the_row_and_every_path_still_finds_it() {
-        let dir = temp_dir("migration");
-        {
-            let instance = Instance::open(&dir, SMALL).unwrap();
-            let mut a = instance.connect().unwrap();
-            let mut b = instance.connect().unwrap();
-            run(
-                &mut a,
-                "create table t (id number primary key, pad varchar2(4000))",
-            );
-            // 200 rows of about 110 bytes: the first 8 KiB block is full well before row 60.
-            for id in 1..=200 {
-                run_with(
+        across_a_restart(
+            "migration",
+            |instance, mut a| {
+                let mut b = instance.connect().unwrap();
+                run(
                     &mut a,
-                    "insert into t values (:1, :2)",
-                    &[Value::integer(id), text('x', 100)],
+                    "create table t (id number primary key, pad varchar2(4000))",
                 );
-            }
-            run(&mut a, "commit");
+                // 200 rows of about 110 bytes: the first 8 KiB block is full well before row 60.
+                for id in 1..=200 {
+                    run_with(
+                        &mut a,
+                        "insert into t values (:1, :2)",
+                        &[Value::integer(id), text('x', 100)],
+                    );
+                }
+                run(&mut a, "commit");
 
-            // Row 10's block has a few hundred bytes free: 3000 bytes must migrate.
-            let continued = my_statistic(&mut a, "table fetch continued row");
-            run_with(
-                &mut a,
-                "update t set pad = :1 where id = 10",
-                &[text('y', 3000)],
-            );
-            assert_eq!(row_10(&mut a), pair("3000", "y"));
-            assert!(my_statistic(&mut a, "table fetch continued row") > continued);
-            assert_eq!(scanned_ids(&mut a, 'y'), one("10"));
-            assert_eq!(text_rows(&mut a, "select count(*) from t"), one("200"));
-            assert_eq!(
-                text_rows(&mut a, "select count(*) from t where length(pad) > 0"),
-                one("200")
-            );
-            // Another session's statements are older than the uncommitted change: undo.
-            assert_eq!(row_10(&mut b), pair("100", "x"));
-            assert_eq!(scanned_ids(&mut b, 'y'), Vec::<Vec<String>>::new());
-            assert_eq!(text_rows(&mut b, "select count(*) from t"), one("200"));
-
-            // Rollback puts the old version back.
-            run(&mut a, "rollback");
-            assert_eq!(row_10(&mut a), pair("100", "x"));
-            assert_eq!(scanned_ids(&mut a, 'x').len(), 200);
-
-            // Migrate and commit; then grow in place, move, come home, migrate again.
-            for (letter, length) in [('y', 3000), ('z', 3900), ('w', 50), ('v', 3500)] {
+                // Row 10's block has a few hundred bytes free: 3000 bytes must migrate.
+                let continued = my_statistic(&mut a, "table fetch continued row");
                 run_with(
                     &mut a,
                     "update t set pad = :1 where id = 10",
-                    &[text(letter, length)],
+                    &[text('y', 3000)],
+                );
+                assert_eq!(row_10(&mut a), pair("3000", "y"));
+                assert!(my_statistic(&mut a, "table fetch continued row") > continued);
+                assert_eq!(scanned_ids(&mut a, 'y'), one("10"));
+                assert_eq!(text_rows(&mut a, "select count(*) from t"), one("200"));
+                assert_eq!(
+                    text_rows(&mut a, "select count(*) from t where length(pad) > 0"),
+                    one("200")
+                );
+                // Another session's statements are older than the uncommitted change: undo.
+                assert_eq!(row_10(&mut b), pair("100", "x"));
+                assert_eq!(scanned_ids(&mut b, 'y'), Vec::<Vec<String>>::new());
+                assert_eq!(text_rows(&mut b, "select count(*) from t"), one("200"));
+
+                // Rollback puts the old version back.
+                run(&mut a, "rollback");
+                assert_eq!(row_10(&mut a), pair("100", "x"));
+                assert_eq!(scanned_ids(&mut a, 'x').len(), 200);
+
+                // Migrate and commit; then grow in place, move, come home, migrate again.
+                for (letter, length) in [('y', 3000), ('z', 3900), ('w', 50), ('v', 3500)] {
+                    run_with(
+                        &mut a,
+                        "update t set pad = :1 where id = 10",
+                        &[text(letter, length)],
+                    );
+                    run(&mut a, "commit");
+                    assert_eq!(
+                        row_10(&mut b),
+                        pair(&length.to_string(), &letter.to_string())
+                    );
+                    assert_eq!(scanned_ids(&mut b, letter), one("10"));
+                    assert_eq!(text_rows(&mut b, "select count(*) from t"), one("200"));
+                }
+
+                // A savepoint: change the migrated row twice, delete it, roll back to the savepoint.
+                run(&mut a, "savepoint s1");
+                run_with(
+                    &mut a,
+                    "update t set pad = :1 where id = 10",
+                    &[text('u', 3990)],
+                );
+                run_with(
+                    &mut a,
+                    "update t set pad = :1 where id = 10",
+                    &[text('t', 200)],
+                );
+                run(&mut a, "delete from t where id = 10");
+                assert_eq!(text_rows(&mut a, "select count(*) from t"), one("199"));
+                assert_eq!(row_10(&mut a), Vec::<Vec<String>>::new());
+                run(&mut a, "rollback to savepoint s1");
+                assert_eq!(row_10(&mut a), pair("3500", "v"));
+                assert_eq!(text_rows(&mut a, "select count(*) from t"), one("200"));
+
+                // Delete the migrated row: rolled back, then committed; its key can come back.
+                run(&mut a, "delete from t where id = 10");
+                assert_eq!(row_10(&mut b), pair("3500", "v"));
+                run(&mut a, "rollback");
+                assert_eq!(row_10(&mut a), pair("3500", "v"));
+                run(&mut a, "delete from t where id = 10");
+                run(&mut a, "commit");
+                assert_eq!(text_rows(&mut b, "select count(*) from t"), one("199"));
+                run_with(&mut a, "insert into t values (10, :1)", &[text('x', 100)]);
+                run(&mut a, "commit");
+                assert_eq!(row_10(&mut b), pair("100", "x"));
+
+                // Every row grows: most migrate, into blocks they share.
+                run_with(&mut a, "update t set pad = :1", &[text('m', 1000)]);
+                assert_eq!(
+                    text_rows(&mut b, "select count(*), sum(length(pad)) from t"),
+                    vec![vec!["200".to_string(), "20000".to_string()]]
+                );
+                assert_eq!(
+                    text_rows(&mut a, "select count(*), sum(length(pad)) from t"),
+                    vec![vec!["200".to_string(), "200000".to_string()]]
                 );
                 run(&mut a, "commit");
+                for id in [1, 10, 59, 60, 61, 137, 200] {
+                    assert_eq!(
+                        text_rows(
+                            &mut b,
+                            &format!("select length(pad) from t where id = {id}")
+                        ),
+                        one("1000"),
+                        "row {id}"
+                    );
+                }
+            },
+            // Forwarding heads and migrated pieces are on disk like any row.
+            |_, mut session, ()| {
+                let continued = my_statistic(&mut session, "table fetch continued row");
                 assert_eq!(
-                    row_10(&mut b),
-                    pair(&length.to_string(), &letter.to_string())
+                    text_rows(&mut session, "select count(*), sum(length(pad)) from t"),
+                    vec![vec!["200".to_string(), "200000".to_string()]]
                 );
-                assert_eq!(scanned_ids(&mut b, letter), one("10"));
-                assert_eq!(text_rows(&mut b, "select count(*) from t"), one("200"));
-            }
-
-            // A savepoint: change the migrated row twice, delete it, roll back to the savepoint.
-            run(&mut a, "savepoint s1");
-            run_with(
-                &mut a,
-                "update t set pad = :1 where id = 10",
-                &[text('u', 3990)],
-            );
-            run_with(
-                &mut a,
-                "update t set pad = :1 where id = 10",
-                &[text('t', 200)],
-            );
-            run(&mut a, "delete from t where id = 10");
-            assert_eq!(text_rows(&mut a, "select count(*) from t"), one("199"));
-            assert_eq!(row_10(&mut a), Vec::<Vec<String>>::new());
-            run(&mut a, "rollback to savepoint s1");
-            assert_eq!(row_10(&mut a), pair("3500", "v"));
-            assert_eq!(text_rows(&mut a, "select count(*) from t"), one("200"));
-
-            // Delete the migrated row: rolled back, then committed; its key can come back.
-            run(&mut a, "delete from t where id = 10");
-            assert_eq!(row_10(&mut b), pair("3500", "v"));
-            run(&mut a, "rollback");
-            assert_eq!(row_10(&mut a), pair("3500", "v"));
-            run(&mut a, "delete from t where id = 10");
-            run(&mut a, "commit");
-            assert_eq!(text_rows(&mut b, "select count(*) from t"), one("199"));
-            run_with(&mut a, "insert into t values (10, :1)", &[text('x', 100)]);
-            run(&mut a, "commit");
-            assert_eq!(row_10(&mut b), pair("100", "x"));
-
-            // Every row grows: most migrate, into blocks they share.
-            run_with(&mut a, "update t set pad = :1", &[text('m', 1000)]);
-            assert_eq!(
-                text_rows(&mut b, "select count(*), sum(length(pad)) from t"),
-                vec![vec!["200".to_string(), "20000".to_string()]]
-            );
-            assert_eq!(
-                text_rows(&mut a, "select count(*), sum(length(pad)) from t"),
-                vec![vec!["200".to_string(), "200000".to_string()]]
-            );
-            run(&mut a, "commit");
-            for id in [1, 10, 59, 60, 61, 137, 200] {
-                assert_eq!(
-                    text_rows(
-                        &mut b,
-                        &format!("select length(pad) from t where id = {id}")
-                    ),
-                    one("1000"),
-                    "row {id}"
+                assert!(my_statistic(&mut session, "table fetch continued row") > continued);
+                assert_eq!(row_10(&mut session), pair("1000", "m"));
+                assert_eq!(scanned_ids(&mut session, 'm').len(), 200);
+                run_with(
+                    &mut session,
+                    "update t set pad = :1 where id = 10",
+                    &[text('k', 3999)],
                 );
-            }
-            drop((a, b));
-            instance.shutdown().unwrap();
-        }
-        // Forwarding heads and migrated pieces are on disk like any row.
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        let continued = my_statistic(&mut session, "table fetch continued row");
-        assert_eq!(
-            text_rows(&mut session, "select count(*), sum(length(pad)) from t"),
-            vec![vec!["200".to_string(), "200000".to_string()]]
+                run(&mut session, "commit");
+                assert_eq!(row_10(&mut session), pair("3999", "k"));
+            },
         );
-        assert!(my_statistic(&mut session, "table fetch continued row") > continued);
-        assert_eq!(row_10(&mut session), pair("1000", "m"));
-        assert_eq!(scanned_ids(&mut session, 'm').len(), 200);
-        run_with(
-            &mut session,
-            "update t set pad = :1 where id = 10",
-            &[text('k', 3999)],
-        );
-        run(&mut session, "commit");
-        assert_eq!(row_10(&mut session), pair("3999", "k"));
-        drop(session);
-        drop(instance);
-        let _ = std::fs::remove_dir_all(&dir);
     }
 
     /// CREATE INDEX reads every row's current version, through the forwards.
@@ -955,47 +944,43 @@ fn changed_rows(session: &mut Session, sql: &str) -> u64 {
 fn views_survive_a_restart() {
     // Its own directory: `fixed_views_are_queryable_with_sql` runs beside it, and
     // `temp_dir` empties the directory it names.
-    let dir = temp_dir("views-restart");
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(
-            &mut session,
-            "create table t (id number primary key, v number)",
-        );
-        run(&mut session, "insert into t values (1, 10)");
-        run(&mut session, "insert into t values (2, 20)");
-        run(&mut session, "commit");
-        run(
-            &mut session,
-            "create view big (ident) as select id from t where v > 15",
-        );
-        run(
-            &mut session,
-            "create view small as select id from t where v < 15",
-        );
-        run(
-            &mut session,
-            "create or replace view small as select id * 100 id from t where v < 15",
-        );
-        run(&mut session, "create view doomed as select 1 x from dual");
-        run(&mut session, "drop view doomed");
-        drop(session);
-        instance.shutdown().unwrap();
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    assert_eq!(
-        text_rows(&mut session, "select ident from big"),
-        vec![vec!["2".to_string()]]
+    across_a_restart(
+        "views-restart",
+        |_, mut session| {
+            run(
+                &mut session,
+                "create table t (id number primary key, v number)",
+            );
+            run(&mut session, "insert into t values (1, 10)");
+            run(&mut session, "insert into t values (2, 20)");
+            run(&mut session, "commit");
+            run(
+                &mut session,
+                "create view big (ident) as select id from t where v > 15",
+            );
+            run(
+                &mut session,
+                "create view small as select id from t where v < 15",
+            );
+            run(
+                &mut session,
+                "create or replace view small as select id * 100 id from t where v < 15",
+            );
+            run(&mut session, "create view doomed as select 1 x from dual");
+            run(&mut session, "drop view doomed");
+        },
+        |_, mut session, ()| {
+            assert_eq!(
+                text_rows(&mut session, "select ident from big"),
+                vec![vec!["2".to_string()]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select id from small"),
+                vec![vec!["100".to_string()]]
+            );
+            assert_eq!(error_code(&mut session, "select * from doomed"), 942);
+        },
     );
-    assert_eq!(
-        text_rows(&mut session, "select id from small"),
-        vec![vec!["100".to_string()]]
-    );
-    assert_eq!(error_code(&mut session, "select * from doomed"), 942);
-    drop(session);
-    instance.shutdown().unwrap();
 }
 
 /// Sorts, hash group-bys, hash uniques and hash joins each count one optimal work-area
@@ -1029,177 +1014,165 @@ fn work_areas_are_counted() {
 /// new name, its CHECK constraints with their names), and its rows and index still work.
 #[test]
 fn altered_tables_survive_a_restart() {
-    let dir = temp_dir("altered");
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(
-            &mut session,
-            "create table t (id number primary key, gone number, v varchar2(5))",
-        );
-        run(&mut session, "insert into t values (1, 7, 'a')");
-        run(&mut session, "insert into t values (2, 8, null)");
-        run(&mut session, "commit");
-        run(
-            &mut session,
-            "alter table t add (grade char(2) default 'B' not null, n number(3) check (n > 0))",
-        );
-        run(
-            &mut session,
-            "alter table t modify (v varchar2(20) default 'dflt')",
-        );
-        run(&mut session, "create index t_v on t (v)");
-        run(&mut session, "alter table t rename column v to label");
-        run(&mut session, "alter table t drop column gone");
-        run(
-            &mut session,
-            "alter table t add constraint t_label check (label <> 'bad')",
-        );
-        run(&mut session, "rename t to t2");
-        run(
-            &mut session,
-            "create table c as select id, label || '!' shout from t2",
-        );
-        drop(session);
-        instance.shutdown().unwrap();
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select id, label, grade, n from t2 order by id"
-        ),
-        vec![
-            vec!["1".to_string(), "a".into(), "B ".into(), "".into()],
-            vec!["2".to_string(), "".into(), "B ".into(), "".into()],
-        ]
+    across_a_restart(
+        "altered",
+        |_, mut session| {
+            run(
+                &mut session,
+                "create table t (id number primary key, gone number, v varchar2(5))",
+            );
+            run(&mut session, "insert into t values (1, 7, 'a')");
+            run(&mut session, "insert into t values (2, 8, null)");
+            run(&mut session, "commit");
+            run(
+                &mut session,
+                "alter table t add (grade char(2) default 'B' not null, n number(3) check (n > 0))",
+            );
+            run(
+                &mut session,
+                "alter table t modify (v varchar2(20) default 'dflt')",
+            );
+            run(&mut session, "create index t_v on t (v)");
+            run(&mut session, "alter table t rename column v to label");
+            run(&mut session, "alter table t drop column gone");
+            run(
+                &mut session,
+                "alter table t add constraint t_label check (label <> 'bad')",
+            );
+            run(&mut session, "rename t to t2");
+            run(
+                &mut session,
+                "create table c as select id, label || '!' shout from t2",
+            );
+        },
+        |_, mut session, ()| {
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select id, label, grade, n from t2 order by id"
+                ),
+                vec![
+                    vec!["1".to_string(), "a".into(), "B ".into(), "".into()],
+                    vec!["2".to_string(), "".into(), "B ".into(), "".into()],
+                ]
+            );
+            assert_eq!(error_code(&mut session, "select gone from t2"), 904);
+            // The index on the column after the dropped one was renumbered, on disk too.
+            assert_eq!(
+                text_rows(&mut session, "select id from t2 where label = 'a'"),
+                vec![vec!["1".to_string()]]
+            );
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select column_name from user_ind_columns where index_name = 'T_V'"
+                ),
+                vec![vec!["LABEL".to_string()]]
+            );
+            assert_eq!(
+                error_code(&mut session, "insert into t2 (id) values (1)"),
+                1
+            );
+            assert_eq!(
+                error_code(&mut session, "insert into t2 (id, label) values (3, 'bad')"),
+                2290
+            );
+            assert_eq!(
+                error_code(&mut session, "insert into t2 (id, n) values (3, 0)"),
+                2290
+            );
+            run(&mut session, "insert into t2 (id) values (3)");
+            assert_eq!(
+                text_rows(&mut session, "select label, grade from t2 where id = 3"),
+                vec![vec!["dflt".to_string(), "B ".into()]]
+            );
+            assert_eq!(
+                text_rows(&mut session, "select shout from c order by id"),
+                vec![vec!["a!".to_string()], vec!["!".to_string()]]
+            );
+        },
     );
-    assert_eq!(error_code(&mut session, "select gone from t2"), 904);
-    // The index on the column after the dropped one was renumbered, on disk too.
-    assert_eq!(
-        text_rows(&mut session, "select id from t2 where label = 'a'"),
-        vec![vec!["1".to_string()]]
-    );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select column_name from user_ind_columns where index_name = 'T_V'"
-        ),
-        vec![vec!["LABEL".to_string()]]
-    );
-    assert_eq!(
-        error_code(&mut session, "insert into t2 (id) values (1)"),
-        1
-    );
-    assert_eq!(
-        error_code(&mut session, "insert into t2 (id, label) values (3, 'bad')"),
-        2290
-    );
-    assert_eq!(
-        error_code(&mut session, "insert into t2 (id, n) values (3, 0)"),
-        2290
-    );
-    run(&mut session, "insert into t2 (id) values (3)");
-    assert_eq!(
-        text_rows(&mut session, "select label, grade from t2 where id = 3"),
-        vec![vec!["dflt".to_string(), "B ".into()]]
-    );
-    assert_eq!(
-        text_rows(&mut session, "select shout from c order by id"),
-        vec![vec!["a!".to_string()], vec!["!".to_string()]]
-    );
-    drop(session);
-    instance.shutdown().unwrap();
 }
 
 /// Foreign keys live in the child's CREATE TABLE text in DICT$: after a restart they are
 /// still enforced both ways, with their names, ON DELETE rule, and a parent's new name.
 #[test]
 fn foreign_keys_survive_a_restart() {
-    let dir = temp_dir("foreign-keys");
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(&mut session, "create table p (id number primary key)");
-        run(
+    across_a_restart(
+        "foreign-keys",
+        |_, mut session| {
+            run(&mut session, "create table p (id number primary key)");
+            run(
             &mut session,
             "create table c (id number, p_id number constraint c_p references p on delete cascade)",
         );
-        run(&mut session, "insert into p values (1)");
-        run(&mut session, "insert into p values (2)");
-        run(&mut session, "insert into c values (10, 1)");
-        run(&mut session, "insert into c values (20, 2)");
-        run(&mut session, "commit");
-        run(&mut session, "rename p to parent");
-        drop(session);
-        instance.shutdown().unwrap();
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    assert_eq!(
-        error_code(&mut session, "insert into c values (30, 3)"),
-        2291
+            run(&mut session, "insert into p values (1)");
+            run(&mut session, "insert into p values (2)");
+            run(&mut session, "insert into c values (10, 1)");
+            run(&mut session, "insert into c values (20, 2)");
+            run(&mut session, "commit");
+            run(&mut session, "rename p to parent");
+        },
+        |_, mut session, ()| {
+            assert_eq!(
+                error_code(&mut session, "insert into c values (30, 3)"),
+                2291
+            );
+            run(&mut session, "delete from parent where id = 1");
+            assert_eq!(
+                text_rows(&mut session, "select id from c"),
+                vec![vec!["20".to_string()]]
+            );
+            assert_eq!(error_code(&mut session, "drop table parent"), 2449);
+        },
     );
-    run(&mut session, "delete from parent where id = 1");
-    assert_eq!(
-        text_rows(&mut session, "select id from c"),
-        vec![vec!["20".to_string()]]
-    );
-    assert_eq!(error_code(&mut session, "drop table parent"), 2449);
-    drop(session);
-    instance.shutdown().unwrap();
 }
 
 /// Comments are COMMENT rows of DICT$: after a restart they are back, following a column's
 /// rename and gone with a dropped column or table.
 #[test]
 fn comments_survive_a_restart() {
-    let dir = temp_dir("comments");
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(
-            &mut session,
-            "create table t (a number, b number, c number)",
-        );
-        run(&mut session, "comment on table t is 'the table'");
-        run(&mut session, "comment on column t.a is 'column a'");
-        run(&mut session, "comment on column t.b is 'column b'");
-        run(&mut session, "alter table t rename column a to first");
-        run(&mut session, "alter table t drop column b");
-        run(&mut session, "create table gone (x number)");
-        run(&mut session, "comment on table gone is 'soon gone'");
-        run(&mut session, "drop table gone");
-        drop(session);
-        instance.shutdown().unwrap();
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select comments from user_tab_comments where table_name = 'T'"
-        ),
-        vec![vec!["the table".to_string()]]
-    );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select column_name, comments from user_col_comments \
+    across_a_restart(
+        "comments",
+        |_, mut session| {
+            run(
+                &mut session,
+                "create table t (a number, b number, c number)",
+            );
+            run(&mut session, "comment on table t is 'the table'");
+            run(&mut session, "comment on column t.a is 'column a'");
+            run(&mut session, "comment on column t.b is 'column b'");
+            run(&mut session, "alter table t rename column a to first");
+            run(&mut session, "alter table t drop column b");
+            run(&mut session, "create table gone (x number)");
+            run(&mut session, "comment on table gone is 'soon gone'");
+            run(&mut session, "drop table gone");
+        },
+        |_, mut session, ()| {
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select comments from user_tab_comments where table_name = 'T'"
+                ),
+                vec![vec!["the table".to_string()]]
+            );
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select column_name, comments from user_col_comments \
              where comments is not null order by 1"
-        ),
-        vec![vec!["FIRST".to_string(), "column a".to_string()]]
+                ),
+                vec![vec!["FIRST".to_string(), "column a".to_string()]]
+            );
+            assert_eq!(
+                text_rows(
+                    &mut session,
+                    "select count(*) from user_tab_comments where table_name = 'GONE'"
+                ),
+                vec![vec!["0".to_string()]]
+            );
+        },
     );
-    assert_eq!(
-        text_rows(
-            &mut session,
-            "select count(*) from user_tab_comments where table_name = 'GONE'"
-        ),
-        vec![vec!["0".to_string()]]
-    );
-    drop(session);
-    instance.shutdown().unwrap();
 }
 
 /// Optimizer statistics are STATS rows of DICT$. Gathering publishes a new dictionary
@@ -1217,110 +1190,105 @@ fn statistics_survive_a_restart() {
          avg_col_len from user_tab_col_statistics order by table_name, column_name";
     let index_query = "select index_name, blevel, leaf_blocks, distinct_keys, clustering_factor, \
          num_rows from user_indexes order by index_name";
-    let (tables, columns, indexes, index_statistics);
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(
+    let (tables, columns, indexes, index_statistics) =
+        with_database(&dir, |instance, mut session| {
+            run(
             &mut session,
             "create table t (id number primary key, grp number, name varchar2(10), gone number)",
         );
-        for id in 1..=50 {
-            let name = if id % 10 == 0 {
-                "null".to_string()
-            } else {
-                format!("'n{}'", id % 4)
-            };
+            for id in 1..=50 {
+                let name = if id % 10 == 0 {
+                    "null".to_string()
+                } else {
+                    format!("'n{}'", id % 4)
+                };
+                run(
+                    &mut session,
+                    &format!("insert into t values ({id}, {}, {name}, {id})", id % 5),
+                );
+            }
+            run(&mut session, "commit");
+            run(&mut session, "create index t_grp on t(grp)");
+            run(&mut session, "create index t_name on t(name)");
+            run(&mut session, "create table u (a number)");
+            run(&mut session, "insert into u values (1)");
+            run(&mut session, "commit");
+
+            let version = instance.catalog().current();
+            run(&mut session, "analyze table t compute statistics");
+            assert!(!std::sync::Arc::ptr_eq(
+                &version,
+                &instance.catalog().current()
+            ));
             run(
                 &mut session,
-                &format!("insert into t values ({id}, {}, {name}, {id})", id % 5),
+                "begin dbms_stats.gather_table_stats('SYSTEM', 'U'); end;",
             );
-        }
-        run(&mut session, "commit");
-        run(&mut session, "create index t_grp on t(grp)");
-        run(&mut session, "create index t_name on t(name)");
-        run(&mut session, "create table u (a number)");
-        run(&mut session, "insert into u values (1)");
-        run(&mut session, "commit");
+            run(&mut session, "alter table t rename column grp to bucket");
+            run(&mut session, "alter table t drop column gone");
+            run(&mut session, "drop index t_name");
+            run(&mut session, "analyze table u delete statistics");
 
-        let version = instance.catalog().current();
-        run(&mut session, "analyze table t compute statistics");
-        assert!(!std::sync::Arc::ptr_eq(
-            &version,
-            &instance.catalog().current()
-        ));
-        run(
-            &mut session,
-            "begin dbms_stats.gather_table_stats('SYSTEM', 'U'); end;",
-        );
-        run(&mut session, "alter table t rename column grp to bucket");
-        run(&mut session, "alter table t drop column gone");
-        run(&mut session, "drop index t_name");
-        run(&mut session, "analyze table u delete statistics");
+            let dictionary = instance.catalog().current();
+            let gathered = dictionary.table("T").unwrap().statistics.clone().unwrap();
+            assert_eq!(gathered.num_rows, 50);
+            assert_eq!(gathered.sample_size, 50);
+            let bucket = &gathered.columns["BUCKET"];
+            assert_eq!(
+                (bucket.num_distinct, bucket.num_nulls),
+                (5, 0),
+                "{gathered:?}"
+            );
+            assert_eq!(bucket.low_value, Value::integer(0));
+            assert_eq!(bucket.high_value, Value::integer(4));
+            let name = &gathered.columns["NAME"];
+            assert_eq!((name.num_distinct, name.num_nulls), (4, 5));
+            assert!(!gathered.columns.contains_key("GRP"));
+            assert!(!gathered.columns.contains_key("GONE"));
+            assert_eq!(
+                gathered.indexes.keys().collect::<Vec<_>>().len(),
+                2,
+                "the key's index and T_GRP: {gathered:?}"
+            );
+            let grp: &IndexStatistics = &gathered.indexes["T_GRP"];
+            assert_eq!((grp.distinct_keys, grp.num_rows, grp.blevel), (5, 50, 0));
+            assert!(dictionary.table("U").unwrap().statistics.is_none());
+            let index_statistics = gathered.indexes.clone();
 
+            let tables = text_rows(&mut session, table_query);
+            let columns = text_rows(&mut session, column_query);
+            let indexes = text_rows(&mut session, index_query);
+            assert_eq!(tables[0][0], "50");
+            assert_eq!(columns.len(), 3, "{columns:?}");
+            (tables, columns, indexes, index_statistics)
+        });
+    with_database(&dir, |instance, mut session| {
+        assert_eq!(text_rows(&mut session, table_query), tables);
+        assert_eq!(text_rows(&mut session, column_query), columns);
+        assert_eq!(text_rows(&mut session, index_query), indexes);
         let dictionary = instance.catalog().current();
         let gathered = dictionary.table("T").unwrap().statistics.clone().unwrap();
-        assert_eq!(gathered.num_rows, 50);
-        assert_eq!(gathered.sample_size, 50);
-        let bucket = &gathered.columns["BUCKET"];
-        assert_eq!(
-            (bucket.num_distinct, bucket.num_nulls),
-            (5, 0),
-            "{gathered:?}"
-        );
-        assert_eq!(bucket.low_value, Value::integer(0));
-        assert_eq!(bucket.high_value, Value::integer(4));
-        let name = &gathered.columns["NAME"];
-        assert_eq!((name.num_distinct, name.num_nulls), (4, 5));
-        assert!(!gathered.columns.contains_key("GRP"));
-        assert!(!gathered.columns.contains_key("GONE"));
-        assert_eq!(
-            gathered.indexes.keys().collect::<Vec<_>>().len(),
-            2,
-            "the key's index and T_GRP: {gathered:?}"
-        );
-        let grp: &IndexStatistics = &gathered.indexes["T_GRP"];
-        assert_eq!((grp.distinct_keys, grp.num_rows, grp.blevel), (5, 50, 0));
+        assert_eq!(gathered.indexes, index_statistics);
+        assert_eq!(gathered.columns["BUCKET"].num_distinct, 5);
         assert!(dictionary.table("U").unwrap().statistics.is_none());
-        index_statistics = gathered.indexes.clone();
-
-        tables = text_rows(&mut session, table_query);
-        columns = text_rows(&mut session, column_query);
-        indexes = text_rows(&mut session, index_query);
-        assert_eq!(tables[0][0], "50");
-        assert_eq!(columns.len(), 3, "{columns:?}");
-        drop(session);
-        instance.shutdown().unwrap();
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    assert_eq!(text_rows(&mut session, table_query), tables);
-    assert_eq!(text_rows(&mut session, column_query), columns);
-    assert_eq!(text_rows(&mut session, index_query), indexes);
-    let dictionary = instance.catalog().current();
-    let gathered = dictionary.table("T").unwrap().statistics.clone().unwrap();
-    assert_eq!(gathered.indexes, index_statistics);
-    assert_eq!(gathered.columns["BUCKET"].num_distinct, 5);
-    assert!(dictionary.table("U").unwrap().statistics.is_none());
-    // Still maintained after the restart: DROP TABLE removes the STATS rows with it.
-    run(&mut session, "drop table t");
-    run(&mut session, "create table t (id number)");
-    assert_eq!(
-        text_rows(&mut session, table_query),
-        vec![vec![String::new(); 5]]
-    );
-    drop(session);
-    instance.shutdown().unwrap();
-    drop(instance);
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    assert!(instance
-        .catalog()
-        .current()
-        .table("T")
-        .unwrap()
-        .statistics
-        .is_none());
-    instance.shutdown().unwrap();
+        // Still maintained after the restart: DROP TABLE removes the STATS rows with it.
+        run(&mut session, "drop table t");
+        run(&mut session, "create table t (id number)");
+        assert_eq!(
+            text_rows(&mut session, table_query),
+            vec![vec![String::new(); 5]]
+        );
+    });
+    with_database(&dir, |instance, _| {
+        assert!(instance
+            .catalog()
+            .current()
+            .table("T")
+            .unwrap()
+            .statistics
+            .is_none());
+    });
+    let _ = std::fs::remove_dir_all(&dir);
 }
 
 /// A DBMS_STATS call is a statement like any other: its arguments may be binds (by number
@@ -1530,39 +1498,36 @@ fn statistics_keep_the_first_32_bytes_of_long_values() {
 
 #[test]
 fn a_descending_index_column_survives_a_reopen() {
-    let dir = temp_dir("descending");
-    {
-        let instance = Instance::open(&dir, SMALL).unwrap();
-        let mut session = instance.connect().unwrap();
-        run(&mut session, "alter session set optimizer_mode = rule");
-        run(&mut session, "create table t (a number, b number)");
-        run(&mut session, "create index t_ab on t (a desc, b)");
-        for a in 0..20 {
-            session
-                .execute_with(
-                    "insert into t values (:1, :2)",
-                    &[Value::integer(a % 4), Value::integer(a)],
-                )
-                .unwrap();
-        }
-        run(&mut session, "commit");
-    }
-    let instance = Instance::open(&dir, SMALL).unwrap();
-    let mut session = instance.connect().unwrap();
-    run(&mut session, "alter session set optimizer_mode = rule");
-    assert_eq!(
+    across_a_restart(
+        "descending",
+        |_, mut session| {
+            run(&mut session, "alter session set optimizer_mode = rule");
+            run(&mut session, "create table t (a number, b number)");
+            run(&mut session, "create index t_ab on t (a desc, b)");
+            for a in 0..20 {
+                session
+                    .execute_with(
+                        "insert into t values (:1, :2)",
+                        &[Value::integer(a % 4), Value::integer(a)],
+                    )
+                    .unwrap();
+            }
+            run(&mut session, "commit");
+        },
+        |_, mut session, ()| {
+            run(&mut session, "alter session set optimizer_mode = rule");
+            assert_eq!(
         text_rows(&mut session, "select descend from dba_ind_columns where index_name = 'T_AB' order by column_position"),
         vec![vec!["DESC"], vec!["ASC"]]
     );
-    // Found through the index by its descending keys, and maintained by new rows.
-    run(&mut session, "insert into t values (3, 100)");
-    assert_eq!(
-        text_rows(&mut session, "select count(*), sum(b) from t where a = 3"),
-        vec![vec!["6", "155"]]
+            // Found through the index by its descending keys, and maintained by new rows.
+            run(&mut session, "insert into t values (3, 100)");
+            assert_eq!(
+                text_rows(&mut session, "select count(*), sum(b) from t where a = 3"),
+                vec![vec!["6", "155"]]
+            );
+        },
     );
-    drop(session);
-    drop(instance);
-    let _ = std::fs::remove_dir_all(&dir);
 }
 
 #[test]

@@ -148,7 +148,7 @@ use std::sync::Arc;
 
 use crate::access::segment::{self, SegmentKind};
 use crate::access::space::SpaceManager;
-use crate::buffer::{AccessKind, BlockAccess, BufferCache, BufferPool};
+use crate::buffer::{AccessKind, BlockAccess, BlockRead, BufferCache, BufferPool};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
 use crate::io::block::{self, BlockId, BlockType, BLOCK_HEADER_BYTES};
@@ -1159,9 +1159,9 @@ impl BTree {
             return Ok(leaf);
         }
         for _ in 0..HEIGHT_MAX {
-            let child = self.block_id(child_at_slot(&node, child_slot_for(&node, key, rowid)));
             if level(&node) == 1 {
-                // Non-root blocks never change level: the child is a leaf.
+                // Non-root blocks never change level: the child is a leaf, taken exclusively.
+                let (_, child) = child_for(&node, self.header.file, key, rowid);
                 let held = mtr.get(child, self.access())?;
                 drop(node);
                 expect_node(mtr.block_ref(held), child)?;
@@ -1172,15 +1172,8 @@ impl BTree {
                 }
                 return Ok(held);
             }
-            let child_node = cache.read(child, self.access())?;
-            expect_node(&child_node, child)?;
-            if level(&child_node) + 1 != level(&node) {
-                return Err(Error::internal(format!(
-                    "kdi: block {child} has level {} below level {}",
-                    level(&child_node),
-                    level(&node)
-                )));
-            }
+            let (_, child, child_node) =
+                read_child(cache, self.access(), &node, self.header.file, key, rowid)?;
             node = child_node;
             id = child;
         }
@@ -1205,11 +1198,14 @@ impl BTree {
             let held = mtr.get(id, self.access())?;
             let node = mtr.block_ref(held);
             expect_node(node, id)?;
+            if let Some(&(parent, slot)) = path.last() {
+                debug_check_child(mtr.block_ref(parent), slot, node);
+            }
             if is_leaf(node) {
                 return Ok((path, held));
             }
-            let slot = child_slot_for(node, key, rowid);
-            id = self.block_id(child_at_slot(node, slot));
+            let slot;
+            (slot, id) = child_for(node, self.header.file, key, rowid);
             path.push((held, slot));
         }
         Err(Error::internal(format!(
@@ -1569,6 +1565,90 @@ fn check_layout(node: &[u8]) -> std::result::Result<(), String> {
 }
 
 // ---------------------------------------------------------------------------------------
+// The descent step.
+// ---------------------------------------------------------------------------------------
+
+/// The child of the branch `node` whose range holds (key, rowid): its slot in `node` (as
+/// `child_at_slot` numbers them) and its id in `file`. Every descent, shared or exclusive,
+/// takes this step at every branch.
+fn child_for(node: &[u8], file: u32, key: &[u8], rowid: u64) -> (usize, BlockId) {
+    debug_assert!(!is_leaf(node), "kdi: a descent step from a leaf");
+    let slot = child_slot_for(node, key, rowid);
+    debug_assert!(
+        slot == 0 || {
+            let (low, low_rowid) = entry_key(node, slot - 1);
+            compare(low, low_rowid, key, rowid).is_le()
+        },
+        "kdi: the target is below the separator that leads to its child"
+    );
+    debug_assert!(
+        slot == entry_count(node) || {
+            let (high, high_rowid) = entry_key(node, slot);
+            compare(key, rowid, high, high_rowid).is_lt()
+        },
+        "kdi: the target is not below the separator after its child"
+    );
+    (slot, BlockId::new(file, child_at_slot(node, slot)))
+}
+
+/// The step of the shared descents (`descend_shared`, `BTree::leaf_for_change` above its
+/// last branch): finds the child of the held branch `parent` for (key, rowid), reads it
+/// with a shared get while `parent` stays held (latch coupling), and checks that it is an
+/// index block one level below `parent` (invariant 3). Returns the child's slot in
+/// `parent`, its id and the held child.
+fn read_child<'a>(
+    cache: &'a BufferCache,
+    access: BlockAccess,
+    parent: &[u8],
+    file: u32,
+    key: &[u8],
+    rowid: u64,
+) -> Result<(usize, BlockId, BlockRead<'a>)> {
+    let (slot, child) = child_for(parent, file, key, rowid);
+    let child_node = cache.read(child, access)?;
+    expect_node(&child_node, child)?;
+    if level(&child_node) + 1 != level(parent) {
+        return Err(Error::internal(format!(
+            "kdi: block {child} has level {} below level {}",
+            level(&child_node),
+            level(parent)
+        )));
+    }
+    debug_check_child(parent, slot, &child_node);
+    Ok((slot, child, child_node))
+}
+
+/// Asserts, in debug builds, what a step from the held branch `parent` through `slot` to
+/// its held `child` (an index block) relies on: the child is one level below (invariant
+/// 3), and its entries lie within the separators on either side of the slot (2).
+fn debug_check_child(parent: &[u8], slot: usize, child: &[u8]) {
+    if !cfg!(debug_assertions) {
+        return;
+    }
+    debug_assert_eq!(level(child) + 1, level(parent), "kdi: a step skips a level");
+    let count = entry_count(child);
+    if count == 0 {
+        return;
+    }
+    if slot > 0 {
+        let (low, low_rowid) = entry_key(parent, slot - 1);
+        let (first, first_rowid) = entry_key(child, 0);
+        debug_assert!(
+            compare(first, first_rowid, low, low_rowid).is_ge(),
+            "kdi: a child's first entry is below the separator that leads to it"
+        );
+    }
+    if slot < entry_count(parent) {
+        let (high, high_rowid) = entry_key(parent, slot);
+        let (last, last_rowid) = entry_key(child, count - 1);
+        debug_assert!(
+            compare(last, last_rowid, high, high_rowid).is_lt(),
+            "kdi: a child's last entry is not below the separator after it"
+        );
+    }
+}
+
+// ---------------------------------------------------------------------------------------
 // Read paths.
 // ---------------------------------------------------------------------------------------
 
@@ -1592,19 +1672,9 @@ fn descend_shared<T>(
         if is_leaf(&node) {
             return visit(&node, id, high.as_ref());
         }
-        let slot = child_slot_for(&node, key, rowid);
+        let (slot, child, child_node) = read_child(cache, access, &node, root.file, key, rowid)?;
         if slot < entry_count(&node) {
             high = Some(owned_key(entry_key(&node, slot)));
-        }
-        let child = BlockId::new(root.file, child_at_slot(&node, slot));
-        let child_node = cache.read(child, access)?;
-        expect_node(&child_node, child)?;
-        if level(&child_node) + 1 != level(&node) {
-            return Err(Error::internal(format!(
-                "kdi: block {child} has level {} below level {}",
-                level(&child_node),
-                level(&node)
-            )));
         }
         node = child_node;
         id = child;
@@ -2198,6 +2268,52 @@ mod tests {
             tree.lookup(&env.cache, &numbered_key(150)).unwrap().len(),
             3
         );
+    }
+
+    /// A descent takes one get a level: a shared descent a consistent get for each block from
+    /// the root to the leaf; a change's descent a consistent get for each branch and a
+    /// current-mode get for the leaf, the same leaf.
+    #[test]
+    fn a_descent_takes_one_get_a_level() {
+        let env = test_env(2048, 512);
+        let tree = env.create(false);
+        let count = 20_000u64;
+        for number in 0..count {
+            env.insert(&tree, &numbered_key(number * 7_919 % count), number)
+                .unwrap();
+        }
+        let height = tree.statistics(&env.cache).unwrap().blevel as u64 + 1;
+        assert!(height >= 3, "a tree of {height} levels");
+        let gets = || {
+            env.cache
+                .pool_statistics()
+                .iter()
+                .fold((0, 0), |(consistent, current), pool| {
+                    (
+                        consistent + pool.consistent_gets,
+                        current + pool.db_block_gets,
+                    )
+                })
+        };
+        for number in (0..count).step_by(1_009) {
+            let key = numbered_key(number);
+            let before = gets();
+            let leaf = descend_shared(&env.cache, tree.root, tree.access(), &key, 7, |_, id, _| {
+                Ok(id)
+            })
+            .unwrap();
+            let read = gets();
+            assert_eq!((read.0 - before.0, read.1 - before.1), (height, 0));
+            let mut mtr = Mtr::new(&env.cache);
+            let held = tree.leaf_for_change(&env.cache, &mut mtr, &key, 7).unwrap();
+            let changed = gets();
+            assert_eq!((changed.0 - read.0, changed.1 - read.1), (height - 1, 1));
+            let node = mtr.block_ref(held);
+            assert_eq!(
+                block::read_u32(node, block::OFFSET_BLOCK_NUMBER),
+                leaf.block
+            );
+        }
     }
 
     /// Many more blocks than buffers: every operation evicts dirty blocks (written through

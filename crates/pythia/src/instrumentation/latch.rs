@@ -4,6 +4,7 @@
 //! `Latch<T>` wraps a `parking_lot::Mutex<T>`; `RwLatch<T>` wraps a `parking_lot::RwLock<T>`
 //! and adds shared-mode gets, as Oracle's cache buffers chains latches take for readers. A
 //! latch protects its data: the guard derefs to it and releases the latch when dropped.
+//! Both are a `LatchCore` over their lock, where the counting below is written once.
 //!
 //! How one willing-to-wait get is counted:
 //!
@@ -410,10 +411,150 @@ fn spin<G>(mut busy: impl FnMut() -> bool, mut attempt: impl FnMut() -> Option<G
     None
 }
 
+/// One way of getting a latch's lock of kind `L`: the lock operations the accounting in
+/// `LatchCore` is written over, once for `Latch` (exclusive on a `Mutex`) and `RwLatch`
+/// (shared or exclusive on an `RwLock`). Static dispatch only: each mode is a type, each get
+/// is monomorphized and inlined as if written out by hand.
+trait GetMode<'a, L> {
+    type Guard;
+    /// How the holder updates the counters.
+    const HOLDING: Holding;
+    /// Takes the lock if it is free now.
+    fn try_get(lock: &'a L) -> Option<Self::Guard>;
+    /// Whether a get must fail now (the spin polls this between attempts).
+    fn busy(lock: &'a L) -> bool;
+    /// Blocks until the lock is granted.
+    fn get(lock: &'a L) -> Self::Guard;
+}
+
+/// Exclusive gets: `Latch::lock`, `RwLatch::write`.
+struct ExclusiveGet;
+
+/// Shared gets: `RwLatch::read`.
+struct SharedGet;
+
+/// Implements `GetMode`, a row for each mode of a lock kind: the mode, the lock, its guard,
+/// how the holder counts, then the lock's own try, busy test and blocking get.
+macro_rules! get_modes {
+    ($($mode:ident on $lock:ident -> $guard:ident, $holding:ident:
+        $try_get:ident, $busy:ident, $get:ident;)*) => {
+        $(
+            impl<'a, T: 'a> GetMode<'a, $lock<T>> for $mode {
+                type Guard = $guard<'a, T>;
+                const HOLDING: Holding = Holding::$holding;
+
+                #[inline]
+                fn try_get(lock: &'a $lock<T>) -> Option<$guard<'a, T>> {
+                    lock.$try_get()
+                }
+
+                #[inline]
+                fn busy(lock: &'a $lock<T>) -> bool {
+                    lock.$busy()
+                }
+
+                #[inline]
+                fn get(lock: &'a $lock<T>) -> $guard<'a, T> {
+                    lock.$get()
+                }
+            }
+        )*
+    };
+}
+
+// A shared get is kept out only by a writer: it polls `is_locked_exclusive`.
+get_modes! {
+    ExclusiveGet on Mutex -> MutexGuard, Exclusive: try_lock, is_locked, lock;
+    ExclusiveGet on RwLock -> RwLockWriteGuard, Exclusive: try_write, is_locked, write;
+    SharedGet on RwLock -> RwLockReadGuard, Shared: try_read, is_locked_exclusive, read;
+}
+
+/// What `Latch` and `RwLatch` share: the registration (name, child, counters) and the lock,
+/// with the counting of gets, misses, spins and sleeps and the timing of the wait written
+/// once over the lock's `GetMode`s.
+struct LatchCore<L> {
+    registration: Registration,
+    lock: L,
+}
+
+impl<L> LatchCore<L> {
+    fn new(name: LatchName, lock: L) -> LatchCore<L> {
+        LatchCore {
+            registration: Registration::new(name),
+            lock,
+        }
+    }
+
+    /// A willing-to-wait get: spins, then sleeps until the latch is granted.
+    #[inline]
+    fn get<'a, M: GetMode<'a, L>>(&'a self) -> M::Guard {
+        match M::try_get(&self.lock) {
+            Some(guard) => {
+                self.registration.child.counters.count_get(M::HOLDING);
+                guard
+            }
+            None => self.get_contended::<M>(),
+        }
+    }
+
+    #[cold]
+    #[inline(never)]
+    fn get_contended<'a, M: GetMode<'a, L>>(&'a self) -> M::Guard {
+        let counters = &self.registration.child.counters;
+        if let Some(guard) = spin(|| M::busy(&self.lock), || M::try_get(&self.lock)) {
+            counters.count_spin_get(M::HOLDING);
+            return guard;
+        }
+        let (event, address, number) = self.registration.wait_parameters();
+        let sleep = wait(event, address, number, 0);
+        let guard = M::get(&self.lock);
+        let completed = sleep.finish();
+        counters.count_sleep_get(M::HOLDING, completed.elapsed_micros);
+        guard
+    }
+
+    /// A no-wait (immediate) get: the latch if it is free now.
+    #[inline]
+    fn try_get<'a, M: GetMode<'a, L>>(&'a self) -> Option<M::Guard> {
+        let counters = &self.registration.child.counters;
+        match M::try_get(&self.lock) {
+            Some(guard) => {
+                counters.count_immediate_get(M::HOLDING);
+                Some(guard)
+            }
+            None => {
+                counters.count_immediate_miss();
+                None
+            }
+        }
+    }
+
+    fn name(&self) -> LatchName {
+        self.registration.child.name
+    }
+
+    fn statistics(&self) -> LatchChildStatistics {
+        child_statistics(&self.registration.child)
+    }
+
+    /// The lock, once the child's counts are folded into its family.
+    fn into_lock(self) -> L {
+        let LatchCore { registration, lock } = self;
+        drop(registration);
+        lock
+    }
+
+    fn debug(&self, kind: &str, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
+        formatter
+            .debug_struct(kind)
+            .field("name", &self.name().name())
+            .finish_non_exhaustive()
+    }
+}
+
 /// An exclusive latch protecting a `T`. See the module documentation.
 pub struct Latch<T> {
-    registration: Registration,
-    lock: Mutex<T>,
+    core: LatchCore<Mutex<T>>,
 }
 
 /// Holds a `Latch`; releases it when dropped.
@@ -426,84 +567,46 @@ impl<T> Latch<T> {
     /// Creates a child latch of `name`, registered for v$latch and v$latch_children.
     pub fn new(name: LatchName, value: T) -> Latch<T> {
         Latch {
-            registration: Registration::new(name),
-            lock: Mutex::new(value),
+            core: LatchCore::new(name, Mutex::new(value)),
         }
     }
 
     /// A willing-to-wait get: spins, then sleeps until the latch is granted.
     #[inline]
     pub fn lock(&self) -> LatchGuard<'_, T> {
-        match self.lock.try_lock() {
-            Some(guard) => {
-                self.registration
-                    .child
-                    .counters
-                    .count_get(Holding::Exclusive);
-                LatchGuard { guard }
-            }
-            None => self.lock_contended(),
+        LatchGuard {
+            guard: self.core.get::<ExclusiveGet>(),
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn lock_contended(&self) -> LatchGuard<'_, T> {
-        let counters = &self.registration.child.counters;
-        if let Some(guard) = spin(|| self.lock.is_locked(), || self.lock.try_lock()) {
-            counters.count_spin_get(Holding::Exclusive);
-            return LatchGuard { guard };
-        }
-        let (event, address, number) = self.registration.wait_parameters();
-        let sleep = wait(event, address, number, 0);
-        let guard = self.lock.lock();
-        let completed = sleep.finish();
-        counters.count_sleep_get(Holding::Exclusive, completed.elapsed_micros);
-        LatchGuard { guard }
     }
 
     /// A no-wait (immediate) get: the latch if it is free now.
     #[inline]
     pub fn try_lock(&self) -> Option<LatchGuard<'_, T>> {
-        let counters = &self.registration.child.counters;
-        match self.lock.try_lock() {
-            Some(guard) => {
-                counters.count_immediate_get(Holding::Exclusive);
-                Some(LatchGuard { guard })
-            }
-            None => {
-                counters.count_immediate_miss();
-                None
-            }
-        }
+        let guard = self.core.try_get::<ExclusiveGet>()?;
+        Some(LatchGuard { guard })
     }
 
     pub fn name(&self) -> LatchName {
-        self.registration.child.name
+        self.core.name()
     }
 
     /// This child's identity and counters.
     pub fn statistics(&self) -> LatchChildStatistics {
-        child_statistics(&self.registration.child)
+        self.core.statistics()
     }
 
     pub fn get_mut(&mut self) -> &mut T {
-        self.lock.get_mut()
+        self.core.lock.get_mut()
     }
 
     pub fn into_inner(self) -> T {
-        let Latch { registration, lock } = self;
-        drop(registration);
-        lock.into_inner()
+        self.core.into_lock().into_inner()
     }
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for Latch<T> {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("Latch")
-            .field("name", &self.name().name())
-            .finish_non_exhaustive()
+        self.core.debug("Latch", formatter)
     }
 }
 
@@ -522,8 +625,7 @@ impl<T> std::ops::DerefMut for LatchGuard<'_, T> {
 
 /// A latch with shared gets for readers and exclusive gets for writers.
 pub struct RwLatch<T> {
-    registration: Registration,
-    lock: RwLock<T>,
+    core: LatchCore<RwLock<T>>,
 }
 
 /// Holds an `RwLatch` in shared mode.
@@ -541,125 +643,58 @@ pub struct LatchWriteGuard<'a, T> {
 impl<T> RwLatch<T> {
     pub fn new(name: LatchName, value: T) -> RwLatch<T> {
         RwLatch {
-            registration: Registration::new(name),
-            lock: RwLock::new(value),
+            core: LatchCore::new(name, RwLock::new(value)),
         }
     }
 
     /// A willing-to-wait get in shared mode.
     #[inline]
     pub fn read(&self) -> LatchReadGuard<'_, T> {
-        match self.lock.try_read() {
-            Some(guard) => {
-                self.registration.child.counters.count_get(Holding::Shared);
-                LatchReadGuard { guard }
-            }
-            None => self.read_contended(),
+        LatchReadGuard {
+            guard: self.core.get::<SharedGet>(),
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn read_contended(&self) -> LatchReadGuard<'_, T> {
-        let counters = &self.registration.child.counters;
-        if let Some(guard) = spin(|| self.lock.is_locked_exclusive(), || self.lock.try_read()) {
-            counters.count_spin_get(Holding::Shared);
-            return LatchReadGuard { guard };
-        }
-        let (event, address, number) = self.registration.wait_parameters();
-        let sleep = wait(event, address, number, 0);
-        let guard = self.lock.read();
-        let completed = sleep.finish();
-        counters.count_sleep_get(Holding::Shared, completed.elapsed_micros);
-        LatchReadGuard { guard }
     }
 
     /// A willing-to-wait get in exclusive mode.
     #[inline]
     pub fn write(&self) -> LatchWriteGuard<'_, T> {
-        match self.lock.try_write() {
-            Some(guard) => {
-                self.registration
-                    .child
-                    .counters
-                    .count_get(Holding::Exclusive);
-                LatchWriteGuard { guard }
-            }
-            None => self.write_contended(),
+        LatchWriteGuard {
+            guard: self.core.get::<ExclusiveGet>(),
         }
-    }
-
-    #[cold]
-    #[inline(never)]
-    fn write_contended(&self) -> LatchWriteGuard<'_, T> {
-        let counters = &self.registration.child.counters;
-        if let Some(guard) = spin(|| self.lock.is_locked(), || self.lock.try_write()) {
-            counters.count_spin_get(Holding::Exclusive);
-            return LatchWriteGuard { guard };
-        }
-        let (event, address, number) = self.registration.wait_parameters();
-        let sleep = wait(event, address, number, 0);
-        let guard = self.lock.write();
-        let completed = sleep.finish();
-        counters.count_sleep_get(Holding::Exclusive, completed.elapsed_micros);
-        LatchWriteGuard { guard }
     }
 
     /// A no-wait get in shared mode.
     pub fn try_read(&self) -> Option<LatchReadGuard<'_, T>> {
-        let counters = &self.registration.child.counters;
-        match self.lock.try_read() {
-            Some(guard) => {
-                counters.count_immediate_get(Holding::Shared);
-                Some(LatchReadGuard { guard })
-            }
-            None => {
-                counters.count_immediate_miss();
-                None
-            }
-        }
+        let guard = self.core.try_get::<SharedGet>()?;
+        Some(LatchReadGuard { guard })
     }
 
     /// A no-wait get in exclusive mode.
     pub fn try_write(&self) -> Option<LatchWriteGuard<'_, T>> {
-        let counters = &self.registration.child.counters;
-        match self.lock.try_write() {
-            Some(guard) => {
-                counters.count_immediate_get(Holding::Exclusive);
-                Some(LatchWriteGuard { guard })
-            }
-            None => {
-                counters.count_immediate_miss();
-                None
-            }
-        }
+        let guard = self.core.try_get::<ExclusiveGet>()?;
+        Some(LatchWriteGuard { guard })
     }
 
     pub fn name(&self) -> LatchName {
-        self.registration.child.name
+        self.core.name()
     }
 
     pub fn statistics(&self) -> LatchChildStatistics {
-        child_statistics(&self.registration.child)
+        self.core.statistics()
     }
 
     pub fn get_mut(&mut self) -> &mut T {
-        self.lock.get_mut()
+        self.core.lock.get_mut()
     }
 
     pub fn into_inner(self) -> T {
-        let RwLatch { registration, lock } = self;
-        drop(registration);
-        lock.into_inner()
+        self.core.into_lock().into_inner()
     }
 }
 
 impl<T: std::fmt::Debug> std::fmt::Debug for RwLatch<T> {
     fn fmt(&self, formatter: &mut std::fmt::Formatter<'_>) -> std::fmt::Result {
-        formatter
-            .debug_struct("RwLatch")
-            .field("name", &self.name().name())
-            .finish_non_exhaustive()
+        self.core.debug("RwLatch", formatter)
     }
 }
 

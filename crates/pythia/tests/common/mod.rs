@@ -23,6 +23,30 @@ pub fn temp_dir(name: &str) -> PathBuf {
     dir
 }
 
+/// Opens the database in `dir` with [`SMALL`], runs `work` with the instance and a session
+/// of it (the session ends when `work` returns), then shuts the instance down cleanly.
+pub fn with_database<T>(dir: &Path, work: impl FnOnce(&Arc<Instance>, Session) -> T) -> T {
+    let instance = Instance::open(dir, SMALL).unwrap();
+    let session = instance.connect().unwrap();
+    let kept = work(&instance, session);
+    instance.shutdown().unwrap();
+    kept
+}
+
+/// The restart skeleton: in a fresh directory `name`, runs `before` on a new database (see
+/// [`with_database`]), shuts it down, opens it again and runs `after` with what `before`
+/// returned; then shuts down again and removes the directory.
+pub fn across_a_restart<T>(
+    name: &str,
+    before: impl FnOnce(&Arc<Instance>, Session) -> T,
+    after: impl FnOnce(&Arc<Instance>, Session, T),
+) {
+    let dir = temp_dir(name);
+    let kept = with_database(&dir, before);
+    with_database(&dir, |instance, session| after(instance, session, kept));
+    let _ = std::fs::remove_dir_all(&dir);
+}
+
 /// Parameters for a small instance opened by `Instance::open`.
 pub const SMALL: &[(&str, &str)] = &[
     ("db_cache_size", "8M"),
