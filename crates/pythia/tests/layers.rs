@@ -1,7 +1,7 @@
 //! The crate's layers import one way: each top-level module of `src/` may name (`crate::x`)
 //! only the modules below it in [`LAYERS`], never one above, so that there is no cycle
 //! between folders. `docs/architecture.md` draws the same order. Test code (`#[cfg(test)]`
-//! modules and `tests.rs` files) may reach anywhere.
+//! modules, `tests.rs` files and `tests/` folders) may reach anywhere.
 
 use std::collections::BTreeSet;
 use std::fs;
@@ -59,6 +59,7 @@ fn imports(dir: &Path, found: &mut Vec<(String, String)>) {
             imports(&path, found);
         } else if path.extension().is_some_and(|extension| extension == "rs")
             && path.file_name().unwrap() != "tests.rs"
+            && !path.components().any(|part| part.as_os_str() == "tests")
         {
             let text = production_source(&path);
             let mut rest = text.as_str();

@@ -23,12 +23,12 @@ pub struct StatementResult {
 }
 
 /// What a prepared statement takes and gives, known before it runs
-/// ([`Session::describe_prepared`]).
+/// ([`Session::describe_prepared`](crate::Session::describe_prepared)).
 #[derive(Clone, Debug, Default, PartialEq)]
 pub struct Description {
     /// The type each bind position's context gives it (`$1` compared with a NUMBER column
     /// is a NUMBER); None where the context says nothing, and text is then as good as any
-    /// type. Positions as the binds of [`Session::execute_prepared`] take them.
+    /// type. Positions as the binds of [`Session::execute_prepared`](crate::Session::execute_prepared) take them.
     pub binds: Vec<Option<DataType>>,
     /// A query's result columns; None for a statement that returns no rows.
     pub columns: Option<Vec<Column>>,
