@@ -1,6 +1,20 @@
 //! `pythia serve`: PostgreSQL's wire protocol in front of an instance, so that PostgreSQL
-//! clients connect unchanged. The design, and what is built of it so far, is
-//! `docs/architecture/server.md` (increment 1: the simple query protocol).
+//! clients connect unchanged. The design, and what is built of it (all six increments:
+//! the simple and extended query protocols, COPY, SCRAM-SHA-256 and TLS, cancel and
+//! timeouts, the metrics endpoint), is `docs/architecture/server.md`.
+//!
+//! ```text
+//!   lib.rs       Server, the listener, a connection's thread, simple query, transactions
+//!   extended.rs  Parse / Bind / Describe / Execute on the session's prepared statements
+//!   split.rs     a simple query message into statements (the engine's lexer)
+//!   wire.rs      values and types to and from PostgreSQL's text and binary formats
+//!   copy.rs      COPY FROM STDIN and TO STDOUT
+//!   auth.rs      SCRAM-SHA-256 over the dictionary's verifiers; tls.rs, rustls
+//!   metrics.rs   the Prometheus endpoint over the v$ views; programs.rs, client names
+//! ```
+//!
+//! The server talks only to `pythia::Session` (and `Instance::logon`): it is above every
+//! layer of the engine, and nothing in the engine knows it.
 //!
 //! ```text
 //!   client --TCP--> the listener's thread (tokio): accepts, holds a socket until its first byte
