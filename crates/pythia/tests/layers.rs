@@ -87,7 +87,10 @@ fn every_layer_imports_only_the_layers_below_it() {
         }
     }
     let listed: BTreeSet<String> = LAYERS.iter().map(|layer| layer.to_string()).collect();
-    assert_eq!(modules, listed, "every top-level module has its place in LAYERS");
+    assert_eq!(
+        modules, listed,
+        "every top-level module has its place in LAYERS"
+    );
     let mut violations = Vec::new();
     for (level, layer) in LAYERS.iter().enumerate() {
         let mut found = Vec::new();
