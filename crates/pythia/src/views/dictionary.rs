@@ -287,8 +287,7 @@ fn dual(_context: &ViewContext) -> Result<RowSet> {
 
 /// DBA_CONSTRAINTS.
 fn dba_constraints(context: &ViewContext) -> Result<RowSet> {
-    let dictionary = context.dictionary;
-    Ok(constraints(dictionary)?)
+    constraints(context.dictionary)
 }
 
 /// DBA_TAB_COMMENTS.
