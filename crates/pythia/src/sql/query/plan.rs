@@ -44,9 +44,8 @@ pub(super) enum SourceKind {
         /// the table's CACHE attribute for its full scans. None: no hint.
         cache: Option<bool>,
     },
-    /// Rows read at planning time: a view (v$, dba_), DUAL.
-    /// Rows read at planning time; `true`: rows that never change (DUAL's), so that a plan
-    /// reading them can run again.
+    /// Rows read at planning time: a view (v$, dba_), DUAL, a table function's; `true`:
+    /// rows that never change (DUAL's), so that a plan reading them can run again.
     Rows(Arc<Vec<Vec<Value>>>, bool),
     /// Rows a plan makes at each execution: an inline view, a set operation's branches.
     Planned(Arc<PlannedRows>),
@@ -217,7 +216,8 @@ pub(super) struct Source {
     /// Conjuncts its index access's key range implies: evaluated only on rows the index
     /// scan cannot vouch for (a version rebuilt from undo, a delete-marked entry, ...).
     pub(super) index_filters: Vec<Expr>,
-    /// Conjuncts on ROWNUM, applied after every other filter of the last level.
+    /// The object EXPLAIN PLAN names for it: a table's or fixed view's name, an inline
+    /// view's or a table function's alias (empty without one).
     pub(super) name: String,
     /// The columns of this source the query reads (None: all of them); a table source
     /// decodes only these.

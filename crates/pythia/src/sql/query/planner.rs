@@ -391,10 +391,6 @@ fn mentions_rownum(expr: &ast::Expr) -> bool {
     found
 }
 
-/// Makes a HASH JOIN of each table after the first that no index serves (a full scan per
-/// row built so far otherwise) and that an equality `its column = an earlier source's
-/// column` joins, when both columns have the same kind of type (so that the hash's equality
-/// is SQL's: no implicit conversion between them).
 /// Moves the filters an index access's key range implies (positions in `filters`) to
 /// `index_filters`: they are evaluated only on rows the index cannot vouch for
 /// (IndexScan::exact).

@@ -545,8 +545,6 @@ impl Planner<'_, '_> {
         Ok(())
     }
 
-    /// Adds a source of `kind` to the FROM list: its columns to the scope, qualified by
-    /// `qualifier`, after those already there.
     /// `generate_series(start, stop[, step]) [[AS] alias [(column)]]`: PostgreSQL names its
     /// one column after the column list, else the alias, else the function.
     fn add_series(
@@ -600,6 +598,8 @@ impl Planner<'_, '_> {
         Ok(())
     }
 
+    /// Adds a source of `kind` to the FROM list: its columns to the scope, qualified by
+    /// `qualifier`, after those already there.
     fn add_source(
         &mut self,
         kind: SourceKind,
