@@ -1,15 +1,25 @@
 //! Cost-based planning of a query block: the join order, each source's access path and
-//! each join's method, by the estimates of `sql::optimizer`. The rule-based planner in the
-//! parent module is what runs under `optimizer_mode = RULE` (and CHOOSE without
+//! each join's method, by the estimates of `sql::optimizer`. The rule-based planner
+//! (`rule.rs`) is what runs under `optimizer_mode = RULE` (and CHOOSE without
 //! statistics); this one replaces its ordering, access and hash-join rules otherwise.
 
 use std::ops::Range;
+use std::sync::Arc;
 
-use super::*;
+use super::plan::{Access, Join, MergeKey, PlannedRows, QueryPlan, Source, SourceKind};
+use super::planner::{level_of, split_implied};
+use super::reader::Reader;
+use super::resolve::Scope;
+use super::rule::access_candidates;
+use crate::access::segment;
+use crate::catalog::TableDef;
+use crate::sql::eval::Expr;
 use crate::sql::optimizer::{
     self, Estimate, OptimizerEnvironment, ScopeFacts, SourceFacts, DEFAULT_BOUNDED_RANGE,
     DEFAULT_COLLECTION_ROWS, DEFAULT_EQUALITY, DEFAULT_RANGE, DEFAULT_VIEW_ROWS, ROW_CPU,
 };
+use crate::syntax::ast::BinaryOperator;
+use crate::types::DataType;
 
 /// What a source's access is estimated to yield and cost: the table step (per execution of
 /// the access: per outer row under nested loops) and the index step under it.

@@ -1,0 +1,258 @@
+//! GROUP BY and aggregates: the aggregate functions, their compilation against the group
+//! row, and their accumulation over a group's rows.
+
+use std::collections::HashSet;
+
+use super::planner::Planner;
+use crate::error::{Error, Result};
+use crate::sql::eval::{self, Context, Expr};
+use crate::syntax::ast;
+use crate::types::{GroupKey, RunningSum, Value};
+
+#[derive(Clone, Copy, Debug, PartialEq, Eq)]
+pub(super) enum AggregateFunction {
+    Count,
+    Sum,
+    Avg,
+    Min,
+    Max,
+    /// PostgreSQL's `string_agg(text, separator)`: the non-NULL values in the order the
+    /// rows come, each after the separator evaluated on its row (not before the first).
+    StringAgg,
+}
+
+#[derive(Clone, Debug)]
+pub(super) struct Aggregate {
+    pub(super) function: AggregateFunction,
+    pub(super) argument: Option<Expr>,
+    /// STRING_AGG's separator, evaluated on the row.
+    pub(super) separator: Option<Expr>,
+    pub(super) distinct: bool,
+}
+
+/// GROUP BY keys (ASTs, to recognize them in the select list) and aggregates found.
+#[derive(Default)]
+pub(super) struct Grouping {
+    pub(super) keys: Vec<ast::Expr>,
+    pub(super) key_exprs: Vec<Expr>,
+    pub(super) aggregates: Vec<Aggregate>,
+    /// ASTs of aggregates already registered (reused when written twice).
+    pub(super) aggregate_asts: Vec<ast::Expr>,
+}
+
+pub(super) fn contains_aggregate(expr: &ast::Expr) -> bool {
+    let mut found = false;
+    expr.walk_within_query(&mut |node| {
+        if let ast::Expr::Function { name, .. } = node {
+            found |= aggregate_function(name).is_some();
+        }
+    });
+    found
+}
+
+pub(super) fn aggregate_function(name: &str) -> Option<AggregateFunction> {
+    Some(match name {
+        "COUNT" => AggregateFunction::Count,
+        "SUM" => AggregateFunction::Sum,
+        "AVG" => AggregateFunction::Avg,
+        "MIN" => AggregateFunction::Min,
+        "MAX" => AggregateFunction::Max,
+        "STRING_AGG" | "PG_CATALOG.STRING_AGG" => AggregateFunction::StringAgg,
+        _ => return None,
+    })
+}
+
+/// The longest text STRING_AGG makes (VARCHAR2's limit): ORA-01489 beyond.
+const STRING_AGG_BYTES_MAX: usize = 4000;
+
+impl Planner<'_, '_> {
+    pub(super) fn compile_aggregate(
+        &mut self,
+        expr: &ast::Expr,
+        function: AggregateFunction,
+        args: &[ast::Expr],
+        distinct: bool,
+        star: bool,
+    ) -> Result<Expr> {
+        let Some(grouping) = &self.grouping else {
+            return Err(Error::new(934, "group function is not allowed here"));
+        };
+        if let Some(position) = grouping
+            .aggregate_asts
+            .iter()
+            .position(|known| known == expr)
+        {
+            return Ok(Expr::Column(grouping.keys.len() + position));
+        }
+        let arguments_wanted = if function == AggregateFunction::StringAgg {
+            2
+        } else {
+            1
+        };
+        if !(star || args.len() == arguments_wanted) || (star && arguments_wanted == 2) {
+            return Err(Error::new(909, "invalid number of arguments"));
+        }
+        // The argument is computed from the row, not the group.
+        let saved = self.grouping.take();
+        let argument = if star {
+            None
+        } else {
+            if contains_aggregate(&args[0]) {
+                self.grouping = saved;
+                return Err(Error::new(935, "group function is nested too deeply"));
+            }
+            match self.compile(&args[0]) {
+                Ok(argument) => Some(argument),
+                Err(error) => {
+                    self.grouping = saved;
+                    return Err(error);
+                }
+            }
+        };
+        let separator = match args.get(1) {
+            Some(separator) if arguments_wanted == 2 => match self.compile(separator) {
+                Ok(separator) => Some(separator),
+                Err(error) => {
+                    self.grouping = saved;
+                    return Err(error);
+                }
+            },
+            _ => None,
+        };
+        let mut grouping = saved.expect("grouping");
+        grouping.aggregates.push(Aggregate {
+            function,
+            argument,
+            separator,
+            distinct,
+        });
+        grouping.aggregate_asts.push(expr.clone());
+        let position = grouping.keys.len() + grouping.aggregates.len() - 1;
+        self.grouping = Some(grouping);
+        Ok(Expr::Column(position))
+    }
+}
+
+/// Aggregate state for one group.
+#[derive(Clone)]
+pub(super) enum Accumulator {
+    Count(u64),
+    Sum(RunningSum),
+    Avg(RunningSum, u64),
+    Extreme(Value),
+    /// STRING_AGG's text so far; None before the first value.
+    Text(Option<String>),
+}
+
+pub(super) struct GroupState {
+    pub(super) keys: Vec<Value>,
+    pub(super) accumulators: Vec<Accumulator>,
+    pub(super) distinct_seen: Vec<HashSet<GroupKey>>,
+}
+
+pub(super) fn new_group(keys: Vec<Value>, aggregates: &[Aggregate]) -> GroupState {
+    GroupState {
+        keys,
+        accumulators: aggregates
+            .iter()
+            .map(|aggregate| match aggregate.function {
+                AggregateFunction::Count => Accumulator::Count(0),
+                AggregateFunction::Sum => Accumulator::Sum(RunningSum::Empty),
+                AggregateFunction::Avg => Accumulator::Avg(RunningSum::Empty, 0),
+                AggregateFunction::Min | AggregateFunction::Max => {
+                    Accumulator::Extreme(Value::Null)
+                }
+                AggregateFunction::StringAgg => Accumulator::Text(None),
+            })
+            .collect(),
+        distinct_seen: aggregates.iter().map(|_| HashSet::new()).collect(),
+    }
+}
+
+pub(super) fn accumulate(
+    group: &mut GroupState,
+    aggregates: &[Aggregate],
+    row: &[Value],
+    context: &Context,
+) -> Result<()> {
+    for (index, aggregate) in aggregates.iter().enumerate() {
+        let value = match &aggregate.argument {
+            None => {
+                if let Accumulator::Count(count) = &mut group.accumulators[index] {
+                    *count += 1;
+                }
+                continue;
+            }
+            Some(argument) => argument.operand(row, context)?,
+        };
+        if value.is_null() {
+            continue;
+        }
+        if aggregate.distinct
+            && !group.distinct_seen[index].insert(GroupKey(value.clone().into_owned()))
+        {
+            continue;
+        }
+        let accumulator = &mut group.accumulators[index];
+        match accumulator {
+            Accumulator::Count(count) => *count += 1,
+            Accumulator::Sum(sum) => sum.add(&value)?,
+            Accumulator::Avg(sum, count) => {
+                sum.add(&value)?;
+                *count += 1;
+            }
+            Accumulator::Extreme(best) => {
+                let replace = best.is_null() || {
+                    let order = eval::compare(&value, best)?;
+                    match aggregate.function {
+                        AggregateFunction::Min => order == Some(std::cmp::Ordering::Less),
+                        _ => order == Some(std::cmp::Ordering::Greater),
+                    }
+                };
+                if replace {
+                    *best = value.into_owned();
+                }
+            }
+            Accumulator::Text(text) => {
+                let value = value.to_text().unwrap_or_default();
+                match text {
+                    None => *text = Some(value),
+                    Some(text) => {
+                        if let Some(separator) = &aggregate.separator {
+                            let separator = separator.evaluate(row, context)?;
+                            text.push_str(&separator.to_text().unwrap_or_default());
+                        }
+                        text.push_str(&value);
+                    }
+                }
+                // VARCHAR2's bound, as Oracle's LISTAGG has it.
+                if text
+                    .as_ref()
+                    .is_some_and(|text| text.len() > STRING_AGG_BYTES_MAX)
+                {
+                    return Err(Error::new(
+                        1489,
+                        "result of string concatenation is too long",
+                    ));
+                }
+            }
+        }
+    }
+    Ok(())
+}
+
+pub(super) fn finish(accumulator: Accumulator) -> Result<Value> {
+    Ok(match accumulator {
+        Accumulator::Count(count) => Value::integer(count as i64),
+        Accumulator::Sum(sum) => sum.total(),
+        Accumulator::Avg(sum, count) => {
+            if count == 0 {
+                Value::Null
+            } else {
+                sum.total().div(&Value::integer(count as i64))?
+            }
+        }
+        Accumulator::Extreme(value) => value,
+        Accumulator::Text(text) => text.map_or(Value::Null, Value::text),
+    })
+}
