@@ -175,6 +175,8 @@ pub(super) fn accumulate(
     row: &[Value],
     context: &Context,
 ) -> Result<()> {
+    debug_assert_eq!(group.accumulators.len(), aggregates.len());
+    debug_assert_eq!(group.distinct_seen.len(), aggregates.len());
     for (index, aggregate) in aggregates.iter().enumerate() {
         let value = match &aggregate.argument {
             None => {
@@ -255,4 +257,145 @@ pub(super) fn finish(accumulator: Accumulator) -> Result<Value> {
         Accumulator::Extreme(value) => value,
         Accumulator::Text(text) => text.map_or(Value::Null, Value::text),
     })
+}
+
+#[cfg(test)]
+mod tests {
+    use rust_decimal::Decimal;
+
+    use super::super::testing;
+    use super::*;
+
+    fn aggregate(function: AggregateFunction, argument: Option<usize>) -> Aggregate {
+        Aggregate {
+            function,
+            argument: argument.map(Expr::Column),
+            separator: None,
+            distinct: false,
+        }
+    }
+
+    fn distinct(aggregate: Aggregate) -> Aggregate {
+        Aggregate {
+            distinct: true,
+            ..aggregate
+        }
+    }
+
+    /// The aggregates' values over `rows`, as one group.
+    fn run(aggregates: &[Aggregate], rows: &[Vec<Value>]) -> Result<Vec<Value>> {
+        let context = testing::context();
+        let mut group = new_group(Vec::new(), aggregates);
+        for row in rows {
+            accumulate(&mut group, aggregates, row, &context)?;
+        }
+        group.accumulators.into_iter().map(finish).collect()
+    }
+
+    fn numbers(values: &[Option<i64>]) -> Vec<Vec<Value>> {
+        values
+            .iter()
+            .map(|value| vec![value.map_or(Value::Null, Value::integer)])
+            .collect()
+    }
+
+    #[test]
+    fn aggregates_skip_nulls_and_count_star_counts_rows() {
+        use AggregateFunction::*;
+        let aggregates = [
+            aggregate(Count, None),
+            aggregate(Count, Some(0)),
+            distinct(aggregate(Count, Some(0))),
+            aggregate(Sum, Some(0)),
+            distinct(aggregate(Sum, Some(0))),
+            aggregate(Avg, Some(0)),
+            aggregate(Min, Some(0)),
+            aggregate(Max, Some(0)),
+        ];
+        let values = run(&aggregates, &numbers(&[Some(3), None, Some(3), Some(0)])).unwrap();
+        let expected: Vec<Value> = [4, 3, 2, 6, 3, 2, 0, 3]
+            .into_iter()
+            .map(Value::integer)
+            .collect();
+        assert_eq!(values, expected);
+    }
+
+    #[test]
+    fn avg_divides_the_sum_by_the_values_counted() {
+        let values = run(
+            &[aggregate(AggregateFunction::Avg, Some(0))],
+            &numbers(&[Some(1), None, Some(2)]),
+        )
+        .unwrap();
+        assert_eq!(values, vec![Value::Number(Decimal::new(15, 1))]);
+    }
+
+    #[test]
+    fn over_no_rows_count_is_zero_and_the_others_null() {
+        use AggregateFunction::*;
+        let aggregates = [
+            aggregate(Count, None),
+            aggregate(Count, Some(0)),
+            aggregate(Sum, Some(0)),
+            aggregate(Avg, Some(0)),
+            aggregate(Min, Some(0)),
+            aggregate(Max, Some(0)),
+            aggregate(StringAgg, Some(0)),
+        ];
+        let values = run(&aggregates, &[]).unwrap();
+        let mut expected = vec![Value::integer(0), Value::integer(0)];
+        expected.resize(aggregates.len(), Value::Null);
+        assert_eq!(values, expected);
+    }
+
+    #[test]
+    fn min_and_max_compare_text_as_text() {
+        let rows: Vec<Vec<Value>> = ["b", "a", "c"]
+            .into_iter()
+            .map(|text| vec![Value::text(text)])
+            .collect();
+        let values = run(
+            &[
+                aggregate(AggregateFunction::Min, Some(0)),
+                aggregate(AggregateFunction::Max, Some(0)),
+            ],
+            &rows,
+        )
+        .unwrap();
+        assert_eq!(values, vec![Value::text("a"), Value::text("c")]);
+    }
+
+    #[test]
+    fn string_agg_puts_each_rows_separator_before_its_value_but_the_first() {
+        let text = |value: Option<&str>| value.map_or(Value::Null, Value::text);
+        let rows: Vec<Vec<Value>> = [
+            (Some("a"), "-"),
+            (None, "?"),
+            (Some("b"), "+"),
+            (Some("c"), "*"),
+        ]
+        .into_iter()
+        .map(|(value, separator)| vec![text(value), Value::text(separator)])
+        .collect();
+        let by_row = Aggregate {
+            separator: Some(Expr::Column(1)),
+            ..aggregate(AggregateFunction::StringAgg, Some(0))
+        };
+        let constant = Aggregate {
+            separator: Some(Expr::Constant(Value::text(", "))),
+            ..aggregate(AggregateFunction::StringAgg, Some(0))
+        };
+        let values = run(&[by_row, constant], &rows).unwrap();
+        assert_eq!(values, vec![Value::text("a+b*c"), Value::text("a, b, c")]);
+    }
+
+    #[test]
+    fn string_agg_beyond_varchar2s_bound_is_ora_01489() {
+        let aggregates = [aggregate(AggregateFunction::StringAgg, Some(0))];
+        let piece = vec![Value::text("x".repeat(STRING_AGG_BYTES_MAX / 4))];
+        let values = run(&aggregates, &vec![piece.clone(); 4]).unwrap();
+        assert_eq!(values, vec![Value::text("x".repeat(STRING_AGG_BYTES_MAX))]);
+        let error = run(&aggregates, &vec![piece; 5]).unwrap_err();
+        assert_eq!(error.code(), 1489);
+    }
 }

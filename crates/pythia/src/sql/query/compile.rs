@@ -669,3 +669,99 @@ pub fn plan_values(
         reusable: !planner.read_rows,
     })
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing;
+    use super::*;
+
+    fn columns(count: usize) -> Vec<Expr> {
+        (0..count).map(Expr::Column).collect()
+    }
+
+    fn constants(values: &[Option<i64>]) -> Vec<Expr> {
+        values
+            .iter()
+            .map(|value| Expr::Constant(value.map_or(Value::Null, Value::integer)))
+            .collect()
+    }
+
+    fn evaluate(expr: &Expr, row: &[Option<i64>]) -> Value {
+        let row: Vec<Value> = row
+            .iter()
+            .map(|value| value.map_or(Value::Null, Value::integer))
+            .collect();
+        expr.evaluate(&row, &testing::context()).unwrap()
+    }
+
+    /// How deep ORs nest in `expr`.
+    fn or_depth(expr: &Expr) -> usize {
+        match expr {
+            Expr::Binary(left, BinaryOperator::Or, right) => {
+                1 + or_depth(left).max(or_depth(right))
+            }
+            _ => 0,
+        }
+    }
+
+    #[test]
+    fn a_row_value_in_a_list_has_sqls_three_valued_result() {
+        let list = || {
+            vec![
+                constants(&[Some(1), Some(2)]),
+                constants(&[Some(3), Some(4)]),
+                constants(&[Some(5), None]),
+            ]
+        };
+        let is_in = tuple_in(&columns(2), list(), false).unwrap();
+        let not_in = tuple_in(&columns(2), list(), true).unwrap();
+        assert_eq!(evaluate(&is_in, &[Some(3), Some(4)]), Value::Boolean(true));
+        assert_eq!(evaluate(&is_in, &[Some(7), Some(8)]), Value::Boolean(false));
+        // (5, 6) = (5, NULL) is unknown, and no other row matches.
+        assert_eq!(evaluate(&is_in, &[Some(5), Some(6)]), Value::Null);
+        assert_eq!(evaluate(&not_in, &[Some(7), Some(8)]), Value::Boolean(true));
+        assert_eq!(evaluate(&not_in, &[Some(5), Some(6)]), Value::Null);
+        assert_eq!(
+            evaluate(&not_in, &[Some(3), Some(4)]),
+            Value::Boolean(false)
+        );
+    }
+
+    #[test]
+    fn a_row_value_in_no_rows_is_false_and_not_in_them_true() {
+        let is_in = tuple_in(&columns(2), Vec::new(), false).unwrap();
+        let not_in = tuple_in(&columns(2), Vec::new(), true).unwrap();
+        assert_eq!(evaluate(&is_in, &[None, None]), Value::Boolean(false));
+        assert_eq!(evaluate(&not_in, &[None, None]), Value::Boolean(true));
+    }
+
+    #[test]
+    fn row_values_of_other_widths_are_errors() {
+        let code = |result: Result<Expr>| result.unwrap_err().code();
+        let wide = vec![constants(&[Some(1), Some(2), Some(3)])];
+        let narrow = vec![constants(&[Some(1)])];
+        assert_eq!(code(tuple_in(&columns(2), wide, false)), 913);
+        assert_eq!(code(tuple_in(&columns(2), narrow, false)), 947);
+        assert_eq!(code(tuple_equal(&columns(2), &columns(1))), 920);
+        assert_eq!(code(tuple_equal(&[], &[])), 920);
+    }
+
+    #[test]
+    fn a_long_in_list_of_row_values_is_a_balanced_or() {
+        let rows: Vec<Vec<Expr>> = (0..1000)
+            .map(|value| constants(&[Some(value), Some(-value)]))
+            .collect();
+        let is_in = tuple_in(&columns(2), rows, false).unwrap();
+        // 1000 equalities paired level by level: 500, 250, 125, 63, 32, 16, 8, 4, 2, 1.
+        assert_eq!(or_depth(&is_in), 10);
+        assert_eq!(evaluate(&is_in, &[Some(0), Some(0)]), Value::Boolean(true));
+        assert_eq!(
+            evaluate(&is_in, &[Some(999), Some(-999)]),
+            Value::Boolean(true)
+        );
+        assert_eq!(
+            evaluate(&is_in, &[Some(999), Some(999)]),
+            Value::Boolean(false)
+        );
+    }
+}

@@ -503,6 +503,7 @@ pub(super) fn choose_methods_by_cost(sources: &mut [Source], costing: &Costing) 
         source.join = choice.join;
         source.access_estimate = Some(choice.access_estimate);
         source.estimate = Some(choice.estimate);
+        debug_assert!(choice.estimate.rows >= 1.0, "a level yields a row at least");
         before = choice.estimate;
     }
     before
@@ -580,4 +581,294 @@ pub(super) fn table_access(
     let facts = scope_facts(reader, sources);
     let (access, _, estimate) = cheapest_access(&source, conditions, &facts, &reader.optimizer);
     Some((access, estimate))
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::GroupedPlan;
+    use super::super::testing;
+    use super::*;
+    use crate::sql::optimizer::{OptimizerMode, HASH_ROW_CPU};
+
+    fn compare(left: usize, op: BinaryOperator, right: usize) -> Expr {
+        Expr::Binary(
+            Box::new(Expr::Column(left)),
+            op,
+            Box::new(Expr::Column(right)),
+        )
+    }
+
+    /// Hash keys, and the merge key as (inner, outer, op).
+    type Keys = (Vec<(usize, usize)>, Option<(usize, usize, BinaryOperator)>);
+
+    /// The keys `conditions` offer for joining T2 (X NUMBER, Y VARCHAR2, Z CHAR: columns 2,
+    /// 3, 4) to T1 (A NUMBER, B VARCHAR2: columns 0, 1).
+    fn keys(conditions: &[Expr]) -> Keys {
+        let scope = testing::scope(&[
+            ("T1", "A", DataType::number()),
+            ("T1", "B", DataType::varchar2(10)),
+            ("T2", "X", DataType::number()),
+            ("T2", "Y", DataType::varchar2(10)),
+            ("T2", "Z", DataType::Char { length: 1 }),
+        ]);
+        let source = testing::rows_source(2, 3, "T2");
+        let conditions: Vec<&Expr> = conditions.iter().collect();
+        let (hash, merge) = join_keys(&source, &conditions, &scope);
+        (hash, merge.map(|key| (key.inner, key.outer, key.op)))
+    }
+
+    #[test]
+    fn an_equality_with_an_earlier_column_of_the_same_kind_is_a_hash_and_a_merge_key() {
+        use BinaryOperator::Equal;
+        assert_eq!(
+            keys(&[compare(2, Equal, 0)]),
+            (vec![(2, 0)], Some((2, 0, Equal)))
+        );
+        assert_eq!(
+            keys(&[compare(0, Equal, 2)]),
+            (vec![(2, 0)], Some((2, 0, Equal)))
+        );
+        assert_eq!(
+            keys(&[compare(2, Equal, 0), compare(3, Equal, 1)]),
+            (vec![(2, 0), (3, 1)], Some((2, 0, Equal)))
+        );
+    }
+
+    #[test]
+    fn columns_of_other_kinds_char_columns_and_non_joins_are_no_keys() {
+        use BinaryOperator::{Equal, NotEqual};
+        let none = (Vec::new(), None);
+        assert_eq!(keys(&[compare(3, Equal, 0)]), none); // VARCHAR2 = NUMBER
+        assert_eq!(keys(&[compare(4, Equal, 1)]), none); // CHAR
+        assert_eq!(keys(&[compare(2, Equal, 3)]), none); // both of T2
+        assert_eq!(keys(&[compare(0, Equal, 1)]), none); // both of T1
+        assert_eq!(keys(&[compare(2, NotEqual, 0)]), none);
+    }
+
+    #[test]
+    fn an_inequality_is_a_merge_key_only_and_an_equality_takes_its_place() {
+        use BinaryOperator::{Equal, Greater, Less};
+        // `a < x` is `x > a` from T2's side.
+        assert_eq!(
+            keys(&[compare(0, Less, 2)]),
+            (Vec::new(), Some((2, 0, Greater)))
+        );
+        assert_eq!(
+            keys(&[compare(2, Less, 0), compare(3, Equal, 1)]),
+            (vec![(3, 1)], Some((3, 1, Equal)))
+        );
+    }
+
+    /// T1 (A: column 0) of 1000 rows joined to `second` (X: column 1) of `second_rows` rows,
+    /// with `condition` at the second level: the sources as costed, and the joined estimate.
+    fn cost_join(
+        second: Source,
+        second_rows: f64,
+        condition: Option<Expr>,
+    ) -> (Vec<Source>, Estimate) {
+        let scope = testing::scope(&[
+            ("T1", "A", DataType::number()),
+            ("T2", "X", DataType::number()),
+        ]);
+        let mut sources = vec![testing::rows_source(0, 1, "T1"), second];
+        sources[1].filters.extend(condition);
+        let facts = ScopeFacts {
+            sources: vec![
+                (0, optimizer::row_facts(1000.0, 1)),
+                (1, optimizer::row_facts(second_rows, 1)),
+            ],
+        };
+        let environment = OptimizerEnvironment::default();
+        let costing = Costing {
+            scope: &scope,
+            facts: &facts,
+            environment: &environment,
+        };
+        let joined = choose_methods_by_cost(&mut sources, &costing);
+        (sources, joined)
+    }
+
+    #[test]
+    fn an_equijoin_of_two_large_inputs_is_hashed() {
+        let condition = compare(1, BinaryOperator::Equal, 0);
+        let (sources, joined) =
+            cost_join(testing::rows_source(1, 1, "T2"), 1000.0, Some(condition));
+        assert!(matches!(sources[0].join, Join::NestedLoops));
+        assert!(matches!(&sources[1].join, Join::Hash(keys) if keys == &[(1, 0)]));
+        let first = sources[0].estimate.unwrap();
+        let build = sources[1].access_estimate.unwrap().table;
+        // Each side read once, 1000 rows at ROW_CPU: the hash join's cost, far below the
+        // 1000 scans of nested loops.
+        assert_eq!(first.cost, 1000.0 * ROW_CPU);
+        assert_eq!(joined.cost, optimizer::hash_join(first, build));
+        assert!(joined.cost < optimizer::nested_loops(first, build));
+        assert_eq!(sources[1].estimate, Some(joined));
+    }
+
+    #[test]
+    fn an_inequality_join_of_two_large_inputs_is_merged() {
+        let condition = compare(1, BinaryOperator::Greater, 0);
+        let (sources, joined) =
+            cost_join(testing::rows_source(1, 1, "T2"), 1000.0, Some(condition));
+        assert!(matches!(
+            sources[1].join,
+            Join::Merge(MergeKey {
+                inner: 1,
+                outer: 0,
+                op: BinaryOperator::Greater
+            })
+        ));
+        let first = sources[0].estimate.unwrap();
+        let build = sources[1].access_estimate.unwrap().table;
+        assert_eq!(joined.cost, optimizer::merge_join(first, build));
+    }
+
+    #[test]
+    fn with_no_join_condition_rows_are_looped_over_and_a_costly_view_is_buffered() {
+        // Rows read at planning time cost only their CPU: nested loops repeat it, where a
+        // buffer would add its own reading to the same pairs.
+        let (sources, _) = cost_join(testing::rows_source(1, 1, "T2"), 1000.0, None);
+        assert!(matches!(sources[1].join, Join::NestedLoops));
+        // An inline view of cost 5 would run for each of the 1000 rows: it is read once.
+        let mut view = testing::plan(1);
+        view.estimate = Some(Estimate {
+            cost: 5.0,
+            rows: 10.0,
+            bytes: 200.0,
+        });
+        let planned = Source::new(
+            SourceKind::Planned(Arc::new(PlannedRows::Query(Box::new(view)))),
+            1,
+            1,
+            "V".to_string(),
+            false,
+        );
+        let (sources, joined) = cost_join(planned, 10.0, None);
+        assert!(matches!(sources[1].join, Join::Cartesian));
+        let first = sources[0].estimate.unwrap();
+        let build = sources[1].access_estimate.unwrap().table;
+        assert_eq!(build.cost, 5.0 + 10.0 * ROW_CPU);
+        assert_eq!(joined.cost, optimizer::cartesian_join(first, build));
+    }
+
+    #[test]
+    fn a_view_without_an_estimate_has_the_default_rows_and_a_set_operation_adds_its_branches() {
+        let plan = testing::plan(3);
+        let estimate = planned_estimate(&PlannedRows::Query(Box::new(plan)));
+        assert_eq!(
+            estimate,
+            Estimate {
+                cost: 0.0,
+                rows: DEFAULT_VIEW_ROWS,
+                bytes: DEFAULT_VIEW_ROWS * 20.0 * 3.0,
+            }
+        );
+        let branch = |cost, rows, bytes| {
+            let mut plan = testing::plan(1);
+            plan.estimate = Some(Estimate { cost, rows, bytes });
+            Box::new(PlannedRows::Query(Box::new(plan)))
+        };
+        let union = PlannedRows::SetOperation {
+            op: crate::syntax::ast::SetOperator::Union,
+            left: branch(1.0, 10.0, 100.0),
+            right: branch(2.0, 20.0, 300.0),
+        };
+        assert_eq!(
+            planned_estimate(&union),
+            Estimate {
+                cost: 3.0,
+                rows: 30.0,
+                bytes: 400.0,
+            }
+        );
+    }
+
+    const JOINED: Estimate = Estimate {
+        cost: 1.0,
+        rows: 1000.0,
+        bytes: 20_000.0,
+    };
+
+    fn grouped_by(keys: Vec<Expr>) -> QueryPlan {
+        let mut plan = testing::plan(1);
+        plan.grouped = Some(GroupedPlan {
+            keys,
+            aggregates: Vec::new(),
+            having: None,
+        });
+        plan
+    }
+
+    /// Facts of one source whose column 0 has `distinct` values.
+    fn facts_with_distinct(distinct: Option<f64>) -> ScopeFacts {
+        let mut facts = optimizer::row_facts(JOINED.rows, 1);
+        facts.columns[0].distinct = distinct;
+        ScopeFacts {
+            sources: vec![(0, facts)],
+        }
+    }
+
+    #[test]
+    fn an_aggregate_without_keys_yields_one_row_after_hashing_every_row() {
+        let steps = estimates_above_join(&grouped_by(Vec::new()), JOINED, &ScopeFacts::default());
+        assert_eq!(
+            steps,
+            [Estimate {
+                cost: JOINED.cost + JOINED.rows * HASH_ROW_CPU,
+                rows: 1.0,
+                bytes: 20.0,
+            }]
+        );
+    }
+
+    #[test]
+    fn groups_are_the_keys_distinct_values_else_a_tenth_of_the_rows_never_more_than_the_rows() {
+        let groups = |keys: Vec<Expr>, distinct| {
+            estimates_above_join(&grouped_by(keys), JOINED, &facts_with_distinct(distinct))[0].rows
+        };
+        assert_eq!(groups(vec![Expr::Column(0)], Some(50.0)), 50.0);
+        assert_eq!(groups(vec![Expr::Column(0)], Some(5000.0)), 1000.0);
+        assert_eq!(groups(vec![Expr::Column(0)], None), 100.0);
+        let computed = Expr::Binary(
+            Box::new(Expr::Column(0)),
+            BinaryOperator::Add,
+            Box::new(Expr::Column(0)),
+        );
+        assert_eq!(groups(vec![computed], Some(50.0)), 100.0);
+    }
+
+    #[test]
+    fn distinct_hashes_order_by_sorts_and_rownum_adds_nothing() {
+        let mut plan = testing::plan(1);
+        plan.distinct = true;
+        plan.order_by = vec![(Expr::Column(0), false, false)];
+        plan.rownum_filters = vec![Expr::Column(0)];
+        let steps = estimates_above_join(&plan, JOINED, &ScopeFacts::default());
+        let distinct = Estimate {
+            cost: JOINED.cost + JOINED.rows * HASH_ROW_CPU,
+            ..JOINED
+        };
+        let sorted = Estimate {
+            cost: distinct.cost + optimizer::sort_cost(JOINED.rows),
+            ..JOINED
+        };
+        assert_eq!(steps, [distinct, sorted, sorted]);
+    }
+
+    #[test]
+    fn the_optimizer_mode_decides_whether_a_block_is_costed() {
+        let sources = [testing::rows_source(0, 1, "V$SESSION")];
+        let costed_in = |mode| {
+            let environment = OptimizerEnvironment {
+                mode,
+                ..OptimizerEnvironment::default()
+            };
+            costed(&environment, &sources)
+        };
+        assert!(!costed_in(OptimizerMode::Rule));
+        // CHOOSE costs only a block one of whose tables has statistics.
+        assert!(!costed_in(OptimizerMode::Choose));
+        assert!(costed_in(OptimizerMode::AllRows));
+        assert!(costed_in(OptimizerMode::FirstRows));
+    }
 }

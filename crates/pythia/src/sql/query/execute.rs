@@ -18,6 +18,10 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
     let mut group_index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
     let mut rownum = 0u64;
     let visible = plan.columns.len();
+    debug_assert!(
+        visible <= plan.projection.len(),
+        "every column is projected"
+    );
     // DISTINCT without grouping keeps each row once as it comes (HASH UNIQUE): only
     // distinct rows take work-area memory.
     let mut distinct_seen: HashSet<Vec<GroupKey>> = HashSet::new();
@@ -98,6 +102,11 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
             for accumulator in group.accumulators {
                 group_row.push(finish(accumulator)?);
             }
+            debug_assert_eq!(
+                group_row.len(),
+                grouped.keys.len() + grouped.aggregates.len(),
+                "a group row is its keys, then its aggregates"
+            );
             if let Some(having) = &grouped.having {
                 if !having.is_true(&group_row, &context)? {
                     continue;
@@ -212,4 +221,20 @@ fn row_count(value: &Value) -> Result<usize> {
         .ok()
         .and_then(|number| u64::try_from(number).ok())
         .unwrap_or(0) as usize)
+}
+
+#[cfg(test)]
+mod tests {
+    use rust_decimal::Decimal;
+
+    use super::*;
+
+    #[test]
+    fn a_row_count_is_the_whole_part_of_a_number_none_for_anything_else() {
+        assert_eq!(row_count(&Value::integer(3)).unwrap(), 3);
+        assert_eq!(row_count(&Value::Number(Decimal::new(27, 1))).unwrap(), 2);
+        assert_eq!(row_count(&Value::integer(-1)).unwrap(), 0);
+        assert_eq!(row_count(&Value::Null).unwrap(), 0);
+        assert_eq!(row_count(&Value::text("many")).unwrap(), 0);
+    }
 }

@@ -383,3 +383,235 @@ pub fn explain_insert(table: &str, query: Option<&QueryPlan>) -> Vec<PlanLine> {
         .flatten(None, 0, 1, &mut lines);
     lines
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::{GroupedPlan, MergeKey};
+    use super::super::testing;
+    use super::*;
+    use crate::sql::eval::Expr;
+    use crate::syntax::ast::BinaryOperator;
+    use crate::types::Value;
+
+    /// A plan line's place and names: (id, parent, depth, position, operation, options,
+    /// object).
+    type Shape<'l> = (
+        usize,
+        Option<usize>,
+        usize,
+        usize,
+        &'l str,
+        Option<&'l str>,
+        Option<&'l str>,
+    );
+
+    fn shapes(lines: &[PlanLine]) -> Vec<Shape<'_>> {
+        lines
+            .iter()
+            .map(|line| {
+                (
+                    line.id,
+                    line.parent_id,
+                    line.depth,
+                    line.position,
+                    line.operation.as_str(),
+                    line.options.as_deref(),
+                    line.object_name.as_deref(),
+                )
+            })
+            .collect()
+    }
+
+    fn joined(mut source: Source, join: Join) -> Source {
+        source.join = join;
+        source
+    }
+
+    #[test]
+    fn steps_are_numbered_in_preorder_with_their_parent_depth_and_position() {
+        let mut lines = Vec::new();
+        PlanNode::new("A", None)
+            .over(PlanNode::new("B", None).over(PlanNode::new("D", Some("X"))))
+            .over(PlanNode::new("C", None).on("T", "TABLE"))
+            .flatten(None, 0, 1, &mut lines);
+        assert_eq!(
+            shapes(&lines),
+            [
+                (0, None, 0, 1, "A", None, None),
+                (1, Some(0), 1, 1, "B", None, None),
+                (2, Some(1), 2, 1, "D", Some("X"), None),
+                (3, Some(0), 1, 2, "C", None, Some("T")),
+            ]
+        );
+        assert_eq!(lines[3].object_type.as_deref(), Some("TABLE"));
+    }
+
+    #[test]
+    fn a_hash_join_lists_its_build_input_first() {
+        let mut plan = testing::plan(2);
+        plan.sources = vec![
+            testing::rows_source(0, 1, "A"),
+            joined(testing::rows_source(1, 1, "B"), Join::Hash(vec![(1, 0)])),
+        ];
+        assert_eq!(
+            shapes(&explain_query(&plan)),
+            [
+                (0, None, 0, 1, "SELECT STATEMENT", None, None),
+                (1, Some(0), 1, 1, "HASH JOIN", None, None),
+                (2, Some(1), 2, 1, "FIXED TABLE", Some("FULL"), Some("B")),
+                (3, Some(1), 2, 2, "FIXED TABLE", Some("FULL"), Some("A")),
+            ]
+        );
+    }
+
+    #[test]
+    fn a_left_deep_join_is_under_grouping_distinct_order_by_and_rownum() {
+        let mut plan = testing::plan(1);
+        let key = MergeKey {
+            inner: 2,
+            outer: 0,
+            op: BinaryOperator::Equal,
+        };
+        plan.sources = vec![
+            testing::rows_source(0, 1, "A"),
+            testing::rows_source(1, 1, "B"),
+            joined(testing::rows_source(2, 1, "C"), Join::Merge(key)),
+        ];
+        plan.grouped = Some(GroupedPlan {
+            keys: Vec::new(),
+            aggregates: Vec::new(),
+            having: None,
+        });
+        plan.distinct = true;
+        plan.order_by = vec![(Expr::Column(0), false, false)];
+        plan.rownum_filters = vec![Expr::Constant(Value::Boolean(true))];
+        assert_eq!(
+            shapes(&explain_query(&plan)),
+            [
+                (0, None, 0, 1, "SELECT STATEMENT", None, None),
+                (1, Some(0), 1, 1, "COUNT", Some("STOPKEY"), None),
+                (2, Some(1), 2, 1, "SORT", Some("ORDER BY"), None),
+                (3, Some(2), 3, 1, "HASH", Some("UNIQUE"), None),
+                (4, Some(3), 4, 1, "SORT", Some("AGGREGATE"), None),
+                (5, Some(4), 5, 1, "MERGE JOIN", None, None),
+                (6, Some(5), 6, 1, "NESTED LOOPS", None, None),
+                (7, Some(6), 7, 1, "FIXED TABLE", Some("FULL"), Some("A")),
+                (8, Some(6), 7, 2, "FIXED TABLE", Some("FULL"), Some("B")),
+                (9, Some(5), 6, 2, "SORT", Some("JOIN"), None),
+                (10, Some(9), 7, 1, "FIXED TABLE", Some("FULL"), Some("C")),
+            ]
+        );
+    }
+
+    #[test]
+    fn an_outer_cartesian_join_buffers_its_optional_side() {
+        let mut plan = testing::plan(2);
+        let mut optional = joined(testing::rows_source(1, 1, "B"), Join::Cartesian);
+        optional.outer = true;
+        plan.sources = vec![testing::rows_source(0, 1, "A"), optional];
+        assert_eq!(
+            shapes(&explain_query(&plan))[1..],
+            [
+                (
+                    1,
+                    Some(0),
+                    1,
+                    1,
+                    "MERGE JOIN",
+                    Some("OUTER CARTESIAN"),
+                    None
+                ),
+                (2, Some(1), 2, 1, "FIXED TABLE", Some("FULL"), Some("A")),
+                (3, Some(1), 2, 2, "BUFFER", Some("SORT"), None),
+                (4, Some(3), 3, 1, "FIXED TABLE", Some("FULL"), Some("B")),
+            ]
+        );
+    }
+
+    fn line(id: usize, operation: &str, options: Option<&str>, object: Option<&str>) -> PlanLine {
+        PlanLine {
+            id,
+            parent_id: id.checked_sub(1),
+            depth: id,
+            position: 1,
+            operation: operation.to_string(),
+            options: options.map(str::to_string),
+            object_name: object.map(str::to_string),
+            object_type: None,
+            optimizer: None,
+            estimate: None,
+        }
+    }
+
+    #[test]
+    fn a_rule_based_plan_is_a_table_of_id_operation_and_name_and_the_rule_note() {
+        let lines = [
+            line(0, "SELECT STATEMENT", None, None),
+            line(1, "TABLE ACCESS", Some("FULL"), Some("T")),
+        ];
+        let rule = "-".repeat(35);
+        assert_eq!(
+            format_plan(&lines.iter().collect::<Vec<_>>()),
+            [
+                rule.as_str(),
+                "| Id  | Operation          | Name |",
+                &rule,
+                "|   0 | SELECT STATEMENT   |      |",
+                "|   1 |  TABLE ACCESS FULL | T    |",
+                &rule,
+                "",
+                "Note",
+                "-----",
+                "   - rule based optimizer used (consider using cbo)",
+            ]
+        );
+    }
+
+    #[test]
+    fn a_costed_plan_shows_rows_bytes_and_cost_right_aligned_and_scaled() {
+        let estimate = Estimate {
+            cost: 2.4,
+            rows: 150_000.0,
+            bytes: 3_000_000.0,
+        };
+        let lines = [
+            PlanLine {
+                estimate: Some(estimate),
+                ..line(0, "SELECT STATEMENT", None, None)
+            },
+            PlanLine {
+                estimate: Some(estimate),
+                ..line(1, "TABLE ACCESS", Some("FULL"), Some("T"))
+            },
+        ];
+        let rule = "-".repeat(57);
+        assert_eq!(
+            format_plan(&lines.iter().collect::<Vec<_>>()),
+            [
+                rule.as_str(),
+                "| Id  | Operation          | Name | Rows | Bytes | Cost |",
+                &rule,
+                "|   0 | SELECT STATEMENT   |      | 150K | 3000K |    2 |",
+                "|   1 |  TABLE ACCESS FULL | T    | 150K | 3000K |    2 |",
+                &rule,
+            ]
+        );
+    }
+
+    #[test]
+    fn an_insert_loads_its_table_over_its_querys_plan() {
+        assert_eq!(
+            shapes(&explain_insert("T", None)),
+            [
+                (0, None, 0, 1, "INSERT STATEMENT", None, None),
+                (1, Some(0), 1, 1, "LOAD TABLE CONVENTIONAL", None, Some("T")),
+            ]
+        );
+        let mut plan = testing::plan(1);
+        plan.sources = vec![testing::rows_source(0, 1, "DUAL")];
+        assert_eq!(
+            shapes(&explain_insert("T", Some(&plan)))[2],
+            (2, Some(1), 2, 1, "FIXED TABLE", Some("FULL"), Some("DUAL"))
+        );
+    }
+}

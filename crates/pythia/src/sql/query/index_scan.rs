@@ -232,3 +232,55 @@ fn key_value(value: Value, data_type: &DataType) -> Result<Probe> {
     };
     Ok(Probe::Key(converted))
 }
+
+#[cfg(test)]
+mod tests {
+    use rust_decimal::Decimal;
+
+    use super::*;
+
+    fn key(value: Value, data_type: DataType) -> Option<Value> {
+        match key_value(value, &data_type).unwrap() {
+            Probe::Key(key) => Some(key),
+            Probe::Nothing | Probe::Unusable => None,
+        }
+    }
+
+    #[test]
+    fn a_null_probe_matches_nothing_whatever_the_column() {
+        for data_type in [DataType::number(), DataType::varchar2(10), DataType::Date] {
+            assert!(matches!(
+                key_value(Value::Null, &data_type).unwrap(),
+                Probe::Nothing
+            ));
+        }
+    }
+
+    #[test]
+    fn text_probing_a_number_column_is_converted_as_the_comparison_would() {
+        assert_eq!(
+            key(Value::text("42"), DataType::number()),
+            Some(Value::Number(Decimal::from(42)))
+        );
+        assert_eq!(
+            key(Value::integer(7), DataType::number()),
+            Some(Value::integer(7))
+        );
+        let Err(error) = key_value(Value::text("forty-two"), &DataType::number()) else {
+            panic!("text that is no number cannot probe a NUMBER column");
+        };
+        assert_eq!(error.code(), 1722);
+    }
+
+    #[test]
+    fn a_number_cannot_probe_a_text_column_whose_values_it_would_convert() {
+        assert!(matches!(
+            key_value(Value::integer(42), &DataType::varchar2(10)).unwrap(),
+            Probe::Unusable
+        ));
+        assert_eq!(
+            key(Value::text("42"), DataType::varchar2(10)),
+            Some(Value::text("42"))
+        );
+    }
+}

@@ -28,6 +28,7 @@ pub(super) fn join_level(
     tables: &JoinTables,
 ) -> Result<bool> {
     if level == plan.sources.len() {
+        debug_assert_eq!(row.len(), plan.width, "a joined row has its scope's width");
         return emit(row);
     }
     let source = &plan.sources[level];
@@ -49,6 +50,11 @@ pub(super) fn join_level(
         // Each candidate row is a point where a cancel or the time limit stops a statement
         // whose rows come from memory (a hash join's probes) as well as from blocks.
         crate::instrumentation::interrupt::check()?;
+        debug_assert_eq!(
+            candidate.len(),
+            source.width,
+            "a source's row has its width"
+        );
         let current: &[Value] = if alone {
             candidate
         } else {
@@ -203,6 +209,14 @@ fn hash_table(
     if let Some(table) = tables.hashed.borrow().get(&source.offset) {
         return Ok(table.clone());
     }
+    debug_assert!(!keys.is_empty(), "a hash join has a key");
+    debug_assert!(
+        keys.iter().all(|(inner, outer)| {
+            let own = source.offset..source.offset + source.width;
+            own.contains(inner) && !own.contains(outer)
+        }),
+        "a hash join's keys pair a column of its source with one of an earlier source"
+    );
     let mut table = HashTable::default();
     build_rows(reader, plan, source, row, &mut |candidate, identity| {
         let mut key = Vec::with_capacity(keys.len());
@@ -213,6 +227,11 @@ fn hash_table(
             }
             key.push(GroupKey(value.clone()));
         }
+        debug_assert_eq!(
+            key.len(),
+            keys.len(),
+            "a built row's key has every key column"
+        );
         table
             .entry(key)
             .or_default()
@@ -255,6 +274,7 @@ fn sorted_table(
     })?;
     if key.is_some() {
         table.sort_by(|a, b| a.0.total_cmp(&b.0));
+        debug_assert!(table.is_sorted_by(|a, b| a.0.total_cmp(&b.0).is_le()));
     }
     instrumentation::add(Statistic::SortsMemory, 1);
     instrumentation::add(Statistic::SortsRows, table.len() as u64);
@@ -271,6 +291,7 @@ fn sorted_table(
 fn merge_range(table: &SortedTable, op: BinaryOperator, value: &Value) -> std::ops::Range<usize> {
     let first_not_below = table.partition_point(|(key, _, _)| key.total_cmp(value).is_lt());
     let first_above = table.partition_point(|(key, _, _)| key.total_cmp(value).is_le());
+    debug_assert!(first_not_below <= first_above && first_above <= table.len());
     match op {
         BinaryOperator::Equal => first_not_below..first_above,
         BinaryOperator::Less => 0..first_not_below,
@@ -310,6 +331,7 @@ fn source_rows(
                 }
                 key.push(GroupKey(row[*outer].clone()));
             }
+            debug_assert_eq!(key.len(), keys.len(), "a probe's key has every key column");
             let mut scratch = Vec::with_capacity(source.width);
             for (identity, candidate) in table.get(&key).into_iter().flatten() {
                 scratch.clone_from(candidate);
@@ -397,6 +419,11 @@ fn read_source(
                 _ => None,
             };
             if let Some(scan) = scan {
+                debug_assert_eq!(
+                    scan.live.len(),
+                    scan.rowids.len(),
+                    "one entry state a rowid"
+                );
                 let vouching = scan.exact.then(|| Vouching {
                     live: &scan.live,
                     needed: source.needed_vouched.as_deref(),
@@ -426,5 +453,55 @@ fn read_source(
             *row = outer_row;
             result
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    /// A MERGE JOIN table of keys 1, 2, 2, 3, 5, sorted.
+    fn table() -> SortedTable {
+        [1, 2, 2, 3, 5]
+            .into_iter()
+            .enumerate()
+            .map(|(identity, key)| {
+                (
+                    Value::integer(key),
+                    identity as u64,
+                    vec![Value::integer(key)],
+                )
+            })
+            .collect()
+    }
+
+    fn range(op: BinaryOperator, value: i64) -> std::ops::Range<usize> {
+        merge_range(&table(), op, &Value::integer(value))
+    }
+
+    #[test]
+    fn merge_range_is_the_rows_whose_key_compares_with_the_value() {
+        assert_eq!(range(BinaryOperator::Equal, 2), 1..3);
+        assert_eq!(range(BinaryOperator::Less, 2), 0..1);
+        assert_eq!(range(BinaryOperator::LessOrEqual, 2), 0..3);
+        assert_eq!(range(BinaryOperator::Greater, 2), 3..5);
+        assert_eq!(range(BinaryOperator::GreaterOrEqual, 2), 1..5);
+    }
+
+    #[test]
+    fn merge_range_of_a_value_no_key_has_is_where_that_key_would_be() {
+        assert_eq!(range(BinaryOperator::Equal, 4), 4..4);
+        assert_eq!(range(BinaryOperator::Equal, 0), 0..0);
+        assert_eq!(range(BinaryOperator::Equal, 9), 5..5);
+        assert_eq!(range(BinaryOperator::Less, 1), 0..0);
+        assert_eq!(range(BinaryOperator::Greater, 5), 5..5);
+        assert_eq!(range(BinaryOperator::GreaterOrEqual, 0), 0..5);
+        assert_eq!(range(BinaryOperator::LessOrEqual, 9), 0..5);
+        assert_eq!(range(BinaryOperator::Less, 4), 0..4);
+    }
+
+    #[test]
+    fn merge_range_of_another_operator_leaves_every_row_to_the_conditions() {
+        assert_eq!(range(BinaryOperator::NotEqual, 2), 0..5);
     }
 }

@@ -119,6 +119,8 @@ mod resolve;
 mod rule;
 mod set_operation;
 mod table_plan;
+#[cfg(test)]
+mod testing;
 
 use crate::error::Result;
 use crate::syntax::ast;

@@ -333,6 +333,20 @@ impl QueryPlan {
     /// (`read_rows`: something was read while planning), whether rows are checked under the
     /// block latch, and which columns each source decodes.
     pub(super) fn finish(&mut self, read_rows: bool) {
+        debug_assert!(
+            self.sources
+                .iter()
+                .all(|source| source.offset + source.width <= self.width),
+            "every source's columns are within the row"
+        );
+        debug_assert_eq!(
+            self.sources
+                .iter()
+                .map(|source| source.width)
+                .sum::<usize>(),
+            self.width,
+            "the sources' columns make up the row"
+        );
         self.reusable = !read_rows
             && self.sources.iter().all(|source| match &source.kind {
                 SourceKind::Table { .. } => true,
@@ -455,5 +469,112 @@ impl QueryPlan {
             source.needed_vouched = mask(&used[own.clone()]);
             source.needed = mask(&with_index_filters[own]);
         }
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::super::testing;
+    use super::*;
+
+    fn number(value: i64) -> Value {
+        Value::integer(value)
+    }
+
+    fn series(start: Value, stop: Value, step: Option<Value>) -> Series {
+        Series {
+            start: Expr::Constant(start),
+            stop: Expr::Constant(stop),
+            step: step.map(Expr::Constant),
+        }
+    }
+
+    fn values(series: &Series) -> Result<Vec<Decimal>> {
+        let mut values = Vec::new();
+        series.for_each(&testing::context(), &mut |position, value| {
+            assert_eq!(position, values.len() as u64);
+            values.push(value);
+            Ok(true)
+        })?;
+        Ok(values)
+    }
+
+    fn decimals(values: &[i64]) -> Vec<Decimal> {
+        values.iter().map(|value| Decimal::from(*value)).collect()
+    }
+
+    #[test]
+    fn a_series_runs_from_start_to_stop_by_step_either_way() {
+        let up = series(number(1), number(10), Some(number(3)));
+        assert_eq!(values(&up).unwrap(), decimals(&[1, 4, 7, 10]));
+        assert_eq!(up.constant_rows(), Some(4.0));
+        let down = series(number(5), number(1), Some(number(-2)));
+        assert_eq!(values(&down).unwrap(), decimals(&[5, 3, 1]));
+        assert_eq!(down.constant_rows(), Some(3.0));
+        let by_one = series(number(1), number(3), None);
+        assert_eq!(values(&by_one).unwrap(), decimals(&[1, 2, 3]));
+        assert_eq!(by_one.constant_rows(), Some(3.0));
+    }
+
+    #[test]
+    fn a_series_takes_fractional_steps() {
+        let quarters = series(
+            number(0),
+            number(1),
+            Some(Value::Number(Decimal::new(25, 2))),
+        );
+        let expected: Vec<Decimal> = (0..=4).map(|k| Decimal::new(25 * k, 2)).collect();
+        assert_eq!(values(&quarters).unwrap(), expected);
+        assert_eq!(quarters.constant_rows(), Some(5.0));
+    }
+
+    #[test]
+    fn a_series_past_its_stop_or_with_a_null_argument_is_empty() {
+        let backwards = series(number(5), number(1), None);
+        assert_eq!(values(&backwards).unwrap(), Vec::new());
+        assert_eq!(backwards.constant_rows(), Some(0.0));
+        let null = series(number(1), Value::Null, None);
+        assert_eq!(values(&null).unwrap(), Vec::new());
+        assert_eq!(null.constant_rows(), None);
+    }
+
+    #[test]
+    fn a_series_with_step_zero_is_ora_01428() {
+        let still = series(number(1), number(5), Some(number(0)));
+        assert_eq!(values(&still).unwrap_err().code(), 1428);
+        assert_eq!(still.constant_rows(), None);
+    }
+
+    #[test]
+    fn a_series_stops_when_its_visitor_does() {
+        let long = series(number(1), number(1_000_000), None);
+        let mut seen = Vec::new();
+        let finished = long
+            .for_each(&testing::context(), &mut |_, value| {
+                seen.push(value);
+                Ok(seen.len() < 3)
+            })
+            .unwrap();
+        assert!(!finished);
+        assert_eq!(seen, decimals(&[1, 2, 3]));
+    }
+
+    #[test]
+    fn rename_columns_takes_a_list_of_the_plans_width_or_none() {
+        let mut plan = testing::plan(2);
+        let mismatch = || Error::new(32038, "mismatch");
+        plan.rename_columns(&[], mismatch).unwrap();
+        assert_eq!(plan.columns[0].name, "C0");
+        let names = ["A".to_string(), "B".to_string()];
+        plan.rename_columns(&names, mismatch).unwrap();
+        let renamed: Vec<&str> = plan
+            .columns
+            .iter()
+            .map(|column| column.name.as_str())
+            .collect();
+        assert_eq!(renamed, ["A", "B"]);
+        let error = plan.rename_columns(&names[..1], mismatch).unwrap_err();
+        assert_eq!(error.code(), 32038);
+        assert_eq!(plan.columns[0].name, "A");
     }
 }

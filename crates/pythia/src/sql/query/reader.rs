@@ -253,6 +253,12 @@ impl<'a> Reader<'a> {
         options: ReadOptions,
         visit: &mut dyn FnMut(RowFound, &mut [Value]) -> Result<bool>,
     ) -> Result<bool> {
+        debug_assert!(
+            options
+                .vouching
+                .is_none_or(|vouching| vouching.live.len() == rowids.len()),
+            "one entry state per rowid"
+        );
         let mut batch = RowBatch::new(table.columns.len(), options);
         let mut slots = Vec::new();
         let mut run_start = 0;
@@ -273,6 +279,7 @@ impl<'a> Reader<'a> {
             }
             run_start += run.len();
         }
+        debug_assert_eq!(run_start, rowids.len());
         Ok(true)
     }
 
@@ -384,6 +391,11 @@ impl<'a> Reader<'a> {
                 return Ok(false);
             }
         }
+        debug_assert_eq!(
+            start,
+            batch.decoded.len(),
+            "every row decoded in place is visited"
+        );
         Ok(true)
     }
 }
@@ -503,4 +515,60 @@ pub fn evaluate_constant(
             dictionary: None,
         },
     )
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    const VALUE_BYTES: u64 = std::mem::size_of::<Value>() as u64;
+
+    #[test]
+    fn a_work_area_counts_each_value_and_its_text_and_gives_back_what_is_released() {
+        let area = WorkArea::new(10 * VALUE_BYTES);
+        area.charge(&[Value::integer(1), Value::text("abc")])
+            .unwrap();
+        assert_eq!(area.used_bytes(), 2 * VALUE_BYTES + 3);
+        area.release(VALUE_BYTES);
+        assert_eq!(area.used_bytes(), VALUE_BYTES + 3);
+        area.release(u64::MAX);
+        assert_eq!(area.used_bytes(), 0);
+    }
+
+    #[test]
+    fn a_row_beyond_the_bound_is_ora_04036_and_is_not_counted() {
+        let area = WorkArea::new(3 * VALUE_BYTES);
+        area.charge(&[Value::Null, Value::Null]).unwrap();
+        let error = area.charge(&[Value::Null, Value::Null]).unwrap_err();
+        assert_eq!(error.code(), 4036);
+        assert_eq!(area.used_bytes(), 2 * VALUE_BYTES);
+        area.charge(&[Value::Null]).unwrap();
+        assert_eq!(area.used_bytes(), 3 * VALUE_BYTES);
+    }
+
+    #[test]
+    fn numbered_binds_take_their_number_and_named_ones_their_first_appearance() {
+        let mut binds = BindValues::default();
+        assert_eq!(binds.index_of("1"), 0);
+        assert_eq!(binds.index_of("3"), 2);
+        assert_eq!(binds.index_of("A"), 0);
+        assert_eq!(binds.index_of("B"), 1);
+        assert_eq!(binds.index_of("A"), 0);
+        assert_eq!(binds.names.len(), 2);
+    }
+
+    #[test]
+    fn named_binds_are_numbered_in_the_order_the_text_names_them() {
+        let crate::syntax::ast::Statement::Select(query) =
+            crate::syntax::parser::parse("SELECT :b FROM t WHERE a = :a AND c = :b").unwrap()
+        else {
+            panic!("a query");
+        };
+        let mut binds = BindValues::default();
+        binds.register_names([ast::Node::Query(&query)]);
+        let mut names: Vec<(&String, &usize)> = binds.names.iter().collect();
+        names.sort_by_key(|(_, position)| **position);
+        let names: Vec<String> = names.iter().map(|(name, _)| name.to_uppercase()).collect();
+        assert_eq!(names, ["B", "A"]);
+    }
 }

@@ -326,3 +326,89 @@ pub(super) fn access_candidates(
     }
     candidates
 }
+
+#[cfg(test)]
+mod tests {
+    use super::super::plan::PlannedRows;
+    use super::super::testing;
+    use super::*;
+
+    fn planned(offset: usize, name: &str) -> Source {
+        let plan = testing::plan(1);
+        Source::new(
+            SourceKind::Planned(Arc::new(PlannedRows::Query(Box::new(plan)))),
+            offset,
+            1,
+            name.to_string(),
+            false,
+        )
+    }
+
+    fn equal(left: usize, right: usize) -> Expr {
+        Expr::Binary(
+            Box::new(Expr::Column(left)),
+            BinaryOperator::Equal,
+            Box::new(Expr::Column(right)),
+        )
+    }
+
+    fn numbers(count: usize) -> Scope {
+        let names = ["A", "B", "C", "D"];
+        let columns: Vec<(&str, &str, DataType)> = names[..count]
+            .iter()
+            .map(|name| (*name, *name, DataType::number()))
+            .collect();
+        testing::scope(&columns)
+    }
+
+    #[test]
+    fn by_rule_a_planned_source_after_the_first_is_hashed_when_joined_else_buffered() {
+        let mut joined = vec![testing::rows_source(0, 1, "A"), planned(1, "B")];
+        joined[1].filters.push(equal(1, 0));
+        choose_joins_by_rule(&mut joined, &numbers(2));
+        assert!(matches!(&joined[1].join, Join::Hash(keys) if keys == &[(1, 0)]));
+        let mut apart = vec![testing::rows_source(0, 1, "A"), planned(1, "B")];
+        choose_joins_by_rule(&mut apart, &numbers(2));
+        assert!(matches!(apart[1].join, Join::Cartesian));
+    }
+
+    #[test]
+    fn by_rule_rows_and_the_first_source_are_nested_loops() {
+        let mut sources = vec![planned(0, "A"), testing::rows_source(1, 1, "B")];
+        sources[1].filters.push(equal(1, 0));
+        choose_joins_by_rule(&mut sources, &numbers(2));
+        assert!(matches!(sources[0].join, Join::NestedLoops));
+        assert!(matches!(sources[1].join, Join::NestedLoops));
+    }
+
+    #[test]
+    fn each_source_after_the_first_is_one_a_conjunct_connects_to_those_before() {
+        // FROM a, c, b WHERE a = b AND b = c: b goes before c.
+        let mut sources = vec![
+            testing::rows_source(0, 1, "A"),
+            testing::rows_source(1, 1, "C"),
+            testing::rows_source(2, 1, "B"),
+        ];
+        sources[2].filters.push(equal(0, 2));
+        sources[1].filters.push(equal(2, 1));
+        order_connected(&mut sources);
+        let order: Vec<&str> = sources.iter().map(|source| source.name.as_str()).collect();
+        assert_eq!(order, ["A", "B", "C"]);
+        // Each conjunct is at the level where its columns are bound.
+        assert!(sources[0].filters.is_empty());
+        assert!(matches!(sources[1].filters.as_slice(), [filter] if filter.reads_columns_in(0..1)));
+        assert!(matches!(sources[2].filters.as_slice(), [filter] if filter.reads_columns_in(1..2)));
+    }
+
+    #[test]
+    fn sources_no_conjunct_connects_keep_from_order() {
+        let mut sources = vec![
+            testing::rows_source(0, 1, "A"),
+            testing::rows_source(1, 1, "C"),
+            testing::rows_source(2, 1, "B"),
+        ];
+        order_connected(&mut sources);
+        let order: Vec<&str> = sources.iter().map(|source| source.name.as_str()).collect();
+        assert_eq!(order, ["A", "C", "B"]);
+    }
+}

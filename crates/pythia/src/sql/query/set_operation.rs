@@ -86,3 +86,59 @@ pub(super) fn plan_set_expression(
         ))),
     }
 }
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    fn rows(values: &[Option<i64>]) -> Vec<Vec<Value>> {
+        values
+            .iter()
+            .map(|value| vec![value.map_or(Value::Null, Value::integer)])
+            .collect()
+    }
+
+    fn combine(op: ast::SetOperator) -> Vec<Vec<Value>> {
+        let left = rows(&[Some(1), Some(2), Some(2), None]);
+        let right = rows(&[Some(2), Some(3), None]);
+        set_operation(op, left, right)
+    }
+
+    #[test]
+    fn union_all_keeps_every_row_of_both_in_order() {
+        assert_eq!(
+            combine(ast::SetOperator::UnionAll),
+            rows(&[Some(1), Some(2), Some(2), None, Some(2), Some(3), None])
+        );
+    }
+
+    #[test]
+    fn union_keeps_each_row_once_in_order_of_first_appearance_nulls_equal() {
+        assert_eq!(
+            combine(ast::SetOperator::Union),
+            rows(&[Some(1), Some(2), None, Some(3)])
+        );
+    }
+
+    #[test]
+    fn intersect_and_minus_keep_the_left_rows_the_right_has_or_lacks_once_each() {
+        assert_eq!(combine(ast::SetOperator::Intersect), rows(&[Some(2), None]));
+        assert_eq!(combine(ast::SetOperator::Minus), rows(&[Some(1)]));
+        let left = rows(&[Some(1), Some(1), None]);
+        assert_eq!(
+            set_operation(ast::SetOperator::Minus, left, Vec::new()),
+            rows(&[Some(1), None])
+        );
+    }
+
+    #[test]
+    fn rows_are_compared_whole() {
+        let row = |number, text: &str| vec![Value::integer(number), Value::text(text)];
+        let left = vec![row(1, "a"), row(1, "b")];
+        let right = vec![row(1, "a")];
+        assert_eq!(
+            set_operation(ast::SetOperator::Minus, left, right),
+            vec![row(1, "b")]
+        );
+    }
+}
