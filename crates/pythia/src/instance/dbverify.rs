@@ -9,7 +9,7 @@
 //!                               checksum and address good  data / index / other, by type
 //!                               anything else ............ failing (ORA-01578 on a read),
 //!                                 and whether dblwr.dat holds a whole image of it
-//!   per online log file:        RedoLog::verify_file (log.rs): the blocks recovery would
+//!   per online log file:        RedoLog::verify_file (redo/log/verify.rs): the blocks recovery would
 //!                               read, the records in them, then each later block as
 //!                               unwritten, stale, unreachable or damaged
 //! ```

@@ -3,7 +3,7 @@
 //! With `log_archive_dest` empty the database runs in NOARCHIVELOG mode: a log group is
 //! reused once the checkpoint has passed its sequence, and its redo is gone. Set to a
 //! directory, every sequence that a log switch completes is copied there by the ARC0 thread,
-//! and its group is not reused until the copy is complete (the rule is in `log.rs`):
+//! and its group is not reused until the copy is complete (the rule is in `redo/log/switch.rs`):
 //!
 //! ```text
 //!   log switch (s -> s+1) --post--> ARC0: wait until s is whole on disk (LGWR wrote into s+1)
@@ -18,7 +18,7 @@
 //! The archived log is named `arch_<sequence>.arc` (Oracle's `%s`, the sequence number, in a
 //! fixed `log_archive_format`). It is a log file: the same header and the same 512-byte redo
 //! blocks, copied unchanged (so their checksums, sequence, block numbers and epochs are the
-//! online log's), in the format `log.rs` describes, with the header's archive fields filled:
+//! online log's), in the format `redo/log/mod.rs` describes, with the header's archive fields filled:
 //!
 //! ```text
 //! archive header (block 0): the log file header, and
@@ -42,7 +42,7 @@
 //!    sequence up to it is archived, or needs no archiving: sequences that were overwritten
 //!    while archiving was off are skipped (and the alert log says so) when it is turned on.
 //! 3. No group is reused before its sequence is archived while archiving is on: redo is never
-//!    lost for want of archiving. Sessions wait instead (`log.rs`).
+//!    lost for want of archiving. Sessions wait instead (`redo/log/switch.rs`).
 //! 4. At open the archived sequence is lowered below the current sequence (recovery may have
 //!    ended in an earlier sequence than the control file recorded): a sequence number used
 //!    again is archived again, over the old file.

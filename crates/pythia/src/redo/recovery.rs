@@ -4,7 +4,7 @@
 //! order and each change vector is applied to its block unless the block already holds it
 //! (its LSN is at or past the record's). Reading stops at the first redo block that is torn,
 //! damaged, of another sequence, or older than what was read before (see the epoch in
-//! `log.rs`): that is the end of the redo that reached disk. Everything before it is applied,
+//! `redo/log/mod.rs`): that is the end of the redo that reached disk. Everything before it is applied,
 //! nothing after it is, and no record is applied in part (records carry checksums).
 //!
 //! The second half, rolling back the transactions that were active at the crash, needs the
