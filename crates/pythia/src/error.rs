@@ -190,6 +190,12 @@ impl Error {
         )
     }
 
+    /// ORA-01089: immediate shutdown or close in progress: a wait of a background process's
+    /// work (a log write, a checkpoint, archiving) ended by the instance closing.
+    pub fn shutdown_in_progress() -> Error {
+        Error::new(1089, "immediate shutdown or close in progress")
+    }
+
     /// ORA-01013: user requested cancel of current operation.
     pub fn cancelled() -> Error {
         Error::new(1013, "user requested cancel of current operation")

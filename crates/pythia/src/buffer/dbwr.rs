@@ -132,7 +132,7 @@ impl Dbwr {
                 return Err(error);
             }
             if self.shutdown.load(Ordering::Acquire) {
-                return Err(Error::new(1089, "immediate shutdown or close in progress"));
+                return Err(Error::shutdown_in_progress());
             }
             self.completed
                 .wait_for(&mut requests, Duration::from_millis(100));

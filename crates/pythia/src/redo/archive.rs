@@ -311,7 +311,7 @@ impl Archiver {
         let mut epoch = 0u32;
         'copy: while blocks < total_blocks {
             if self.shutdown.load(Ordering::Acquire) {
-                return Err(Error::new(1089, "immediate shutdown or close in progress"));
+                return Err(Error::shutdown_in_progress());
             }
             let count = (total_blocks - blocks).min(COPY_CHUNK_BLOCKS as u64) as usize;
             let bytes = &mut buffer[..count * REDO_BLOCK_BYTES];

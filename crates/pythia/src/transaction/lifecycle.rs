@@ -321,12 +321,7 @@ impl TransactionManager {
             undo::write_slot(
                 &mut mtr,
                 self.layout.slot_address(transaction.slot),
-                SlotState {
-                    xid: 0,
-                    state: undo::SLOT_FREE,
-                    current_block: 0,
-                    commit_scn: 0,
-                },
+                SlotState::FREE,
             )?;
         }
         if changed {
@@ -430,16 +425,7 @@ impl TransactionManager {
             }
             let mut mtr = Mtr::new(&self.cache);
             self.free_segments(&mut mtr, &made)?;
-            undo::write_slot(
-                &mut mtr,
-                self.layout.slot_address(slot),
-                SlotState {
-                    xid: 0,
-                    state: undo::SLOT_FREE,
-                    current_block: 0,
-                    commit_scn: 0,
-                },
-            )?;
+            undo::write_slot(&mut mtr, self.layout.slot_address(slot), SlotState::FREE)?;
             mtr.commit(&self.log, self.current_scn(), 0)?;
             transactions += 1;
         }

@@ -239,6 +239,17 @@ pub struct SlotState {
     pub commit_scn: u64,
 }
 
+impl SlotState {
+    /// A slot no transaction holds: what a transaction's end, or recovery's rollback of it,
+    /// writes.
+    pub const FREE: SlotState = SlotState {
+        xid: 0,
+        state: SLOT_FREE,
+        current_block: 0,
+        commit_scn: 0,
+    };
+}
+
 fn slot_offset(address: SlotAddress) -> usize {
     SLOTS_START + address.index * SLOT_BYTES
 }

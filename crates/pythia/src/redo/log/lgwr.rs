@@ -103,7 +103,7 @@ impl RedoLog {
                     std::thread::sleep(Duration::from_millis(1));
                 }
                 if self.written_lsn() < lsn {
-                    return Err(Error::new(1089, "immediate shutdown or close in progress"));
+                    return Err(Error::shutdown_in_progress());
                 }
                 return Ok(());
             }

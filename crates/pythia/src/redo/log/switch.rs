@@ -127,11 +127,17 @@ impl RedoLog {
 
     /// Waits until `sequence` is archived, or archiving is turned off.
     fn wait_archived(&self, sequence: u64) -> Result<()> {
+        self.wait_until(|| !self.archive_required() || self.archived_sequence() >= sequence)
+    }
+
+    /// Waits until `done`, checked whenever the log's waiters are notified (a checkpoint or an
+    /// archive completed) and at least every 100 ms; fails if the log failed or shuts down.
+    fn wait_until(&self, done: impl Fn() -> bool) -> Result<()> {
         let mut guard = self.written.lock();
-        while self.archive_required() && self.archived_sequence() < sequence {
+        while !done() {
             self.check_failed()?;
             if self.shutdown.load(Ordering::Acquire) {
-                return Err(Error::new(1089, "immediate shutdown or close in progress"));
+                return Err(Error::shutdown_in_progress());
             }
             self.written_ready
                 .wait_for(&mut guard, Duration::from_millis(100));
@@ -146,16 +152,7 @@ impl RedoLog {
     }
 
     fn wait_checkpoint(&self, lsn: u64) -> Result<()> {
-        let mut guard = self.written.lock();
-        while self.checkpoint_lsn() < lsn {
-            self.check_failed()?;
-            if self.shutdown.load(Ordering::Acquire) {
-                return Err(Error::new(1089, "immediate shutdown or close in progress"));
-            }
-            self.written_ready
-                .wait_for(&mut guard, Duration::from_millis(100));
-        }
-        Ok(())
+        self.wait_until(|| self.checkpoint_lsn() >= lsn)
     }
 
     /// Ends the current sequence: the next record starts a new one, and the rest of this
