@@ -45,11 +45,14 @@
 use std::collections::BTreeMap;
 use std::sync::Arc;
 
-use super::{integer, now_seconds, text, Catalog, DdlContext, Dictionary, OBJECT_NAME_BYTES_MAX};
 use crate::access::heap::RowId;
 use crate::error::{Error, Result};
 use crate::syntax::ast;
 use crate::types::Value;
+
+use super::ddl::{check_name, DdlContext};
+use super::dict_rows::{integer, optional_integer, text};
+use super::{now_seconds, Catalog, Dictionary, OBJECT_NAME_BYTES_MAX};
 
 /// The administrative user every database has.
 pub const SYSTEM_USER: &str = "SYSTEM";
@@ -193,7 +196,7 @@ impl UserRows {
                 name: text(&values, 2)?,
                 verifier: values.get(3).and_then(Value::as_str).map(str::to_string),
                 created: integer(&values, 4)? as i64,
-                locked_since: super::optional_integer(&values, 5)?.map(|seconds| seconds as i64),
+                locked_since: optional_integer(&values, 5)?.map(|seconds| seconds as i64),
                 system_privileges: BTreeMap::new(),
                 table_privileges: BTreeMap::new(),
                 dictionary_row: rowid,
@@ -247,7 +250,7 @@ impl Catalog {
 
     /// CREATE USER: ORA-01920 when the name is taken.
     pub fn create_user(&self, name: &str, verifier: Option<String>, locked: bool) -> Result<()> {
-        super::check_name(name)?;
+        check_name(name)?;
         self.change(|dictionary, context| {
             if dictionary.users.contains_key(name) {
                 return Err(Error::new(
