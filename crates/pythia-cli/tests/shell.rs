@@ -1,7 +1,6 @@
 //! `pythia shell` end to end: the built binary, a fresh database directory, a script on stdin.
 //!
-//! A statement meant to fail queries a table that does not exist (ORA-00942). The PL/SQL
-//! test is ignored until PL/SQL blocks are parsed.
+//! A statement meant to fail queries a table that does not exist (ORA-00942).
 
 use std::io::Write;
 use std::path::{Path, PathBuf};
@@ -526,7 +525,6 @@ fn a_syntax_error_points_at_its_line_and_column() {
 }
 
 #[test]
-#[ignore = "PL/SQL blocks are not parsed yet (a later issue)"]
 fn a_plsql_block_runs_once_at_its_slash() {
     let dir = TempDir::new("plsql");
     let run = shell(&dir, &[], "begin\n  null;\n\n  null;\nend;\n/\nexec null\n");

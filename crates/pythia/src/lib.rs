@@ -43,6 +43,7 @@ pub mod instrumentation;
 pub mod io;
 pub mod library_cache;
 pub mod parameters;
+pub mod plsql;
 pub mod redo;
 pub mod scram;
 pub mod session;

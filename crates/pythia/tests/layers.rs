@@ -25,6 +25,7 @@ const LAYERS: &[&str] = &[
     "instance",
     "views",
     "sql",
+    "plsql",
     "session",
 ];
 

@@ -47,6 +47,9 @@ pub enum Setting {
     /// The row count from which a query's feedback line shows; 0 is OFF, ON is 1.
     Feedback(u64),
     SqlBlankLines(bool),
+    /// `SET SERVEROUT[PUT] ON [SIZE {n | UNLIMITED}] | OFF`: DBMS_OUTPUT's lines printed
+    /// after each call. `Some(None)` is unlimited.
+    ServerOutput(Option<Option<usize>>),
 }
 
 /// `SHOW` options.
@@ -301,6 +304,8 @@ fn set(rest: &str) -> Result<Command, String> {
         })
     } else if abbreviates(option_lower, "sqlblanklines", 5) {
         Setting::SqlBlankLines(on_off(value, "sqlblanklines")?)
+    } else if abbreviates(option_lower, "serveroutput", 9) {
+        server_output(value)?
     } else {
         let beginning: String = option.chars().take(10).collect();
         return Err(format!(
@@ -308,6 +313,43 @@ fn set(rest: &str) -> Result<Command, String> {
         ));
     };
     Ok(Command::Set(setting))
+}
+
+/// `ON [SIZE {n | UNLIMITED}] [FORMAT ...]` or `OFF`. SQL*Plus's default size is unlimited;
+/// FORMAT (WRAPPED, WORD_WRAPPED, TRUNCATED) is accepted and lines print as written.
+fn server_output(value: &str) -> Result<Setting, String> {
+    let usage = "SP2-0265: serveroutput must be set to ON or OFF";
+    let words: Vec<String> = value.split_whitespace().map(str::to_lowercase).collect();
+    match words.first().map(String::as_str) {
+        Some("off") if words.len() == 1 => Ok(Setting::ServerOutput(None)),
+        Some("on") => {
+            let mut size = None;
+            let mut rest = words[1..].iter();
+            while let Some(word) = rest.next() {
+                if abbreviates(word, "size", 3) {
+                    let value = rest.next().ok_or(usage)?;
+                    size = match value.as_str() {
+                        "unlimited" | "unl" => None,
+                        number => Some(
+                            number
+                                .parse::<usize>()
+                                .ok()
+                                .filter(|size| (2_000..=1_000_000).contains(size))
+                                .ok_or(
+                                    "SP2-0547: size option 0 out of range (2000 through 1000000)",
+                                )?,
+                        ),
+                    };
+                } else if abbreviates(word, "format", 3) {
+                    rest.next();
+                } else {
+                    return Err(usage.to_string());
+                }
+            }
+            Ok(Setting::ServerOutput(Some(size)))
+        }
+        _ => Err(usage.to_string()),
+    }
 }
 
 fn show(rest: &str) -> Result<Command, String> {

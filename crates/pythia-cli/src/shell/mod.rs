@@ -336,6 +336,16 @@ impl<W: Write> Shell<W> {
         let started = Instant::now();
         let result = self.session.execute(&statement.text);
         let elapsed = started.elapsed();
+        // DBMS_OUTPUT's lines come first, as SQL*Plus fetches them right after the call.
+        let lines = self.session.take_output();
+        if !lines.is_empty() {
+            self.print(
+                &lines
+                    .iter()
+                    .map(|line| format!("{line}\n"))
+                    .collect::<String>(),
+            );
+        }
         let failed = match &result {
             Ok(result) => {
                 let text = if self.interactive {
@@ -376,6 +386,7 @@ impl<W: Write> Shell<W> {
                     Setting::Echo(on) => self.settings.echo = on,
                     Setting::Feedback(rows) => self.settings.feedback = rows,
                     Setting::SqlBlankLines(on) => self.settings.sqlblanklines = on,
+                    Setting::ServerOutput(size) => self.session.set_server_output(size),
                 }
                 Flow::Continue
             }

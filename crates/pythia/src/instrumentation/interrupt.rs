@@ -94,16 +94,26 @@ pub fn time_limit_exceeded() -> Error {
 }
 
 /// Runs `work` armed: the checks inside it fail on a cancel, or once `limit` has passed.
-/// A cancel left from before is dropped first (invariant 2).
+/// A cancel left from before is dropped first (invariant 2), unless this section is nested
+/// in an armed one (a PL/SQL call's recursive SQL): a cancel that arrived between two of its
+/// statements then stops the next, and the nearer deadline holds.
 pub fn interruptible<T>(limit: Option<Duration>, work: impl FnOnce() -> Result<T>) -> Result<T> {
-    with_current(|current| {
-        if let Some(session) = current {
-            session.record().interrupt.0.store(NONE, Ordering::Relaxed);
-        }
-    });
+    let outer = SECTION.with(Cell::get);
+    if !outer.armed {
+        with_current(|current| {
+            if let Some(session) = current {
+                session.record().interrupt.0.store(NONE, Ordering::Relaxed);
+            }
+        });
+    }
+    let deadline = limit.map(|limit| Instant::now() + limit);
+    let deadline = match (outer.armed.then_some(outer.deadline).flatten(), deadline) {
+        (Some(outer), Some(inner)) => Some(outer.min(inner)),
+        (outer, inner) => outer.or(inner),
+    };
     let section = Section {
         armed: true,
-        deadline: limit.map(|limit| Instant::now() + limit),
+        deadline,
         countdown: CLOCK_CHECK_GETS,
     };
     with_section(section, work)

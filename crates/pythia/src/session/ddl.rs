@@ -332,14 +332,6 @@ impl Session {
                 self.procedure_call(call, binds)?;
                 Ok(StatementResult::done("Call completed."))
             }
-            Statement::Block(calls) => {
-                for call in calls {
-                    self.procedure_call(call, binds)?;
-                }
-                Ok(StatementResult::done(
-                    "PL/SQL procedure successfully completed.",
-                ))
-            }
             Statement::CreateTable {
                 name,
                 if_not_exists,

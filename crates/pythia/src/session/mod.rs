@@ -62,6 +62,7 @@ mod dml;
 mod explain;
 mod logon;
 mod parse;
+mod plsql;
 mod results;
 mod select;
 mod settings;
@@ -141,6 +142,10 @@ pub struct Session {
     next_plan_id: u64,
     /// What PostgreSQL's SET kept of its own settings (`sql::client_settings`).
     client_settings: ClientSettings,
+    /// What PL/SQL keeps between calls: DBMS_OUTPUT's buffer (`plsql::SessionState`).
+    plsql: crate::plsql::SessionState,
+    /// How deep recursive SQL (PL/SQL's static SQL) nests now.
+    recursive_depth: usize,
 }
 
 /// ORA-00979 (not a GROUP BY expression) and ORA-00937 (not a single-group group function):
@@ -193,6 +198,8 @@ impl Session {
             plan_table: Vec::new(),
             next_plan_id: 1,
             client_settings: ClientSettings::default(),
+            plsql: crate::plsql::SessionState::default(),
+            recursive_depth: 0,
         })
     }
 
@@ -496,6 +503,7 @@ impl Session {
                     | Statement::Insert { .. }
                     | Statement::Update { .. }
                     | Statement::Delete { .. }
+                    | Statement::Block
             ) {
                 // Statements that keep no plan: the child is built as it is found.
                 let dictionary = self.instance.catalog().current();
@@ -602,6 +610,7 @@ impl Session {
                 statement_id,
                 statement,
             } => self.explain(statement_id.as_deref(), statement, binds),
+            Statement::Block => self.block(text, binds, pin),
             other => {
                 // DDL commits what is open, as in Oracle, and always WAIT IMMEDIATE.
                 self.commit(None)?;

@@ -239,9 +239,10 @@ pub enum Statement {
     },
     /// `CALL name(arguments)`.
     Call(ProcedureCall),
-    /// An anonymous block made only of procedure calls: `BEGIN p(...); q; END;` (what
-    /// SQL*Plus's `EXEC p(...)` sends). Any other PL/SQL is ORA-00900.
-    Block(Vec<ProcedureCall>),
+    /// An anonymous PL/SQL block, `[DECLARE ...] BEGIN ... END;`: the statement's text is the
+    /// block, which the PL/SQL layer (`plsql/`) parses and compiles (SQL*Plus's `EXEC p(...)`
+    /// sends one).
+    Block,
     /// PostgreSQL `SET [SESSION|LOCAL] name {TO|=} value[, value ...]`; `SET TIME ZONE x` has the
     /// name `TIMEZONE`. A list of several values is one [`ParameterValue::List`].
     Set {
@@ -1202,8 +1203,8 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         Statement::CreateView { query, .. } => visit(Node::Query(query)),
         Statement::Explain { statement, .. } => visit(Node::Statement(statement)),
         Statement::Call(call) => call_children(call, visit),
-        Statement::Block(calls) => calls.iter().for_each(|call| call_children(call, visit)),
         Statement::DropTable { .. }
+        | Statement::Block
         | Statement::CreateUser { .. }
         | Statement::AlterUser { .. }
         | Statement::DropUser { .. }

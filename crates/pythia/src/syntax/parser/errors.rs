@@ -1,7 +1,7 @@
 //! The errors the parser raises: [`Syntax`], Oracle's fixed syntax errors with their numbers
 //! and wording (ORA-00900 unknown statement, ORA-00933 trailing text, ORA-00936 missing
 //! expression, ...), placed at a byte offset, and those whose text says more: ORA-00904 naming
-//! a qualified name, ORA-00939 for the nesting limit, ORA-00900 for a PL/SQL block.
+//! a qualified name, ORA-00939 for the nesting limit.
 
 use super::{Parser, PARSE_DEPTH_MAX};
 use crate::error::Error;
@@ -176,14 +176,6 @@ impl Parser<'_> {
             939,
             format!("statement nesting exceeds the limit of {PARSE_DEPTH_MAX} levels"),
             position,
-        )
-    }
-
-    pub(super) fn plsql_error(&self) -> Error {
-        Error::syntax(
-            900,
-            "invalid SQL statement: PL/SQL blocks are not supported yet",
-            self.position(),
         )
     }
 }

@@ -3,6 +3,7 @@
 //! primaries: literals, binds, names and pseudo-columns, function calls, CASE, CAST and
 //! parenthesized lists and subqueries.
 
+use super::embedded::ColumnSpan;
 use super::errors::invalid_qualified_name;
 use super::query::into_set_expression;
 use super::{Parser, Syntax};
@@ -642,7 +643,9 @@ impl Parser<'_> {
     pub(super) fn parse_name_expression(&mut self) -> Result<Expr> {
         let position = self.position();
         let mut parts = vec![self.parse_name_part(Syntax::MissingExpression)?];
-        while self.eat(&TokenKind::Period) {
+        // `..` is PL/SQL's range (`FOR i IN lo..hi`), never a qualification.
+        while self.is(&TokenKind::Period) && self.peek_nth(1) != Some(&TokenKind::Period) {
+            self.index += 1;
             parts.push(self.parse_name_part(Syntax::InvalidIdentifier)?);
         }
         if parts.len() > 3 {
@@ -650,6 +653,21 @@ impl Parser<'_> {
         }
         if self.is(&TokenKind::LeftParen) {
             return self.parse_function_call(parts.join("."));
+        }
+        if self.plsql {
+            if let Some(attribute) = self.parse_plsql_attribute() {
+                return Ok(Expr::Function {
+                    name: format!("{}%{attribute}", parts.join(".")),
+                    args: Vec::new(),
+                    distinct: false,
+                    star: false,
+                });
+            }
+            self.column_spans.push(ColumnSpan {
+                start: position,
+                end: self.tokens[self.index - 1].end,
+                parts: parts.clone(),
+            });
         }
         let name = parts.pop().unwrap_or_default();
         let table = parts.pop();

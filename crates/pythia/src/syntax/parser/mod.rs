@@ -39,7 +39,7 @@
 //! the entry points, the token cursor (and hints), the nesting limits, names and literal
 //! tokens; `statements.rs` the dispatcher on the first word, DML, transactions, EXPLAIN, CALL
 //! and the session and system statements; `ddl.rs` CREATE / ALTER / DROP and their storage
-//! clauses; `data_types.rs` the type names; `parameters.rs` parameter names and values;
+//! clauses; `embedded.rs` the grammar as PL/SQL reads it inside its own; `data_types.rs` the type names; `parameters.rs` parameter names and values;
 //! `query.rs` queries; `expression.rs` expressions; `errors.rs` the ORA- errors; `users.rs`
 //! users and privileges; `tests/` the unit tests, split the same way.
 
@@ -49,15 +49,17 @@ use crate::syntax::lexer::{is_reserved_word, tokenize, Token, TokenKind};
 
 mod data_types;
 mod ddl;
+mod embedded;
 mod errors;
 mod expression;
 mod parameters;
 mod query;
 mod statements;
 #[cfg(test)]
-mod tests;
+pub(crate) mod tests;
 mod users;
 
+pub use embedded::{parse_embedded_statement, ColumnSpan, Embedded};
 use errors::Syntax;
 pub use expression::ARRAY_ELEMENT;
 pub(crate) use expression::NILADIC_FUNCTIONS;
@@ -149,6 +151,10 @@ struct Parser<'a> {
     depth: usize,
     /// Binds read so far in the current statement.
     bind_count: usize,
+    /// Reading for PL/SQL (`embedded.rs`): `name%ATTRIBUTE` is read, and every column
+    /// reference's span is recorded in `column_spans`.
+    plsql: bool,
+    column_spans: Vec<ColumnSpan>,
 }
 
 /// Drops hints that are not directly after a keyword that takes one, and all but the first
@@ -206,6 +212,8 @@ impl<'a> Parser<'a> {
             end_position,
             depth: 0,
             bind_count: 0,
+            plsql: false,
+            column_spans: Vec::new(),
         })
     }
 

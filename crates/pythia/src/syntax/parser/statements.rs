@@ -1,5 +1,5 @@
 //! Statements other than queries and DDL: the dispatcher on the first word, DML, transaction
-//! control, EXPLAIN PLAN, CALL and blocks of calls, ALTER SYSTEM / ALTER SESSION, and
+//! control, EXPLAIN PLAN, CALL and PL/SQL blocks (their text, for `plsql/`), ALTER SYSTEM / ALTER SESSION, and
 //! PostgreSQL's SET, SHOW and VACUUM.
 //!
 //! ```text
@@ -9,7 +9,7 @@
 //!   COMMIT [WORK] [WRITE [WAIT|NOWAIT] [IMMEDIATE|BATCH]] | ROLLBACK [WORK] [TO [SAVEPOINT] s]
 //!   SAVEPOINT s | BEGIN [WORK|TRANSACTION] [modes] | START TRANSACTION [modes]
 //!   EXPLAIN PLAN [SET STATEMENT_ID = 'id'] FOR statement
-//!   CALL p([args]) | BEGIN p[(args)]; ... END
+//!   CALL p([args]) | [DECLARE ...] BEGIN ... END (a PL/SQL block: the rest of the text)
 //!   ALTER SYSTEM {SET name = value, ... [SCOPE = ..] [SID = '..'] | CHECKPOINT | SWITCH LOGFILE
 //!                 | FLUSH {BUFFER_CACHE | SHARED_POOL}}
 //!   ALTER SESSION SET name = value ... | SET [SESSION|LOCAL] name {TO|=} value, ... | SHOW name
@@ -54,7 +54,7 @@ impl Parser<'_> {
                 ))
             }
             Some("BEGIN" | "START") => self.parse_begin(),
-            Some("DECLARE") => Err(self.plsql_error()),
+            Some("DECLARE") => self.parse_block(),
             Some("EXPLAIN") => self.parse_explain(),
             Some("ANALYZE") => self.parse_analyze(),
             Some("CALL") => self.parse_call(),
@@ -286,8 +286,7 @@ impl Parser<'_> {
     }
 
     /// PostgreSQL `BEGIN [WORK|TRANSACTION] [modes]` or `START TRANSACTION [modes]`. Oracle's
-    /// `BEGIN ... END;` is an anonymous PL/SQL block: one made only of procedure calls is a
-    /// [`Statement::Block`], any other is ORA-00900.
+    /// `BEGIN ... END;` is an anonymous PL/SQL block ([`Statement::Block`]).
     fn parse_begin(&mut self) -> Result<Statement> {
         if self.eat_word("START") {
             self.expect_word("TRANSACTION", Syntax::InvalidSqlStatement)?;
@@ -298,7 +297,7 @@ impl Parser<'_> {
                     Some("WORK" | "TRANSACTION" | "ISOLATION")
                 );
             if !is_transaction {
-                return self.parse_call_block();
+                return self.parse_block();
             }
             self.index += 1;
             if !self.eat_word("WORK") {
@@ -424,62 +423,13 @@ impl Parser<'_> {
         Ok(call)
     }
 
-    /// `BEGIN call; [call; ...] END [;]`, each call `name[(arguments)]`. A block holding
-    /// anything else (assignments, NULL, control flow, SQL) is ORA-00900: PL/SQL is not
-    /// supported beyond calls.
-    fn parse_call_block(&mut self) -> Result<Statement> {
-        let start = self.position();
-        self.index += 1; // BEGIN
-        let mut calls = Vec::new();
-        while !self.is_word("END") {
-            let looks_like_call = self.identifier_nth(0).is_some()
-                && !matches!(
-                    self.peek_word(),
-                    Some(
-                        "NULL"
-                            | "IF"
-                            | "LOOP"
-                            | "WHILE"
-                            | "FOR"
-                            | "RETURN"
-                            | "EXIT"
-                            | "RAISE"
-                            | "GOTO"
-                            | "DECLARE"
-                            | "EXECUTE"
-                            | "OPEN"
-                            | "CLOSE"
-                            | "FETCH"
-                            | "CASE"
-                            | "PIPE"
-                            | "FORALL"
-                            | "CONTINUE"
-                    )
-                )
-                && matches!(
-                    self.peek_nth(1),
-                    Some(TokenKind::LeftParen | TokenKind::Period | TokenKind::Semicolon)
-                );
-            if !looks_like_call {
-                return Err(Error::syntax(
-                    900,
-                    "invalid SQL statement: PL/SQL blocks are not supported yet",
-                    start,
-                ));
-            }
-            let name = self.parse_procedure_name()?;
-            calls.push(self.parse_call_arguments(name)?);
-            self.expect(&TokenKind::Semicolon, Syntax::CommandNotProperlyEnded)?;
-        }
-        self.index += 1; // END
-        if calls.is_empty() {
-            return Err(Error::syntax(
-                6550,
-                "PLS-00103: Encountered the symbol \"END\" when expecting a statement",
-                start,
-            ));
-        }
-        Ok(Statement::Block(calls))
+    /// An anonymous PL/SQL block, `[DECLARE ...] BEGIN ... END;`: the rest of the text,
+    /// which the PL/SQL layer (`plsql/`) parses and compiles. A block runs to the end
+    /// of the text it is in, as Oracle's clients send one per call: the SQL grammar does not
+    /// know where PL/SQL's own statements end.
+    fn parse_block(&mut self) -> Result<Statement> {
+        self.index = self.tokens.len();
+        Ok(Statement::Block)
     }
 
     pub(super) fn parse_alter_system(&mut self) -> Result<Statement> {

@@ -2,22 +2,23 @@
 
 use super::*;
 
-/// xorshift64*: a small deterministic generator, so that failures reproduce.
-struct Random(u64);
+/// xorshift64*: a small deterministic generator, so that failures reproduce (the PL/SQL
+/// parser's fuzzing uses it too).
+pub(crate) struct Random(pub(crate) u64);
 
 impl Random {
-    fn next(&mut self) -> u64 {
+    pub(crate) fn next(&mut self) -> u64 {
         self.0 ^= self.0 >> 12;
         self.0 ^= self.0 << 25;
         self.0 ^= self.0 >> 27;
         self.0.wrapping_mul(0x2545_F491_4F6C_DD1D)
     }
 
-    fn below(&mut self, bound: usize) -> usize {
+    pub(crate) fn below(&mut self, bound: usize) -> usize {
         (self.next() % bound as u64) as usize
     }
 
-    fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
+    pub(crate) fn pick<'a>(&mut self, items: &[&'a str]) -> &'a str {
         items[self.below(items.len())]
     }
 }
@@ -228,23 +229,29 @@ fn mutated_statements_never_panic() {
             .iter()
             .map(|token| token.text(sql).to_string())
             .collect();
-        for _ in 0..1 + random.below(3) {
-            let at = random.below(tokens.len());
-            match random.below(4) {
-                0 => {
-                    tokens.remove(at);
-                }
-                1 => tokens.insert(at, random.pick(VOCABULARY).to_string()),
-                2 => {
-                    let other = random.below(tokens.len());
-                    tokens.swap(at, other);
-                }
-                _ => tokens[at] = random.pick(VOCABULARY).to_string(),
-            }
-            if tokens.is_empty() {
-                break;
-            }
-        }
+        mutate(&mut random, &mut tokens, VOCABULARY);
         parse_without_panic(&tokens.join(" "));
+    }
+}
+
+/// One to three random edits of a token list: a token removed, inserted, swapped or replaced
+/// (the PL/SQL parser's fuzzing uses it too).
+pub(crate) fn mutate(random: &mut Random, tokens: &mut Vec<String>, vocabulary: &[&str]) {
+    for _ in 0..1 + random.below(3) {
+        if tokens.is_empty() {
+            return;
+        }
+        let at = random.below(tokens.len());
+        match random.below(4) {
+            0 => {
+                tokens.remove(at);
+            }
+            1 => tokens.insert(at, random.pick(vocabulary).to_string()),
+            2 => {
+                let other = random.below(tokens.len());
+                tokens.swap(at, other);
+            }
+            _ => tokens[at] = random.pick(vocabulary).to_string(),
+        }
     }
 }

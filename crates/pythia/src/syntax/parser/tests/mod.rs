@@ -6,7 +6,7 @@ use super::*;
 mod ddl;
 mod errors;
 mod expression;
-mod fuzzing;
+pub(crate) mod fuzzing;
 mod limits;
 mod query;
 mod statements;

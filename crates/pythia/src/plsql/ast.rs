@@ -1,0 +1,232 @@
+//! The tree the PL/SQL parser builds: a unit's blocks, declarations and statements, with
+//! SQL's own trees (`syntax::ast::Expr`, `syntax::ast::Statement`) for expressions and static
+//! SQL. Every statement and declaration keeps the byte offset it starts at, from which the
+//! compiler reports `line, column` and the runtime its `ORA-06512: at line n`.
+
+use crate::syntax::ast::{self, Expr};
+use crate::syntax::parser::ColumnSpan;
+
+/// `[<<label>>] [DECLARE declarations] BEGIN statements [EXCEPTION handlers] END [label];`
+#[derive(Debug, Clone, PartialEq)]
+pub struct Block {
+    pub label: Option<String>,
+    pub declarations: Vec<Declaration>,
+    pub body: Vec<Statement>,
+    pub handlers: Vec<Handler>,
+    pub position: usize,
+}
+
+/// A type as a declaration names it.
+#[derive(Debug, Clone, PartialEq)]
+pub enum TypeName {
+    /// An SQL type: `NUMBER(10,2)`, `VARCHAR2(30)`, `DATE`, `BOOLEAN`, ...
+    Sql(ast::DataType),
+    /// `PLS_INTEGER`, `BINARY_INTEGER` (and their subtypes NATURAL, POSITIVE, SIMPLE_INTEGER
+    /// read as the same): a signed 32-bit integer.
+    PlsInteger,
+    /// A name: a record type or a subtype declared before, or a built-in one.
+    Named(Vec<String>),
+    /// `name%TYPE`: a variable's, a record field's, or a table column's (`t.c%TYPE`) type.
+    TypeOf(Vec<String>),
+    /// `name%ROWTYPE`: a table's row or a cursor's.
+    RowTypeOf(Vec<String>),
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum Declaration {
+    /// `name [CONSTANT] type [NOT NULL] [:= | DEFAULT expr];`
+    Variable {
+        name: String,
+        type_name: TypeName,
+        constant: bool,
+        not_null: bool,
+        default: Option<Expr>,
+        position: usize,
+    },
+    /// `name EXCEPTION;`
+    Exception { name: String, position: usize },
+    /// `PRAGMA EXCEPTION_INIT(name, -code);`
+    ExceptionInit {
+        name: String,
+        code: i64,
+        position: usize,
+    },
+    /// `TYPE name IS RECORD (field type [NOT NULL] [:= default], ...);`
+    Record {
+        name: String,
+        fields: Vec<Field>,
+        position: usize,
+    },
+    /// `SUBTYPE name IS type [NOT NULL];`
+    Subtype {
+        name: String,
+        base: TypeName,
+        not_null: bool,
+        position: usize,
+    },
+    /// `CURSOR name [(parameters)] IS query;`
+    Cursor {
+        name: String,
+        parameters: Vec<Parameter>,
+        query: Box<Sql>,
+        position: usize,
+    },
+}
+
+/// A record type's field.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Field {
+    pub name: String,
+    pub type_name: TypeName,
+    pub not_null: bool,
+    pub default: Option<Expr>,
+}
+
+/// A cursor's (and later a subprogram's) parameter: `name [IN] type [:= default]`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Parameter {
+    pub name: String,
+    pub type_name: TypeName,
+    pub default: Option<Expr>,
+}
+
+/// `WHEN e1 [OR e2 ...] THEN statements`; `OTHERS` is the name `OTHERS`.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Handler {
+    pub exceptions: Vec<Vec<String>>,
+    pub body: Vec<Statement>,
+    pub position: usize,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub struct Statement {
+    /// `<<label>>` written before it (a loop's name, or a GOTO's target).
+    pub labels: Vec<String>,
+    pub kind: StatementKind,
+    pub position: usize,
+}
+
+/// An argument of a call: positional (`name` None) or named (`name => value`).
+#[derive(Debug, Clone, PartialEq)]
+pub struct Argument {
+    pub name: Option<String>,
+    pub value: Expr,
+}
+
+#[derive(Debug, Clone, PartialEq)]
+pub enum StatementKind {
+    /// `target := value;` (`target` a variable, `record.field`, or a host bind `:x`).
+    Assign {
+        target: Target,
+        value: Expr,
+    },
+    /// `IF c THEN ... [ELSIF c THEN ...] [ELSE ...] END IF;`
+    If {
+        branches: Vec<(Expr, Vec<Statement>)>,
+        otherwise: Option<Vec<Statement>>,
+    },
+    /// `CASE [operand] WHEN x THEN ... [ELSE ...] END CASE;` (no ELSE and no match:
+    /// CASE_NOT_FOUND, ORA-06592).
+    Case {
+        operand: Option<Expr>,
+        branches: Vec<(Expr, Vec<Statement>)>,
+        otherwise: Option<Vec<Statement>>,
+    },
+    /// `LOOP ... END LOOP;`
+    Loop {
+        body: Vec<Statement>,
+    },
+    /// `WHILE c LOOP ... END LOOP;`
+    While {
+        condition: Expr,
+        body: Vec<Statement>,
+    },
+    /// `FOR i IN [REVERSE] low..high LOOP ... END LOOP;`
+    ForRange {
+        variable: String,
+        reverse: bool,
+        low: Expr,
+        high: Expr,
+        body: Vec<Statement>,
+    },
+    /// `FOR r IN cursor[(arguments)] LOOP ...` or `FOR r IN (query) LOOP ...`
+    ForCursor {
+        record: String,
+        source: CursorSource,
+        body: Vec<Statement>,
+    },
+    /// `EXIT [label] [WHEN c];`
+    Exit {
+        label: Option<String>,
+        condition: Option<Expr>,
+    },
+    /// `CONTINUE [label] [WHEN c];`
+    Continue {
+        label: Option<String>,
+        condition: Option<Expr>,
+    },
+    Null,
+    /// `RETURN;` (a function's `RETURN expr;`).
+    Return(Option<Expr>),
+    Goto(String),
+    /// `RAISE name;`, or `RAISE;` in a handler.
+    Raise(Option<Vec<String>>),
+    /// `name[(arguments)];`: a procedure call.
+    Call {
+        name: Vec<String>,
+        arguments: Vec<Argument>,
+    },
+    /// A static SQL statement.
+    Sql(Box<Sql>),
+    /// `OPEN cursor[(arguments)];`
+    Open {
+        cursor: String,
+        arguments: Vec<Argument>,
+    },
+    /// `FETCH cursor INTO targets;`
+    Fetch {
+        cursor: String,
+        into: Vec<Target>,
+    },
+    /// `CLOSE cursor;`
+    Close {
+        cursor: String,
+    },
+    /// A nested block.
+    Block(Box<Block>),
+}
+
+/// What a statement assigns to or fetches into.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Target {
+    /// A variable, `record.field`, or a record as a whole: the name's parts.
+    Name(Vec<String>, usize),
+    /// A host bind, `:x`.
+    Bind(String, usize),
+}
+
+/// Where a cursor FOR loop's rows come from.
+#[derive(Debug, Clone, PartialEq)]
+pub enum CursorSource {
+    Named {
+        cursor: String,
+        arguments: Vec<Argument>,
+    },
+    Query(Box<Sql>),
+}
+
+/// A static SQL statement as written in the unit.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Sql {
+    /// The statement's text, from its first token to the last before `;`, with `INTO
+    /// targets` blanked out (so offsets are the unit's minus `start`).
+    pub text: String,
+    /// Where `text` starts in the unit.
+    pub start: usize,
+    pub statement: ast::Statement,
+    /// Its column references, as offsets in `text`: the compiler decides which are PL/SQL
+    /// variables.
+    pub columns: Vec<ColumnSpan>,
+    /// `SELECT ... INTO targets`.
+    pub into: Vec<Target>,
+}

@@ -1,0 +1,238 @@
+//! A compiled unit: what the compiler makes of a block and the interpreter runs, kept in the
+//! library cache and shared by every session that runs the unit (Oracle's M-code).
+//!
+//! The code is a flat list of [`Instruction`]s with jumps, as MariaDB's `sp_instr` list:
+//! loops and IFs are jumps, a block with handlers pushes its handler table on entry and pops
+//! it on every way out. Expressions are SQL's compiled expressions (`sql::eval::Expr`) over
+//! the frame: a variable is `Expr::Column(slot)` in the row of the frame's slots, so an
+//! expression without tables is evaluated with no executor at all, as PL/pgSQL's simple
+//! expressions are.
+
+use crate::sql::eval::Expr;
+use crate::types::DataType;
+
+/// A compiled unit.
+#[derive(Debug)]
+pub struct Unit {
+    /// The unit's name in `ORA-06512: at ...` lines: None for an anonymous block (`at line
+    /// n`), `"SYSTEM.P"` for a stored one.
+    pub name: Option<String>,
+    pub code: Vec<Instruction>,
+    /// The source line of each instruction.
+    pub lines: Vec<u32>,
+    /// The frame's slots: variables, record fields, cursor attributes, loop limits.
+    pub slots: Vec<Slot>,
+    /// The host binds (`:x` in an anonymous block), in order of first appearance: bind `i`
+    /// lives in slot `bind_slots[i]`.
+    pub bind_slots: Vec<usize>,
+    pub statements: Vec<StaticSql>,
+    pub cursors: Vec<Cursor>,
+    pub handlers: Vec<HandlerTable>,
+    /// User-declared exceptions: their name and the Oracle error EXCEPTION_INIT gave them.
+    pub exceptions: Vec<UserException>,
+    /// The implicit cursor's attribute slots (`SQL%FOUND`, ...).
+    pub sql_cursor: CursorSlots,
+    /// SQLCODE's and SQLERRM's slots.
+    pub sqlcode_slot: usize,
+    pub sqlerrm_slot: usize,
+    /// An estimate of the unit's size in memory, charged to the shared pool.
+    pub bytes: u64,
+}
+
+/// What a slot holds and how an assignment converts into it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Slot {
+    pub name: String,
+    pub kind: SlotKind,
+    pub not_null: bool,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq)]
+pub enum SlotKind {
+    Sql(DataType),
+    /// PLS_INTEGER: a whole number in -2^31 .. 2^31-1 (ORA-01426 outside).
+    PlsInteger,
+    /// Whatever is assigned, unconverted (cursor attributes, SQLERRM, loop limits).
+    Any,
+}
+
+/// A static SQL statement: its normalised text (what the library cache keys it by) and the
+/// slots whose values are its binds `:B1, :B2, ...` in order of first appearance.
+#[derive(Debug, Clone)]
+pub struct StaticSql {
+    pub text: String,
+    pub binds: Vec<usize>,
+    pub kind: SqlKind,
+    /// `SELECT ... INTO`'s targets.
+    pub into: Vec<usize>,
+    /// The source line, for `program_line#`.
+    pub line: u32,
+}
+
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum SqlKind {
+    /// A query with INTO: exactly one row.
+    SelectInto,
+    /// A query opened by a cursor.
+    Query,
+    /// INSERT, UPDATE, DELETE, MERGE: sets SQL%ROWCOUNT.
+    Dml,
+    /// COMMIT, ROLLBACK, SAVEPOINT, LOCK TABLE.
+    Control,
+}
+
+/// A cursor: declared, or the implicit one of a cursor FOR loop over a query.
+#[derive(Debug, Clone)]
+pub struct Cursor {
+    pub name: String,
+    /// Its query, an index into `statements`.
+    pub statement: usize,
+    /// Its parameters' slots, assigned before OPEN, and their defaults.
+    pub parameters: Vec<usize>,
+    pub defaults: Vec<Option<Expr>>,
+    pub attributes: CursorSlots,
+}
+
+/// The slots of a cursor's `%FOUND`, `%NOTFOUND`, `%ISOPEN` and `%ROWCOUNT`.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub struct CursorSlots {
+    pub found: usize,
+    pub notfound: usize,
+    pub isopen: usize,
+    pub rowcount: usize,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct UserException {
+    pub name: String,
+    /// The Oracle error PRAGMA EXCEPTION_INIT associated (20001 for -20001).
+    pub code: Option<u32>,
+}
+
+/// What a handler catches.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Catch {
+    /// An Oracle error by number (a predefined exception, or one EXCEPTION_INIT named).
+    Code(u32),
+    /// A user-declared exception without EXCEPTION_INIT.
+    User(usize),
+    Others,
+}
+
+/// A block's handlers: for each, what it catches and where its code starts.
+#[derive(Debug, Clone, Default)]
+pub struct HandlerTable {
+    pub entries: Vec<(Vec<Catch>, usize)>,
+}
+
+/// What an exception being raised is: an Oracle error, or a user exception.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum Raise {
+    Code(u32),
+    User(usize),
+}
+
+/// DBMS_OUTPUT's procedures.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum OutputCall {
+    Enable,
+    Disable,
+    Put,
+    PutLine,
+    NewLine,
+    /// `GET_LINE(line, status)`: the two OUT slots.
+    GetLine,
+}
+
+#[derive(Debug, Clone)]
+pub enum Instruction {
+    /// `slot := expr`, converted to the slot's type.
+    Assign {
+        slot: usize,
+        expr: Expr,
+    },
+    /// A record assigned from another: `count` slots copied.
+    Copy {
+        from: usize,
+        to: usize,
+        count: usize,
+    },
+    Jump(usize),
+    /// Leaves nested scopes to jump to `to` (EXIT, CONTINUE or GOTO out of blocks with
+    /// handlers, handlers, or cursor FOR loops): pops handler tables, ends the exceptions
+    /// being handled, closes cursors.
+    Leave {
+        pop_handlers: usize,
+        handlers_done: usize,
+        close: Vec<usize>,
+        to: usize,
+    },
+    /// Jumps unless the condition is TRUE (FALSE and NULL jump).
+    JumpUnless {
+        condition: Expr,
+        to: usize,
+    },
+    /// A numeric FOR loop's start: evaluates the bounds once; an empty range jumps to
+    /// `exit`, else the counter starts at the low bound (the high one for REVERSE) and the
+    /// other is kept in `limit`.
+    ForStart {
+        counter: usize,
+        limit: usize,
+        low: Expr,
+        high: Expr,
+        reverse: bool,
+        exit: usize,
+    },
+    /// A numeric FOR loop's step: at the limit falls through, else steps the counter and
+    /// jumps back to `body`.
+    ForStep {
+        counter: usize,
+        limit: usize,
+        reverse: bool,
+        body: usize,
+    },
+    /// Runs a static SQL statement.
+    Sql(usize),
+    /// Opens a cursor (its parameters assigned just before).
+    Open(usize),
+    /// Fetches a cursor's next row into `into` (record fields or variables); with `exit`, a
+    /// cursor FOR loop's fetch: no row closes the cursor and jumps there.
+    Fetch {
+        cursor: usize,
+        into: Vec<usize>,
+        exit: Option<usize>,
+    },
+    Close(usize),
+    /// Raises an exception.
+    Raise(Raise),
+    /// `RAISE_APPLICATION_ERROR(code, message)`.
+    RaiseApplicationError {
+        code: Expr,
+        message: Expr,
+    },
+    /// `RAISE;` in a handler: the exception being handled, again.
+    Reraise,
+    /// CASE without ELSE and no branch taken: ORA-06592.
+    CaseNotFound,
+    /// A block with handlers begins: its table is pushed.
+    PushHandlers(usize),
+    /// The block ends (or is left by EXIT, GOTO, RETURN): its table is popped.
+    PopHandlers,
+    /// A handler's code ends: the exception it handled is done.
+    HandlerDone,
+    /// DBMS_OUTPUT.
+    Output {
+        call: OutputCall,
+        arguments: Vec<Expr>,
+        targets: Vec<usize>,
+    },
+    /// `DBMS_LOCK.SLEEP(seconds)` / `DBMS_SESSION.SLEEP`: waits on 'PL/SQL lock timer'.
+    Sleep(Expr),
+    /// A procedure the session runs (DBMS_STATS, DBMS_SHARED_POOL, ...).
+    HostCall {
+        name: String,
+        arguments: Vec<Expr>,
+        named: Vec<(String, Expr)>,
+    },
+    Return,
+}

@@ -1,0 +1,157 @@
+//! PL/SQL's errors as Oracle words them: compilation errors (ORA-06550 with the line and
+//! column, then the PLS- error), run-time errors with their `ORA-06512: at line n` stack,
+//! and the predefined exceptions' numbers.
+
+use crate::error::Error;
+
+/// ORA-06550: a unit that does not compile. `message` is the PLS- (or `PL/SQL: ORA-`) line.
+pub fn compilation(text: &str, position: usize, message: &str) -> Error {
+    let (line, column) = line_column(text, position);
+    Error::new(6550, format!("line {line}, column {column}:\n{message}")).at(position)
+}
+
+/// A static SQL statement the SQL layer refused: `PL/SQL: ORA-nnnnn: ...` at the error's
+/// place, then `PL/SQL: SQL Statement ignored` at the statement's start, as Oracle reports
+/// it.
+pub fn sql_statement_ignored(
+    text: &str,
+    position: usize,
+    statement: usize,
+    error: &Error,
+) -> Error {
+    let (line, column) = line_column(text, statement);
+    let first = compilation(text, position, &format!("PL/SQL: {error}"));
+    Error::new(
+        6550,
+        format!(
+            "{}\nORA-06550: line {line}, column {column}:\nPL/SQL: SQL Statement ignored",
+            first.message()
+        ),
+    )
+    .at(position)
+}
+
+/// The 1-based line and column (in characters) of byte `position` in `text`.
+pub fn line_column(text: &str, position: usize) -> (usize, usize) {
+    let position = position.min(text.len());
+    let mut boundary = position;
+    while !text.is_char_boundary(boundary) {
+        boundary -= 1;
+    }
+    let before = &text[..boundary];
+    let line = before.matches('\n').count() + 1;
+    let line_start = before.rfind('\n').map_or(0, |offset| offset + 1);
+    let column = before[line_start..].chars().count() + 1;
+    (line, column)
+}
+
+/// The predefined exceptions: name, the Oracle error they stand for, and SQLCODE's value
+/// (+100 for NO_DATA_FOUND, the negated error for the others).
+pub const PREDEFINED: &[(&str, u32)] = &[
+    ("NO_DATA_FOUND", 1403),
+    ("TOO_MANY_ROWS", 1422),
+    ("ZERO_DIVIDE", 1476),
+    ("VALUE_ERROR", 6502),
+    ("DUP_VAL_ON_INDEX", 1),
+    ("INVALID_NUMBER", 1722),
+    ("INVALID_CURSOR", 1001),
+    ("CURSOR_ALREADY_OPEN", 6511),
+    ("CASE_NOT_FOUND", 6592),
+    ("LOGIN_DENIED", 1017),
+    ("NOT_LOGGED_ON", 1012),
+    ("PROGRAM_ERROR", 6501),
+    ("STORAGE_ERROR", 6500),
+    ("TIMEOUT_ON_RESOURCE", 51),
+    ("ROWTYPE_MISMATCH", 6504),
+    ("SELF_IS_NULL", 30625),
+    ("ACCESS_INTO_NULL", 6530),
+    ("COLLECTION_IS_NULL", 6531),
+    ("SUBSCRIPT_OUTSIDE_LIMIT", 6532),
+    ("SUBSCRIPT_BEYOND_COUNT", 6533),
+    ("SYS_INVALID_ROWID", 1410),
+];
+
+/// The Oracle error a predefined exception's name stands for.
+pub fn predefined(name: &str) -> Option<u32> {
+    PREDEFINED
+        .iter()
+        .find(|(predefined, _)| *predefined == name)
+        .map(|(_, code)| *code)
+}
+
+/// SQLCODE for an error: +100 for ORA-01403 (NO_DATA_FOUND, as ANSI's "no data"), the negated
+/// number otherwise.
+pub fn sqlcode(code: u32) -> i64 {
+    if code == 1403 {
+        100
+    } else {
+        -(code as i64)
+    }
+}
+
+/// The message Oracle gives an error raised by its exception's name (`RAISE NO_DATA_FOUND`)
+/// or by a number EXCEPTION_INIT gave a user exception.
+pub fn standard_message(code: u32) -> String {
+    match code {
+        1 => "unique constraint (.) violated",
+        51 => "timeout occurred while waiting for a resource",
+        1001 => "invalid cursor",
+        1012 => "not logged on",
+        1017 => "invalid username/password; logon denied",
+        1403 => "no data found",
+        1410 => "invalid ROWID",
+        1422 => "exact fetch returns more than requested number of rows",
+        1476 => "divisor is equal to zero",
+        1722 => "invalid number",
+        6500 => "PL/SQL: storage error",
+        6501 => "PL/SQL: program error",
+        6502 => "PL/SQL: numeric or value error",
+        6504 => "PL/SQL: Return types of Result Set variables or query do not match",
+        6511 => "PL/SQL: cursor already open",
+        6530 => "Reference to uninitialized composite",
+        6531 => "Reference to uninitialized collection",
+        6532 => "Subscript outside of limit",
+        6533 => "Subscript beyond count",
+        6592 => "CASE not found while executing CASE statement",
+        30625 => "method dispatch on NULL SELF argument is disallowed",
+        _ => "",
+    }
+    .to_string()
+}
+
+/// ORA-06502, VALUE_ERROR, with Oracle's detail.
+pub fn value_error(detail: &str) -> Error {
+    if detail.is_empty() {
+        Error::new(6502, "PL/SQL: numeric or value error")
+    } else {
+        Error::new(6502, format!("PL/SQL: numeric or value error: {detail}"))
+    }
+}
+
+#[cfg(test)]
+mod tests {
+    use super::*;
+
+    #[test]
+    fn lines_and_columns_count_from_one_in_characters() {
+        let text = "BEGIN\n  x := 'é';\nEND;";
+        assert_eq!(line_column(text, 0), (1, 1));
+        assert_eq!(line_column(text, 8), (2, 3));
+        assert_eq!(line_column(text, text.find("END").unwrap()), (3, 1));
+        assert_eq!(line_column(text, 10_000), (3, 5));
+        let accented = text.find('é').unwrap();
+        assert_eq!(
+            line_column(text, accented + 1),
+            (2, 9),
+            "inside a character"
+        );
+    }
+
+    #[test]
+    fn sqlcode_is_100_for_no_data_found() {
+        assert_eq!(sqlcode(1403), 100);
+        assert_eq!(sqlcode(1476), -1476);
+        assert_eq!(predefined("ZERO_DIVIDE"), Some(1476));
+        assert_eq!(predefined("NOPE"), None);
+    }
+}

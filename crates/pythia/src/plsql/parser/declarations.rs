@@ -1,0 +1,286 @@
+//! A block's declarations: variables and constants, exceptions and EXCEPTION_INIT, record
+//! types, subtypes and cursors, and the types they name.
+
+use super::UnitParser;
+use crate::error::Result;
+use crate::plsql::ast::*;
+use crate::plsql::errors;
+use crate::syntax::lexer::TokenKind;
+
+/// PL/SQL's integer types, all held as PLS_INTEGER.
+const INTEGER_TYPES: &[&str] = &[
+    "PLS_INTEGER",
+    "BINARY_INTEGER",
+    "SIMPLE_INTEGER",
+    "NATURAL",
+    "NATURALN",
+    "POSITIVE",
+    "POSITIVEN",
+    "SIGNTYPE",
+];
+
+const DECLARATION_START: &str = "begin function pragma procedure subtype type <an identifier> <a double-quoted delimited-identifier> current cursor";
+
+impl UnitParser<'_> {
+    /// Declarations up to BEGIN.
+    pub(super) fn declarations(&mut self) -> Result<Vec<Declaration>> {
+        let mut declarations = Vec::new();
+        while !self.tokens.is_word("BEGIN") && !self.tokens.at_end() {
+            declarations.extend(self.declaration()?);
+        }
+        Ok(declarations)
+    }
+
+    /// One declaration; None for a pragma that is read and not kept.
+    fn declaration(&mut self) -> Result<Option<Declaration>> {
+        let position = self.tokens.position();
+        let declaration = match self.tokens.peek_word() {
+            Some("PRAGMA") => {
+                self.tokens.advance();
+                let pragma = self.identifier("<an identifier>")?;
+                if pragma != "EXCEPTION_INIT" {
+                    // Other pragmas (SERIALLY_REUSABLE, ...) are read and not kept.
+                    while !self.tokens.is(&TokenKind::Semicolon) && !self.tokens.at_end() {
+                        self.tokens.advance();
+                    }
+                    self.expect_semicolon()?;
+                    return Ok(None);
+                }
+                self.expect(&TokenKind::LeftParen, "(")?;
+                let name = self.identifier("<an identifier>")?;
+                self.expect(&TokenKind::Comma, ",")?;
+                let negative = self.tokens.eat(&TokenKind::Minus);
+                let code = match self.tokens.peek() {
+                    Some(TokenKind::Number(text)) => text.parse::<i64>().ok(),
+                    _ => None,
+                }
+                .ok_or_else(|| self.unexpected("<an integer>"))?;
+                self.tokens.advance();
+                self.expect(&TokenKind::RightParen, ")")?;
+                Declaration::ExceptionInit {
+                    name,
+                    code: if negative { -code } else { code },
+                    position,
+                }
+            }
+            Some("TYPE") => {
+                self.tokens.advance();
+                let name = self.identifier("<an identifier>")?;
+                self.expect_word("IS", "is")?;
+                if !self.tokens.eat_word("RECORD") {
+                    return Err(errors::compilation(
+                        self.text(),
+                        self.tokens.position(),
+                        "PLS-00999: implementation restriction (may be temporary) only RECORD types are declared in this release",
+                    ));
+                }
+                self.expect(&TokenKind::LeftParen, "(")?;
+                let mut fields = Vec::new();
+                loop {
+                    let name = self.identifier("<an identifier>")?;
+                    let type_name = self.type_name()?;
+                    let not_null = self.not_null()?;
+                    let default = self.default()?;
+                    fields.push(Field {
+                        name,
+                        type_name,
+                        not_null,
+                        default,
+                    });
+                    if !self.tokens.eat(&TokenKind::Comma) {
+                        break;
+                    }
+                }
+                self.expect(&TokenKind::RightParen, ", )")?;
+                Declaration::Record {
+                    name,
+                    fields,
+                    position,
+                }
+            }
+            Some("SUBTYPE") => {
+                self.tokens.advance();
+                let name = self.identifier("<an identifier>")?;
+                self.expect_word("IS", "is")?;
+                let base = self.type_name()?;
+                let not_null = self.not_null()?;
+                Declaration::Subtype {
+                    name,
+                    base,
+                    not_null,
+                    position,
+                }
+            }
+            Some("CURSOR") => {
+                self.tokens.advance();
+                let name = self.identifier("<an identifier>")?;
+                let parameters = self.parameters()?;
+                self.expect_word("IS", "is (")?;
+                let query = self.sql_statement()?;
+                Declaration::Cursor {
+                    name,
+                    parameters,
+                    query: Box::new(query),
+                    position,
+                }
+            }
+            Some("PROCEDURE" | "FUNCTION") => {
+                return Err(errors::compilation(
+                    self.text(),
+                    position,
+                    "PLS-00999: implementation restriction (may be temporary) local subprograms are not supported yet",
+                ))
+            }
+            _ => {
+                let name = self.identifier(DECLARATION_START)?;
+                if self.tokens.eat_word("EXCEPTION") {
+                    Declaration::Exception { name, position }
+                } else {
+                    let constant = self.tokens.eat_word("CONSTANT");
+                    let type_name = self.type_name()?;
+                    let not_null = self.not_null()?;
+                    let default = self.default()?;
+                    if constant && default.is_none() {
+                        return Err(errors::compilation(
+                            self.text(),
+                            position,
+                            "PLS-00322: declaration of a constant must contain an initialization assignment",
+                        ));
+                    }
+                    if not_null && default.is_none() {
+                        return Err(errors::compilation(
+                            self.text(),
+                            position,
+                            "PLS-00218: a variable declared NOT NULL must have an initialization assignment",
+                        ));
+                    }
+                    Declaration::Variable {
+                        name,
+                        type_name,
+                        constant,
+                        not_null,
+                        default,
+                        position,
+                    }
+                }
+            }
+        };
+        self.expect_semicolon()?;
+        Ok(Some(declaration))
+    }
+
+    /// `(name [IN] type [:= default], ...)` or nothing.
+    pub(super) fn parameters(&mut self) -> Result<Vec<Parameter>> {
+        let mut parameters = Vec::new();
+        if !self.tokens.eat(&TokenKind::LeftParen) {
+            return Ok(parameters);
+        }
+        loop {
+            let name = self.identifier("<an identifier>")?;
+            self.tokens.eat_word("IN");
+            let type_name = self.type_name()?;
+            let default = self.default()?;
+            parameters.push(Parameter {
+                name,
+                type_name,
+                default,
+            });
+            if !self.tokens.eat(&TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(&TokenKind::RightParen, ", )")?;
+        Ok(parameters)
+    }
+
+    /// A type: an SQL type, an integer type, BOOLEAN, a declared name, or `name%TYPE` /
+    /// `name%ROWTYPE`.
+    pub(super) fn type_name(&mut self) -> Result<TypeName> {
+        if let Some(word) = self.tokens.peek_word() {
+            if INTEGER_TYPES.contains(&word) {
+                self.tokens.advance();
+                return Ok(TypeName::PlsInteger);
+            }
+            if word == "STRING" {
+                // PL/SQL's STRING(n) is VARCHAR2(n).
+                self.tokens.advance();
+                self.expect(&TokenKind::LeftParen, "(")?;
+                let length = match self.tokens.peek() {
+                    Some(TokenKind::Number(text)) => text.parse::<u32>().ok(),
+                    _ => None,
+                }
+                .ok_or_else(|| self.unexpected("<an integer>"))?;
+                self.tokens.advance();
+                self.expect(&TokenKind::RightParen, ")")?;
+                return Ok(TypeName::Sql(crate::syntax::ast::DataType::Varchar2 {
+                    length,
+                }));
+            }
+        }
+        // `name%TYPE`, `name%ROWTYPE`, or a declared type's name.
+        let is_attribute = |parser: &Self, offset: usize| {
+            parser.tokens.peek_nth(offset) == Some(&TokenKind::Percent)
+        };
+        let mut length = 1;
+        while self.tokens.peek_nth(length) == Some(&TokenKind::Period) {
+            length += 2;
+        }
+        if is_attribute(self, length) {
+            let name = self.dotted_name("<an identifier>")?;
+            self.tokens.advance(); // %
+            return match self.tokens.peek_word() {
+                Some("TYPE") => {
+                    self.tokens.advance();
+                    Ok(TypeName::TypeOf(name))
+                }
+                Some("ROWTYPE") => {
+                    self.tokens.advance();
+                    Ok(TypeName::RowTypeOf(name))
+                }
+                _ => Err(self.unexpected("rowtype type")),
+            };
+        }
+        let index = self.tokens.index();
+        match self.tokens.data_type() {
+            Ok(data_type) => Ok(TypeName::Sql(data_type)),
+            Err(_) => {
+                self.tokens.set_index(index);
+                Ok(TypeName::Named(self.dotted_name("<an identifier>")?))
+            }
+        }
+    }
+
+    fn not_null(&mut self) -> Result<bool> {
+        if self.tokens.eat_word("NOT") {
+            self.expect_word("NULL", "null")?;
+            return Ok(true);
+        }
+        Ok(false)
+    }
+
+    /// `:= expr` or `DEFAULT expr`, or nothing.
+    fn default(&mut self) -> Result<Option<crate::syntax::ast::Expr>> {
+        if self.assignment_operator() || self.tokens.eat_word("DEFAULT") {
+            return Ok(Some(self.expression()?));
+        }
+        Ok(None)
+    }
+
+    /// `:=` (the lexer reads it as `:` and `=`), consumed.
+    pub(super) fn assignment_operator(&mut self) -> bool {
+        let tokens = self.tokens.tokens();
+        let index = self.tokens.index();
+        let adjacent = match (tokens.get(index), tokens.get(index + 1)) {
+            (Some(colon), Some(equal)) => {
+                colon.kind == TokenKind::Colon
+                    && equal.kind == TokenKind::Equal
+                    && colon.end == equal.start
+            }
+            _ => false,
+        };
+        if adjacent {
+            self.tokens.set_index(index + 2);
+        }
+        adjacent
+    }
+}

@@ -1,0 +1,220 @@
+//! PL/SQL in the session: an anonymous block is a cursor like any statement; its child's
+//! first execution compiles it (`plsql::compile_block`, timed as 'PL/SQL compilation elapsed
+//! time') and keeps the compiled unit for every session, and each execution runs it
+//! (`plsql::run`, 'PL/SQL execution elapsed time') with this session as its [`Host`]: static
+//! SQL is recursive SQL through the session's own parse and execute ('recursive calls').
+//!
+//! An unhandled exception undoes the call's work to where it began, as Oracle's implicit
+//! savepoint at the start of each call does: the changes of the transaction the call found
+//! open, back to where the call found them, or all of a transaction the call began.
+
+use std::sync::Arc;
+
+use super::{Session, StatementResult};
+use crate::error::{Error, Result};
+use crate::instrumentation::{self, TimeModelStatistic};
+use crate::library_cache::{CursorPin, Executable};
+use crate::plsql::host::ColumnType;
+use crate::plsql::{self, Host, SqlOutcome, Unit};
+use crate::sql::procedures;
+use crate::sql::query::{self, BindValues};
+use crate::syntax::ast::{self, Statement};
+use crate::syntax::parser;
+use crate::types::Value;
+
+/// How deep recursive SQL may nest (ORA-00036).
+pub const RECURSIVE_DEPTH_MAX: usize = 50;
+
+impl Session {
+    /// Runs an anonymous block: its compiled unit (compiled now on the child's first
+    /// execution, or when DDL invalidated it), then the unit with `binds` for its host binds.
+    pub(super) fn block(
+        &mut self,
+        text: &str,
+        binds: &[Value],
+        pin: &mut CursorPin,
+    ) -> Result<StatementResult> {
+        let (dictionary, valid) = self
+            .instance
+            .catalog()
+            .current_checked(|| pin.child().is_valid());
+        let kept = if valid {
+            pin.child().plan::<Unit>()
+        } else {
+            None
+        };
+        let unit = match kept {
+            Some(unit) => unit,
+            None => {
+                let unit = Arc::new(self.compile_block(text)?);
+                if pin.is_building() {
+                    let summary = self.unplanned();
+                    let bytes = Some(unit.bytes);
+                    self.publish(
+                        pin,
+                        text,
+                        &dictionary,
+                        Some(unit.clone() as Executable),
+                        summary,
+                        bytes,
+                    )?;
+                }
+                unit
+            }
+        };
+        let mut binds = binds.to_vec();
+        binds.resize(unit.bind_slots.len(), Value::Null);
+        self.run_unit(&unit, &mut binds)?;
+        Ok(StatementResult::done(
+            "PL/SQL procedure successfully completed.",
+        ))
+    }
+
+    fn compile_block(&mut self, text: &str) -> Result<Unit> {
+        let _timed = instrumentation::timed(TimeModelStatistic::PlsqlCompilationElapsedTime);
+        let block = plsql::parse_block(text)?;
+        plsql::compile_block(text, &block, &mut SessionHost { session: self })
+    }
+
+    /// Runs a compiled unit, its work undone to where it began when it fails.
+    fn run_unit(&mut self, unit: &Unit, binds: &mut [Value]) -> Result<()> {
+        let _timed = instrumentation::timed(TimeModelStatistic::PlsqlExecutionElapsedTime);
+        let start = self
+            .transaction
+            .as_ref()
+            .map(|transaction| (transaction.xid, transaction.last_uba));
+        let mut state = std::mem::take(&mut self.plsql);
+        let limit = self.settings.statement_timeout;
+        let result = instrumentation::interrupt::interruptible(limit, || {
+            plsql::run(unit, &mut SessionHost { session: self }, &mut state, binds)
+        });
+        self.plsql = state;
+        if result.is_err() {
+            if let Some(mut transaction) = self.transaction.take() {
+                let stop = match start {
+                    Some((xid, uba)) if xid == transaction.xid => uba,
+                    _ => 0,
+                };
+                let undone = self
+                    .instance
+                    .transactions()
+                    .rollback_to(&mut transaction, stop);
+                self.transaction = Some(transaction);
+                undone?;
+            }
+        }
+        result
+    }
+
+    /// DBMS_OUTPUT's complete lines, taken from the buffer (what SQL*Plus's SET SERVEROUTPUT
+    /// ON prints after each call, and the server sends as notices).
+    pub fn take_output(&mut self) -> Vec<String> {
+        self.plsql.output.take_lines()
+    }
+
+    /// Turns DBMS_OUTPUT on (`Some(size)`, None for unlimited) or off, as SQL*Plus's SET
+    /// SERVEROUTPUT does before its calls.
+    pub fn set_server_output(&mut self, enabled: Option<Option<usize>>) {
+        match enabled {
+            Some(size) => self.plsql.output.enable(Some(size)),
+            None => self.plsql.output.disable(),
+        }
+    }
+
+    /// A query's result columns, planned with NULL binds and not run.
+    fn describe_query(&self, text: &str, binds: usize) -> Result<Vec<ColumnType>> {
+        let Statement::Select(query) = parser::parse(text)? else {
+            return Err(Error::new(900, "invalid SQL statement"));
+        };
+        let mut bind_values = BindValues::new(vec![Value::Null; binds]);
+        let plan_binds = bind_values.clone();
+        let plan = self.with_reader(&plan_binds, |reader| {
+            query::plan_query(reader, &mut bind_values, &query)
+        })?;
+        Ok(plan.row_set_columns())
+    }
+}
+
+/// The session as PL/SQL's host.
+struct SessionHost<'a> {
+    session: &'a mut Session,
+}
+
+impl Host for SessionHost<'_> {
+    fn columns_of(&mut self, name: &str) -> Option<Vec<ColumnType>> {
+        let dictionary = self.session.instance.catalog().current();
+        if let Some(table) = dictionary.tables.get(name) {
+            return Some(
+                table
+                    .columns
+                    .iter()
+                    .map(|column| (column.name.clone(), Some(column.data_type)))
+                    .collect(),
+            );
+        }
+        let quoted = crate::syntax::print::identifier(name);
+        self.session
+            .describe_query(&format!("SELECT * FROM {quoted}"), 0)
+            .ok()
+    }
+
+    fn describe(&mut self, text: &str, binds: usize) -> Result<Vec<ColumnType>> {
+        self.session.describe_query(text, binds)
+    }
+
+    fn resolve_procedure(&self, name: &str) -> Result<()> {
+        procedures::check_procedure(name)
+    }
+
+    fn execute(
+        &mut self,
+        text: &str,
+        binds: &[Value],
+        row_limit: usize,
+        _line: u32,
+    ) -> Result<SqlOutcome> {
+        let session = &mut *self.session;
+        if session.recursive_depth >= RECURSIVE_DEPTH_MAX {
+            return Err(Error::new(
+                36,
+                format!("maximum number of recursive SQL levels ({RECURSIVE_DEPTH_MAX}) exceeded"),
+            ));
+        }
+        let _call = instrumentation::user_call();
+        session.recursive_depth += 1;
+        let (result, _child) = session.parse_and_run(text, binds, false);
+        session.recursive_depth -= 1;
+        let mut result = result?;
+        result.rows.truncate(row_limit);
+        Ok(SqlOutcome {
+            rows: result.rows,
+            rows_affected: result.rows_affected,
+        })
+    }
+
+    fn call_procedure(
+        &mut self,
+        name: &str,
+        arguments: &[Value],
+        named: &[(String, Value)],
+    ) -> Result<()> {
+        // The values travel as binds of a call the session already knows how to run.
+        let mut binds = arguments.to_vec();
+        let bind = |position: usize| ast::Expr::Bind {
+            name: (position + 1).to_string(),
+            position,
+        };
+        let call = ast::ProcedureCall {
+            name: name.to_string(),
+            args: (0..arguments.len()).map(bind).collect(),
+            named: named
+                .iter()
+                .enumerate()
+                .map(|(index, (name, _))| (name.clone(), bind(arguments.len() + index)))
+                .collect(),
+        };
+        binds.extend(named.iter().map(|(_, value)| value.clone()));
+        let _call = instrumentation::user_call();
+        self.session.procedure_call(&call, &binds)
+    }
+}
