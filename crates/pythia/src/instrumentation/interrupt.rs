@@ -93,6 +93,15 @@ pub fn time_limit_exceeded() -> Error {
     Error::new(40, "active time limit exceeded - call aborted")
 }
 
+/// Whether `error` is an interrupt (a cancel, a time limit, a client gone): what a PL/SQL
+/// handler does not catch, so that no loop outlives it.
+pub fn is_interrupt(error: &Error) -> bool {
+    let code = error.code();
+    code == Error::cancelled().code()
+        || code == Error::client_gone().code()
+        || code == time_limit_exceeded().code()
+}
+
 /// Runs `work` armed: the checks inside it fail on a cancel, or once `limit` has passed.
 /// A cancel left from before is dropped first (invariant 2), unless this section is nested
 /// in an armed one (a PL/SQL call's recursive SQL): a cancel that arrived between two of its

@@ -1,5 +1,6 @@
 //! A compiled unit: what the compiler makes of a block and the interpreter runs, kept in the
-//! library cache and shared by every session that runs the unit (Oracle's M-code).
+//! library cache and shared by every session that runs the unit (Oracle's M-code), charged to
+//! the shared pool by the bytes its compilation allocated (the hard parse's own measure).
 //!
 //! The code is a flat list of [`Instruction`]s with jumps, as MariaDB's `sp_instr` list:
 //! loops and IFs are jumps, a block with handlers pushes its handler table on entry and pops
@@ -35,8 +36,6 @@ pub struct Unit {
     /// SQLCODE's and SQLERRM's slots.
     pub sqlcode_slot: usize,
     pub sqlerrm_slot: usize,
-    /// An estimate of the unit's size in memory, charged to the shared pool.
-    pub bytes: u64,
 }
 
 /// What a slot holds and how an assignment converts into it.
@@ -65,8 +64,6 @@ pub struct StaticSql {
     pub kind: SqlKind,
     /// `SELECT ... INTO`'s targets.
     pub into: Vec<usize>,
-    /// The source line, for `program_line#`.
-    pub line: u32,
 }
 
 #[derive(Debug, Clone, Copy, PartialEq, Eq)]

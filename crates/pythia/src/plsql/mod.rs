@@ -43,7 +43,8 @@
 //!
 //! `ast.rs` the tree; `parser/` the grammar, over the SQL lexer (`syntax::parser::Embedded`);
 //! `compile/` the compiler; `code.rs` the compiled unit; `runtime/` the interpreter;
-//! `host.rs` the one interface to the session; `output.rs` DBMS_OUTPUT's buffer;
+//! `host.rs` the one interface to the session (`Names` for the compiler, `Host` for the
+//! interpreter); `output.rs` DBMS_OUTPUT's buffer;
 //! `errors.rs` PL/SQL's errors.
 
 pub mod ast;
@@ -57,6 +58,6 @@ pub mod runtime;
 
 pub use code::Unit;
 pub use compile::compile_block;
-pub use host::{Host, SqlOutcome};
+pub use host::{Host, Names, SqlOutcome};
 pub use parser::parse_block;
 pub use runtime::{run, SessionState};

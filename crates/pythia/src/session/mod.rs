@@ -49,7 +49,6 @@ use crate::library_cache::session_cache::SessionCursorCache;
 use crate::library_cache::{ChildCursor, ChildKey, CursorPin, Handle};
 use crate::parameters::{Parameters, SetScope};
 use crate::sql::describe;
-use crate::sql::query::{self, BindValues};
 use crate::syntax::ast::Statement;
 use crate::transaction::commit::{CommitDecision, CommitRequest};
 use crate::transaction::Transaction;
@@ -326,13 +325,8 @@ impl Session {
                 } else {
                     vec![Value::Null; binds.len()]
                 };
-                let mut bind_values = BindValues::new(values);
-                let plan_binds = bind_values.clone();
-                let plan = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
-                    query::plan_query(reader, &mut bind_values, query)
-                })?;
                 Some(
-                    plan.row_set_columns()
+                    self.query_columns(&dictionary, xid, query, values)?
                         .into_iter()
                         .map(|(name, data_type)| Column { name, data_type })
                         .collect(),

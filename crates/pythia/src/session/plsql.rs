@@ -8,17 +8,14 @@
 //! savepoint at the start of each call does: the changes of the transaction the call found
 //! open, back to where the call found them, or all of a transaction the call began.
 
-use std::sync::Arc;
-
 use super::{Session, StatementResult};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, TimeModelStatistic};
-use crate::library_cache::{CursorPin, Executable};
+use crate::library_cache::CursorPin;
 use crate::plsql::host::ColumnType;
-use crate::plsql::{self, Host, SqlOutcome, Unit};
+use crate::plsql::{self, Host, Names, SqlOutcome, Unit};
 use crate::sql::procedures;
-use crate::sql::query::{self, BindValues};
-use crate::syntax::ast::{self, Statement};
+use crate::syntax::ast::Statement;
 use crate::syntax::parser;
 use crate::types::Value;
 
@@ -38,30 +35,12 @@ impl Session {
             .instance
             .catalog()
             .current_checked(|| pin.child().is_valid());
-        let kept = if valid {
-            pin.child().plan::<Unit>()
-        } else {
-            None
-        };
-        let unit = match kept {
-            Some(unit) => unit,
-            None => {
-                let unit = Arc::new(self.compile_block(text)?);
-                if pin.is_building() {
-                    let summary = self.unplanned();
-                    let bytes = Some(unit.bytes);
-                    self.publish(
-                        pin,
-                        text,
-                        &dictionary,
-                        Some(unit.clone() as Executable),
-                        summary,
-                        bytes,
-                    )?;
-                }
-                unit
-            }
-        };
+        let unit = self.plan_of(
+            pin,
+            (text, &dictionary, valid),
+            || self.compile_block(text),
+            |_| (true, self.unplanned()),
+        )?;
         let mut binds = binds.to_vec();
         binds.resize(unit.bind_slots.len(), Value::Null);
         self.run_unit(&unit, &mut binds)?;
@@ -70,10 +49,10 @@ impl Session {
         ))
     }
 
-    fn compile_block(&mut self, text: &str) -> Result<Unit> {
+    fn compile_block(&self, text: &str) -> Result<Unit> {
         let _timed = instrumentation::timed(TimeModelStatistic::PlsqlCompilationElapsedTime);
         let block = plsql::parse_block(text)?;
-        plsql::compile_block(text, &block, &mut SessionHost { session: self })
+        plsql::compile_block(text, &block, self)
     }
 
     /// Runs a compiled unit, its work undone to where it began when it fails.
@@ -126,23 +105,15 @@ impl Session {
         let Statement::Select(query) = parser::parse(text)? else {
             return Err(Error::new(900, "invalid SQL statement"));
         };
-        let mut bind_values = BindValues::new(vec![Value::Null; binds]);
-        let plan_binds = bind_values.clone();
-        let plan = self.with_reader(&plan_binds, |reader| {
-            query::plan_query(reader, &mut bind_values, &query)
-        })?;
-        Ok(plan.row_set_columns())
+        let (dictionary, xid) = self.reader_parts();
+        self.query_columns(&dictionary, xid, &query, vec![Value::Null; binds])
     }
 }
 
-/// The session as PL/SQL's host.
-struct SessionHost<'a> {
-    session: &'a mut Session,
-}
-
-impl Host for SessionHost<'_> {
-    fn columns_of(&mut self, name: &str) -> Option<Vec<ColumnType>> {
-        let dictionary = self.session.instance.catalog().current();
+/// What the compiler reads of the session: its dictionary and its planner.
+impl Names for Session {
+    fn columns_of(&self, name: &str) -> Option<Vec<ColumnType>> {
+        let dictionary = self.instance.catalog().current();
         if let Some(table) = dictionary.tables.get(name) {
             return Some(
                 table
@@ -153,26 +124,26 @@ impl Host for SessionHost<'_> {
             );
         }
         let quoted = crate::syntax::print::identifier(name);
-        self.session
-            .describe_query(&format!("SELECT * FROM {quoted}"), 0)
+        self.describe_query(&format!("SELECT * FROM {quoted}"), 0)
             .ok()
     }
 
-    fn describe(&mut self, text: &str, binds: usize) -> Result<Vec<ColumnType>> {
-        self.session.describe_query(text, binds)
+    fn describe(&self, text: &str, binds: usize) -> Result<Vec<ColumnType>> {
+        self.describe_query(text, binds)
     }
 
     fn resolve_procedure(&self, name: &str) -> Result<()> {
         procedures::check_procedure(name)
     }
+}
 
-    fn execute(
-        &mut self,
-        text: &str,
-        binds: &[Value],
-        row_limit: usize,
-        _line: u32,
-    ) -> Result<SqlOutcome> {
+/// The session as PL/SQL's host: what the interpreter runs.
+struct SessionHost<'a> {
+    session: &'a mut Session,
+}
+
+impl Host for SessionHost<'_> {
+    fn execute(&mut self, text: &str, binds: &[Value], row_limit: usize) -> Result<SqlOutcome> {
         let session = &mut *self.session;
         if session.recursive_depth >= RECURSIVE_DEPTH_MAX {
             return Err(Error::new(
@@ -198,23 +169,8 @@ impl Host for SessionHost<'_> {
         arguments: &[Value],
         named: &[(String, Value)],
     ) -> Result<()> {
-        // The values travel as binds of a call the session already knows how to run.
-        let mut binds = arguments.to_vec();
-        let bind = |position: usize| ast::Expr::Bind {
-            name: (position + 1).to_string(),
-            position,
-        };
-        let call = ast::ProcedureCall {
-            name: name.to_string(),
-            args: (0..arguments.len()).map(bind).collect(),
-            named: named
-                .iter()
-                .enumerate()
-                .map(|(index, (name, _))| (name.clone(), bind(arguments.len() + index)))
-                .collect(),
-        };
-        binds.extend(named.iter().map(|(_, value)| value.clone()));
         let _call = instrumentation::user_call();
-        self.session.procedure_call(&call, &binds)
+        self.session
+            .run_procedure(name, arguments.to_vec(), named.to_vec())
     }
 }

@@ -148,6 +148,23 @@ impl Session {
         work(&reader)
     }
 
+    /// A query's result columns, from a plan made with `binds` and not kept or run (what
+    /// describing a prepared statement or compiling PL/SQL needs).
+    pub(super) fn query_columns(
+        &self,
+        dictionary: &Arc<Dictionary>,
+        xid: u64,
+        query: &ast::Query,
+        binds: Vec<Value>,
+    ) -> Result<Vec<(String, Option<DataType>)>> {
+        let mut bind_values = BindValues::new(binds);
+        let plan_binds = bind_values.clone();
+        let plan = self.with_reader_in(dictionary, xid, &plan_binds, |reader| {
+            query::plan_query(reader, &mut bind_values, query)
+        })?;
+        Ok(plan.row_set_columns())
+    }
+
     pub(super) fn select(
         &mut self,
         query: &ast::Query,

@@ -150,10 +150,20 @@ impl Session {
                 .collect::<Result<Vec<_>>>()?;
             Ok((positional, named))
         })?;
-        if crate::sql::shared_pool_procedures::names_package(&call.name) {
+        self.run_procedure(&call.name, positional, named)
+    }
+
+    /// Runs procedure `name` with its arguments' values (a CALL's or a PL/SQL call's).
+    pub(super) fn run_procedure(
+        &mut self,
+        name: &str,
+        positional: Vec<Value>,
+        named: Vec<(String, Value)>,
+    ) -> Result<()> {
+        if crate::sql::shared_pool_procedures::names_package(name) {
             return crate::sql::shared_pool_procedures::run(
                 &self.instance,
-                &call.name,
+                name,
                 positional,
                 named,
             );
@@ -167,7 +177,7 @@ impl Session {
                 .cloned()
                 .ok_or_else(|| procedures::not_found("TABLE", catalog::OWNER, name))
         };
-        match procedures::statistics_call(&call.name, positional, named)? {
+        match procedures::statistics_call(name, positional, named)? {
             StatisticsCall::GatherTable {
                 table: name,
                 sample,

@@ -257,6 +257,37 @@ pub struct Context<'a> {
     pub dictionary: Option<&'a crate::catalog::Dictionary>,
 }
 
+/// Sequences where no statement is around to read them: an expression compiled there holds
+/// none, so reading one is an internal error.
+struct NoSequences;
+
+impl SequenceAccess for NoSequences {
+    fn next_value(&self, _: &SequenceDef) -> Result<Value> {
+        Err(Error::internal("a sequence read outside a statement"))
+    }
+
+    fn current_value(&self, _: &SequenceDef) -> Result<Value> {
+        Err(Error::internal("a sequence read outside a statement"))
+    }
+}
+
+static NO_SEQUENCES: NoSequences = NoSequences;
+
+impl Context<'static> {
+    /// A context with no statement around it: no binds, sequences, outer row, subqueries or
+    /// dictionary (a PL/SQL expression over its frame, the unit tests).
+    pub fn standalone() -> Context<'static> {
+        Context {
+            binds: &[],
+            rownum: 0,
+            sequences: &NO_SEQUENCES,
+            outer: &[],
+            subqueries: None,
+            dictionary: None,
+        }
+    }
+}
+
 impl Subquery {
     fn evaluate(&self, row: &[Value], context: &Context) -> Result<Value> {
         let runner = context
@@ -1334,23 +1365,7 @@ mod tests {
                     negated,
                     set: None,
                 };
-                struct NoSequences;
-                impl SequenceAccess for NoSequences {
-                    fn next_value(&self, _: &SequenceDef) -> Result<Value> {
-                        unreachable!()
-                    }
-                    fn current_value(&self, _: &SequenceDef) -> Result<Value> {
-                        unreachable!()
-                    }
-                }
-                let context = Context {
-                    binds: &[],
-                    rownum: 0,
-                    sequences: &NoSequences,
-                    outer: &[],
-                    subqueries: None,
-                    dictionary: None,
-                };
+                let context = Context::standalone();
                 for probe in &probes {
                     let row = [probe.clone()];
                     let a = hashed.evaluate(&row, &context).map_err(|e| e.code());

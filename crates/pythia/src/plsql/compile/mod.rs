@@ -17,7 +17,7 @@ use crate::error::{Error, Result};
 use crate::plsql::ast::Block;
 use crate::plsql::code::*;
 use crate::plsql::errors;
-use crate::plsql::host::Host;
+use crate::plsql::host::{ColumnType, Names};
 
 mod expression;
 mod scope;
@@ -30,9 +30,9 @@ use scope::Scopes;
 pub const SLOTS_MAX: usize = 65_536;
 
 /// Compiles an anonymous block. `text` is the block as sent (its line numbers are the
-/// unit's).
-pub fn compile_block(text: &str, block: &Block, host: &mut dyn Host) -> Result<Unit> {
-    let mut compiler = Compiler::new(text, host);
+/// unit's); `names` answers what its SQL and declarations name.
+pub fn compile_block(text: &str, block: &Block, names: &dyn Names) -> Result<Unit> {
+    let mut compiler = Compiler::new(text, names);
     compiler.block(block)?;
     compiler.emit(Instruction::Return, block.position);
     compiler.finish(None)
@@ -73,12 +73,15 @@ struct Goto {
 
 pub(super) struct Compiler<'a> {
     text: &'a str,
-    host: &'a mut dyn Host,
+    names: &'a dyn Names,
     code: Vec<Instruction>,
     lines: Vec<u32>,
     slots: Vec<Slot>,
     bind_slots: Vec<(String, usize)>,
     statements: Vec<StaticSql>,
+    /// The result columns of each query among `statements`, described once when compiled
+    /// (None for other statements).
+    described: Vec<Option<Vec<ColumnType>>>,
     cursors: Vec<Cursor>,
     handlers: Vec<HandlerTable>,
     exceptions: Vec<UserException>,
@@ -99,15 +102,16 @@ pub(super) struct Compiler<'a> {
 }
 
 impl<'a> Compiler<'a> {
-    fn new(text: &'a str, host: &'a mut dyn Host) -> Compiler<'a> {
+    fn new(text: &'a str, names: &'a dyn Names) -> Compiler<'a> {
         let mut compiler = Compiler {
             text,
-            host,
+            names,
             code: Vec::new(),
             lines: Vec::new(),
             slots: Vec::new(),
             bind_slots: Vec::new(),
             statements: Vec::new(),
+            described: Vec::new(),
             cursors: Vec::new(),
             handlers: Vec::new(),
             exceptions: Vec::new(),
@@ -141,14 +145,6 @@ impl<'a> Compiler<'a> {
             self.handler_depth, 0,
             "every handler table pushed is popped"
         );
-        let bytes = (self.code.len() * std::mem::size_of::<Instruction>()
-            + self.slots.len() * std::mem::size_of::<Slot>()
-            + self
-                .statements
-                .iter()
-                .map(|sql| sql.text.len() + 64)
-                .sum::<usize>()
-            + self.text.len()) as u64;
         Ok(Unit {
             name,
             code: self.code,
@@ -162,7 +158,6 @@ impl<'a> Compiler<'a> {
             sql_cursor: self.sql_cursor,
             sqlcode_slot: self.sqlcode_slot,
             sqlerrm_slot: self.sqlerrm_slot,
-            bytes,
         })
     }
 

@@ -199,7 +199,7 @@ impl Compiler<'_> {
                     return Err(self.undeclared(position, parts));
                 };
                 let columns = self
-                    .host
+                    .names
                     .columns_of(table)
                     .ok_or_else(|| self.undeclared(position, parts))?;
                 let (_, data_type) = columns
@@ -212,13 +212,10 @@ impl Compiler<'_> {
                 let columns = match parts.as_slice() {
                     [name] if self.scopes.cursor(name).is_some() => {
                         let id = self.scopes.cursor(name).unwrap_or_default();
-                        let statement = self.cursors[id].statement;
-                        let text = self.statements[statement].text.clone();
-                        let binds = self.statements[statement].binds.len();
-                        self.host.describe(&text, binds)?
+                        self.cursor_columns(id)
                     }
                     [table] => self
-                        .host
+                        .names
                         .columns_of(table)
                         .ok_or_else(|| self.undeclared(position, parts))?,
                     _ => return Err(self.undeclared(position, parts)),
@@ -580,6 +577,12 @@ impl Compiler<'_> {
         }
     }
 
+    /// A cursor's result columns, as its query was described when compiled.
+    fn cursor_columns(&self, cursor: usize) -> Vec<crate::plsql::host::ColumnType> {
+        let statement = self.cursors[cursor].statement;
+        self.described[statement].clone().unwrap_or_default()
+    }
+
     fn declared_cursor(&self, name: &str, position: usize) -> Result<usize> {
         self.scopes
             .cursor(name)
@@ -635,14 +638,7 @@ impl Compiler<'_> {
             ),
             CursorSource::Query(query) => (self.cursor("SQL", &[], query, position)?, &[][..]),
         };
-        let statement = self.cursors[cursor].statement;
-        let text = self.statements[statement].text.clone();
-        let binds = self.statements[statement].binds.len();
-        let columns = self
-            .host
-            .describe(&text, binds)
-            .map_err(|error| self.error(position, &format!("PL/SQL: {error}")))?;
-        let record = row_type(columns);
+        let record = row_type(self.cursor_columns(cursor));
         self.open(cursor, arguments, position)?;
         self.scopes.push(label.clone());
         let first = self.record_slots(record_name, &record, position)?;
@@ -857,7 +853,7 @@ impl Compiler<'_> {
                 Instruction::Sleep(values.remove(0))
             }
             _ => {
-                self.host
+                self.names
                     .resolve_procedure(&joined)
                     .map_err(|error| self.relocate(error, position))?;
                 let mut positional = Vec::new();

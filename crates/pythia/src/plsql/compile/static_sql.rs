@@ -90,8 +90,9 @@ impl Compiler<'_> {
             errors::sql_statement_ignored(self.text, sql.start, sql.start, &error)
         })?;
         let into = self.target_slots(&sql.into, "SELECT")?;
+        let mut described = None;
         if kind == SqlKind::SelectInto || kind == SqlKind::Query {
-            let columns = self.host.describe(&text, binds.len()).map_err(|error| {
+            let columns = self.names.describe(&text, binds.len()).map_err(|error| {
                 errors::sql_statement_ignored(self.text, sql.start, sql.start, &error)
             })?;
             if kind == SqlKind::SelectInto && columns.len() != into.len() {
@@ -104,15 +105,15 @@ impl Compiler<'_> {
                     self.text, sql.start, sql.start, &error,
                 ));
             }
+            described = Some(columns);
         }
-        let line = errors::line_column(self.text, sql.start).0 as u32;
         self.statements.push(StaticSql {
             text,
             binds,
             kind,
             into,
-            line,
         });
+        self.described.push(described);
         Ok(self.statements.len() - 1)
     }
 
@@ -202,7 +203,7 @@ impl Compiler<'_> {
             _ => {}
         });
         for table in names.tables.clone() {
-            if let Some(columns) = self.host.columns_of(&table) {
+            if let Some(columns) = self.names.columns_of(&table) {
                 names
                     .columns
                     .extend(columns.into_iter().map(|(name, _)| name));

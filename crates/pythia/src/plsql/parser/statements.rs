@@ -27,24 +27,22 @@ impl UnitParser<'_> {
     pub(super) fn statements(&mut self, until: &[&str]) -> Result<Vec<Statement>> {
         let mut statements = Vec::new();
         loop {
-            if let Some(word) = self.tokens.peek_word() {
-                if until.contains(&word) && !statements.is_empty() {
-                    return Ok(statements);
-                }
-                if until.contains(&word) && self.labels_ahead() == 0 {
-                    // A block or branch holds at least one statement (NULL; when empty).
+            if self
+                .tokens
+                .peek_word()
+                .is_some_and(|word| until.contains(&word))
+            {
+                // A block or branch holds at least one statement (NULL; when empty).
+                if statements.is_empty() {
                     return Err(self.unexpected(STATEMENT_START));
                 }
+                return Ok(statements);
             }
             if self.tokens.at_end() {
                 return Err(self.unexpected(STATEMENT_START));
             }
             statements.push(self.statement()?);
         }
-    }
-
-    fn labels_ahead(&self) -> usize {
-        usize::from(self.tokens.is(&TokenKind::Less))
     }
 
     fn statement(&mut self) -> Result<Statement> {

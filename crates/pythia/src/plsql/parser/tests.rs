@@ -283,3 +283,12 @@ fn mutated_units_never_panic() {
         parse_without_panic(&tokens.join(" "));
     }
 }
+
+#[test]
+fn truncated_units_never_panic() {
+    for text in CORPUS {
+        for (end, _) in text.char_indices() {
+            parse_without_panic(&text[..end]);
+        }
+    }
+}

@@ -23,7 +23,7 @@ use crate::plsql::code::*;
 use crate::plsql::errors::{self, sqlcode};
 use crate::plsql::host::Host;
 use crate::plsql::output::Output;
-use crate::sql::eval::{self, Context, Expr, SequenceAccess};
+use crate::sql::eval::{self, Context, Expr};
 use crate::types::Value;
 
 mod convert;
@@ -149,24 +149,6 @@ struct Machine<'a> {
     cursors: Vec<Option<OpenCursor>>,
 }
 
-/// Sequences are SQL's: a PL/SQL expression reads none.
-struct NoSequences;
-
-impl SequenceAccess for NoSequences {
-    fn next_value(&self, _: &crate::catalog::SequenceDef) -> Result<Value> {
-        Err(Error::internal("a sequence in a PL/SQL expression"))
-    }
-
-    fn current_value(&self, _: &crate::catalog::SequenceDef) -> Result<Value> {
-        Err(Error::internal("a sequence in a PL/SQL expression"))
-    }
-}
-
-/// Whether an error stops the call whatever its handlers say.
-fn is_interrupt(error: &Error) -> bool {
-    matches!(error.code(), 1013 | 40 | 3113)
-}
-
 impl Machine<'_> {
     fn execute(&mut self) -> Result<()> {
         let mut pc = 0;
@@ -188,7 +170,7 @@ impl Machine<'_> {
                     exception.line = self.unit.lines[pc];
                     pc = self.unwind(exception)?;
                 }
-                Err(error) if is_interrupt(&error) => return Err(error),
+                Err(error) if interrupt::is_interrupt(&error) => return Err(error),
                 Err(error) => {
                     let exception = Exception {
                         code: error.code(),
@@ -203,15 +185,7 @@ impl Machine<'_> {
     }
 
     fn evaluate(&self, expr: &Expr) -> Result<Value> {
-        let context = Context {
-            binds: &[],
-            rownum: 0,
-            sequences: &NoSequences,
-            outer: &[],
-            subqueries: None,
-            dictionary: None,
-        };
-        expr.evaluate(&self.slots, &context)
+        expr.evaluate(&self.slots, &Context::standalone())
     }
 
     fn assign(&mut self, slot: usize, value: Value) -> Result<()> {
@@ -481,9 +455,7 @@ impl Machine<'_> {
             SqlKind::SelectInto => 2,
             _ => usize::MAX,
         };
-        let outcome = self
-            .host
-            .execute(&statement.text, &binds, limit, statement.line);
+        let outcome = self.host.execute(&statement.text, &binds, limit);
         let sql = self.unit.sql_cursor;
         let outcome = match outcome {
             Ok(outcome) => outcome,
@@ -531,9 +503,7 @@ impl Machine<'_> {
         let definition = &self.unit.cursors[cursor];
         let statement = &self.unit.statements[definition.statement];
         let binds = self.binds(statement);
-        let outcome = self
-            .host
-            .execute(&statement.text, &binds, usize::MAX, statement.line)?;
+        let outcome = self.host.execute(&statement.text, &binds, usize::MAX)?;
         self.cursors[cursor] = Some(OpenCursor {
             rows: outcome.rows.into(),
             fetched: 0,

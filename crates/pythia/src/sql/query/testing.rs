@@ -5,35 +5,12 @@ use std::sync::Arc;
 
 use super::plan::{QueryPlan, Source, SourceKind};
 use super::resolve::{Scope, ScopeColumn};
-use crate::catalog::SequenceDef;
-use crate::error::Result;
-use crate::sql::eval::{Context, SequenceAccess};
-use crate::types::{Column, DataType, Value};
-
-struct NoSequences;
-
-impl SequenceAccess for NoSequences {
-    fn next_value(&self, _: &SequenceDef) -> Result<Value> {
-        unreachable!("no sequence is read in these tests")
-    }
-
-    fn current_value(&self, _: &SequenceDef) -> Result<Value> {
-        unreachable!("no sequence is read in these tests")
-    }
-}
-
-static NO_SEQUENCES: NoSequences = NoSequences;
+use crate::sql::eval::Context;
+use crate::types::{Column, DataType};
 
 /// A context with no binds, sequences, outer row, subqueries or dictionary.
 pub(super) fn context() -> Context<'static> {
-    Context {
-        binds: &[],
-        rownum: 0,
-        sequences: &NO_SEQUENCES,
-        outer: &[],
-        subqueries: None,
-        dictionary: None,
-    }
+    Context::standalone()
 }
 
 /// A scope of `(qualifier, name, type)` columns, in order.
