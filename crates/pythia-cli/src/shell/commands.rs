@@ -62,6 +62,10 @@ pub enum Show {
     Feedback,
     SqlBlankLines,
     All,
+    /// `SHO[W] ERR[ORS] [{PROCEDURE | FUNCTION | PACKAGE | PACKAGE BODY} [schema.]name]`:
+    /// the errors of the unit named, or of the last one created. The unit: its type and
+    /// name, upper case.
+    Errors(Option<(String, String)>),
 }
 
 /// What `EXIT` (and `WHENEVER ... EXIT`) returns to the operating system.
@@ -368,6 +372,8 @@ fn show(rest: &str) -> Result<Command, String> {
         Show::SqlBlankLines
     } else if option_lower == "all" && value.is_empty() {
         Show::All
+    } else if abbreviates(option_lower, "errors", 3) {
+        Show::Errors(unit_named(value)?)
     } else {
         let beginning: String = rest.chars().take(10).collect();
         return Err(format!(
@@ -375,6 +381,75 @@ fn show(rest: &str) -> Result<Command, String> {
         ));
     };
     Ok(Command::Show(show))
+}
+
+/// SHOW ERRORS' unit: `{PROCEDURE | FUNCTION | PACKAGE [BODY] | TRIGGER | TYPE [BODY]}
+/// [schema.]name`, or nothing.
+fn unit_named(text: &str) -> Result<Option<(String, String)>, String> {
+    let text = strip_semicolon(text.trim());
+    if text.is_empty() {
+        return Ok(None);
+    }
+    let usage = "Usage: SHOW ERRORS [{ FUNCTION | PROCEDURE | PACKAGE | PACKAGE BODY | TRIGGER | VIEW | TYPE | TYPE BODY } [schema.]name]";
+    let upper = text.to_uppercase();
+    let mut words = upper.split_whitespace().peekable();
+    let mut kind = words.next().unwrap_or_default().to_string();
+    if matches!(kind.as_str(), "PACKAGE" | "TYPE") && words.peek() == Some(&"BODY") {
+        words.next();
+        kind.push_str(" BODY");
+    }
+    if !matches!(
+        kind.as_str(),
+        "PROCEDURE"
+            | "FUNCTION"
+            | "PACKAGE"
+            | "PACKAGE BODY"
+            | "TRIGGER"
+            | "VIEW"
+            | "TYPE"
+            | "TYPE BODY"
+    ) {
+        return Err(usage.to_string());
+    }
+    let (Some(name), None) = (words.next(), words.next()) else {
+        return Err(usage.to_string());
+    };
+    let name = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
+    Ok(Some((kind, name.to_string())))
+}
+
+/// The unit a statement creates, as SQL*Plus notes it for SHOW ERRORS: its type and name
+/// (upper case), or None when it creates none.
+pub fn created_unit(text: &str) -> Option<(String, String)> {
+    let upper = text.to_uppercase();
+    let mut words = upper
+        .split(|c: char| c.is_whitespace() || c == '(' || c == ';')
+        .filter(|word| !word.is_empty());
+    if words.next()? != "CREATE" {
+        return None;
+    }
+    let mut word = words.next()?;
+    if word == "OR" {
+        words.next().filter(|next| *next == "REPLACE")?;
+        word = words.next()?;
+    }
+    if matches!(word, "EDITIONABLE" | "NONEDITIONABLE") {
+        word = words.next()?;
+    }
+    let mut kind = word.to_string();
+    if !matches!(
+        word,
+        "PROCEDURE" | "FUNCTION" | "PACKAGE" | "TRIGGER" | "TYPE"
+    ) {
+        return None;
+    }
+    let mut name = words.next()?;
+    if matches!(word, "PACKAGE" | "TYPE") && name == "BODY" {
+        kind.push_str(" BODY");
+        name = words.next()?;
+    }
+    let name = name.rsplit('.').next().unwrap_or(name).trim_matches('"');
+    Some((kind, name.to_string()))
 }
 
 /// `[SUCCESS | FAILURE | WARNING | n | SQL.SQLCODE] [COMMIT | ROLLBACK]`.
@@ -506,6 +581,24 @@ mod tests {
         );
         assert_eq!(parse("show echo"), Ok(Command::Show(Show::Echo)));
         assert_eq!(parse("show all"), Ok(Command::Show(Show::All)));
+        assert_eq!(parse("show errors"), Ok(Command::Show(Show::Errors(None))));
+        assert_eq!(
+            parse("sho err package body system.Pkg;"),
+            Ok(Command::Show(Show::Errors(Some((
+                "PACKAGE BODY".into(),
+                "PKG".into()
+            )))))
+        );
+        assert!(parse("show errors table t").is_err());
+        assert_eq!(
+            created_unit("create or replace package body pkg is"),
+            Some(("PACKAGE BODY".into(), "PKG".into()))
+        );
+        assert_eq!(
+            created_unit("CREATE PROCEDURE system.p(a number) IS"),
+            Some(("PROCEDURE".into(), "P".into()))
+        );
+        assert_eq!(created_unit("create table t (a number)"), None);
         assert!(parse("show sga").unwrap_err().starts_with("SP2-0158"));
     }
 

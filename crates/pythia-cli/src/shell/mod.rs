@@ -133,6 +133,8 @@ pub struct Shell<W: Write> {
     buffer: Option<Statement>,
     /// The ORA number of the last failed statement, for `EXIT SQL.SQLCODE`.
     last_error_code: u32,
+    /// The last stored unit a statement created (type and name): SHOW ERRORS' default.
+    last_unit: Option<(String, String)>,
     /// Directories of the `@` scripts running, innermost last (`@@` is relative to it).
     script_dirs: Vec<PathBuf>,
 }
@@ -164,6 +166,7 @@ impl<W: Write> Shell<W> {
             on_os_error: initial,
             buffer: None,
             last_error_code: 0,
+            last_unit: None,
             script_dirs: Vec::new(),
         }
     }
@@ -336,6 +339,9 @@ impl<W: Write> Shell<W> {
         let started = Instant::now();
         let result = self.session.execute(&statement.text);
         let elapsed = started.elapsed();
+        if let Some(unit) = commands::created_unit(&statement.text) {
+            self.last_unit = Some(unit);
+        }
         // DBMS_OUTPUT's lines come first, as SQL*Plus fetches them right after the call.
         let lines = self.session.take_output();
         if !lines.is_empty() {
@@ -391,6 +397,7 @@ impl<W: Write> Shell<W> {
                 Flow::Continue
             }
             Command::Show(Show::Parameter(filter)) => self.show_parameter(filter.as_deref()),
+            Command::Show(Show::Errors(unit)) => self.show_errors(unit),
             Command::Show(show) => {
                 let text = self.show_settings(&show);
                 self.print(&text);
@@ -450,8 +457,35 @@ impl<W: Write> Shell<W> {
             Show::Feedback => feedback,
             Show::SqlBlankLines => sqlblanklines,
             Show::All => format!("{echo}{feedback}{sqlblanklines}{timing}"),
-            // SHOW PARAMETER runs a query: see show_parameter.
-            Show::Parameter(_) => String::new(),
+            // SHOW PARAMETER and SHOW ERRORS run queries: see show_parameter, show_errors.
+            Show::Parameter(_) | Show::Errors(_) => String::new(),
+        }
+    }
+
+    /// SHOW ERRORS: the errors of the unit named, or of the last one this shell created,
+    /// from user_errors, laid out as SQL*Plus does.
+    fn show_errors(&mut self, unit: Option<(String, String)>) -> Flow {
+        let Some((kind, name)) = unit.or_else(|| self.last_unit.clone()) else {
+            self.print("No errors.\n");
+            return Flow::Continue;
+        };
+        let quote = |text: &str| text.replace('\'', "''");
+        let query = format!(
+            "select line, position, text from user_errors where name = '{}' and type = '{}' \
+             order by line, position, sequence",
+            quote(&name),
+            quote(&kind)
+        );
+        match self.session.execute(&query) {
+            Ok(result) => {
+                self.print(&output::errors_text(&kind, &name, &result.rows));
+                Flow::Continue
+            }
+            Err(error) => {
+                self.last_error_code = error.code();
+                self.print(&format!("ERROR:\n{error}\n\n"));
+                self.sql_error()
+            }
         }
     }
 

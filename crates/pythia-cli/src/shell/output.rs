@@ -286,6 +286,65 @@ fn wrap(text: &str, width: usize) -> Vec<String> {
 
 /// SHOW PARAMETER's layout: NAME (36), TYPE (11), VALUE (30), long values wrapped in their
 /// column. Rows are `name, type, display_value`; no rows print nothing.
+/// SHOW ERRORS' report: `Errors for KIND NAME:` then each error's `LINE/COL` and text
+/// (wrapped at 65 characters, its continuation lines under the text), or `No errors.`.
+pub fn errors_text(kind: &str, name: &str, rows: &[Vec<Value>]) -> String {
+    const TEXT_WIDTH: usize = 65;
+    if rows.is_empty() {
+        return "No errors.\n".to_string();
+    }
+    let mut out = format!(
+        "Errors for {kind} {name}:\n\nLINE/COL ERROR\n{} {}\n",
+        "-".repeat(8),
+        "-".repeat(TEXT_WIDTH)
+    );
+    for row in rows {
+        let line = cell_text(row.first());
+        let position = cell_text(row.get(1));
+        let text = cell_text(row.get(2));
+        let mut lines = text
+            .lines()
+            .flat_map(|line| word_wrap(line, TEXT_WIDTH))
+            .collect::<Vec<_>>()
+            .into_iter();
+        let place = format!("{line}/{position}");
+        out.push_str(&format!(
+            "{place:<8} {}\n",
+            lines.next().unwrap_or_default()
+        ));
+        for rest in lines {
+            let line = format!("{:<8} {}", "", rest);
+            out.push_str(line.trim_end());
+            out.push('\n');
+        }
+    }
+    out
+}
+
+/// `text` cut into lines of at most `width` characters at spaces (SQL*Plus's WORD_WRAPPED),
+/// a word longer than a line cut where it must be.
+fn word_wrap(text: &str, width: usize) -> Vec<String> {
+    let mut lines = Vec::new();
+    let mut line = String::new();
+    for word in text.split(' ') {
+        let needed = line.chars().count() + usize::from(!line.is_empty()) + word.chars().count();
+        if needed > width && !line.is_empty() {
+            lines.push(std::mem::take(&mut line));
+        }
+        if !line.is_empty() {
+            line.push(' ');
+        }
+        line.push_str(word);
+        while line.chars().count() > width {
+            let cut: String = line.chars().take(width).collect();
+            line = line.chars().skip(width).collect();
+            lines.push(cut);
+        }
+    }
+    lines.push(line);
+    lines
+}
+
 pub fn parameters_text(rows: &[Vec<Value>]) -> String {
     const NAME_WIDTH: usize = 36;
     const TYPE_WIDTH: usize = 11;

@@ -81,7 +81,13 @@ impl Catalog {
                 transaction: Some(transactions.begin()?),
             },
         };
-        match work(&mut statement) {
+        let before = self.current();
+        let result = work(&mut statement).and_then(|value| {
+            let changed = super::changed_objects(&before, &statement.dictionary);
+            statement.invalidate_dependents(&changed)?;
+            Ok(value)
+        });
+        match result {
             Ok(value) => {
                 let DdlStatement {
                     dictionary,
@@ -288,8 +294,8 @@ impl Catalog {
 /// TABLE and its keys' indexes, ALTER TABLE ... ADD PRIMARY KEY, DROP TABLE of a list) makes
 /// them all here, so that they commit together or not at all.
 pub struct DdlStatement<'a> {
-    dictionary: Dictionary,
-    context: DdlContext<'a>,
+    pub(super) dictionary: Dictionary,
+    pub(super) context: DdlContext<'a>,
 }
 
 impl DdlStatement<'_> {

@@ -183,6 +183,10 @@ pub struct Dictionary {
     pub views: BTreeMap<String, Arc<ViewDef>>,
     /// Users, by name (`users.rs`): a namespace of their own, as in Oracle.
     pub users: BTreeMap<String, Arc<users::UserDef>>,
+    /// Procedures, functions and packages (`programs.rs`), in the namespace of tables.
+    pub programs: BTreeMap<String, Arc<super::ProgramDef>>,
+    /// Package bodies, by their package's name: a namespace of their own.
+    pub bodies: BTreeMap<String, Arc<super::ProgramDef>>,
 }
 
 impl Dictionary {
@@ -210,6 +214,7 @@ impl Dictionary {
             || self.indexes.contains_key(name)
             || self.sequences.contains_key(name)
             || self.views.contains_key(name)
+            || self.programs.contains_key(name)
     }
 }
 
@@ -255,6 +260,26 @@ pub fn changed_objects(
     }
     differing(&before.views, &after.views, &mut changed);
     differing(&before.sequences, &after.sequences, &mut changed);
+    // A unit changes when its source does (or it comes or goes), not when it is compiled
+    // again or marked INVALID: its callers compiled against the source.
+    for (programs_before, programs_after) in [
+        (&before.programs, &after.programs),
+        (&before.bodies, &after.bodies),
+    ] {
+        for (name, program) in programs_before {
+            match programs_after.get(name) {
+                Some(other) if other.source == program.source && other.kind == program.kind => {}
+                _ => {
+                    changed.insert(name.clone());
+                }
+            }
+        }
+        for name in programs_after.keys() {
+            if !programs_before.contains_key(name) {
+                changed.insert(name.clone());
+            }
+        }
+    }
     changed
 }
 

@@ -132,6 +132,7 @@ impl Catalog {
         let mut index_rows = Vec::new();
         let mut comment_rows = Vec::new();
         let mut user_rows = users::UserRows::default();
+        let mut program_rows = super::programs::ProgramRows::default();
         let mut statistics_rows: BTreeMap<u32, (Vec<RowId>, statistics::StatisticsRows)> =
             BTreeMap::new();
         for (rowid, values) in scan_dictionary(&storage, header)? {
@@ -139,6 +140,9 @@ impl Catalog {
             highest = highest.max(object_id);
             let kind = text(&values, 0)?;
             let Some(values) = user_rows.take(&kind, rowid, values) else {
+                continue;
+            };
+            let Some(values) = program_rows.take(&kind, rowid, values)? else {
                 continue;
             };
             match kind.as_str() {
@@ -223,6 +227,7 @@ impl Catalog {
                 .insert(table.name.clone(), Arc::new(table));
         }
         user_rows.apply(&mut dictionary)?;
+        program_rows.finish(&mut dictionary)?;
         let catalog = Catalog::with(storage, header, dictionary, highest + 1);
         // A database made before users: SYSTEM arrives now, without a password.
         catalog.create_system_user(None)?;

@@ -14,6 +14,7 @@
 //!      ['COMMENT',  table obj#, column name or NULL, comment]
 //!      ['STATS',    table obj#, 'TABLE' | 'COLUMN' | 'INDEX', ...]   optimizer statistics
 //!      ['USER', ...], ['SYSPRIV', ...], ['TABPRIV', ...]     users and privileges (users.rs)
+//!      ['PROGRAM', ...], ['SOURCE', ...]       stored PL/SQL units and their source (programs.rs)
 //!
 //!   Catalog (in memory) ── current() ──> Arc<Dictionary>   immutable; DDL copies, changes,
 //!                                                           writes DICT$, then swaps it in
@@ -96,12 +97,14 @@
 //! dictionary read at open (`Catalog::open`); `table_text.rs` a table's CREATE TABLE text;
 //! `ddl.rs` DDL statements (`Catalog::statement`, `DdlStatement`, `DdlContext`) and the DDL
 //! of tables, indexes, comments, statistics and views; `sequences.rs` sequences, their DDL
-//! and NEXTVAL; `rows.rs` the row and index writes of DML; `statistics.rs` optimizer
+//! and NEXTVAL; `programs.rs` stored PL/SQL units and the invalidation of their dependents;
+//! `rows.rs` the row and index writes of DML; `statistics.rs` optimizer
 //! statistics; `users.rs` users and privileges.
 
 mod ddl;
 mod definitions;
 mod dict_rows;
+pub mod programs;
 pub mod rows;
 mod sequences;
 pub mod statistics;
@@ -126,6 +129,7 @@ pub use definitions::{
     changed_objects, clone_table, CheckConstraint, ColumnDef, Comments, Definition, Dictionary,
     ForeignKey, IndexDef, SequenceDef, TableDef, ViewDef,
 };
+pub use programs::{CompileError, Compiled, ProgramDef};
 pub use table_text::{columns_from_ast, data_type_from_ast, definition_from_ddl, table_ddl};
 
 /// DICT$'s object number.

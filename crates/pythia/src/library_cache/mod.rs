@@ -35,6 +35,7 @@
 
 pub mod cursor;
 pub mod cursor_sharing;
+pub mod objects;
 pub mod pool;
 pub mod session_cache;
 pub mod sql_id;
@@ -109,6 +110,8 @@ pub struct LibraryCache {
     /// Objects marked hot (schema, name, namespace): recorded and shown.
     hot_objects: Latch<BTreeSet<(String, String, u32)>>,
     open_cursors: Latch<BTreeMap<u32, Vec<OpenCursor>>>,
+    /// Compiled stored units (`objects.rs`).
+    objects: Latch<objects::Objects>,
 }
 
 impl LibraryCache {
@@ -123,6 +126,7 @@ impl LibraryCache {
             hot_hashes: Latch::new(LatchName::LibraryCacheLock, HashSet::new()),
             hot_objects: Latch::new(LatchName::LibraryCacheLock, BTreeSet::new()),
             open_cursors: Latch::new(LatchName::LibraryCacheLock, BTreeMap::new()),
+            objects: Latch::new(LatchName::LibraryCacheLock, objects::Objects::default()),
         }
     }
 
@@ -708,6 +712,26 @@ pub fn command_type(statement: &Statement) -> u64 {
         Statement::Comment { .. } => 29,
         Statement::CreateView { .. } => 21,
         Statement::DropView { .. } => 22,
+        Statement::CreateProgram { kind, .. } => match kind {
+            ast::ProgramKind::Procedure => 24,
+            ast::ProgramKind::Function => 91,
+            ast::ProgramKind::Package => 94,
+            ast::ProgramKind::PackageBody => 97,
+        },
+        Statement::AlterCompile { kind, .. } => match kind {
+            ast::ProgramKind::Procedure => 25,
+            ast::ProgramKind::Function => 92,
+            ast::ProgramKind::Package => 95,
+            ast::ProgramKind::PackageBody => 98,
+        },
+        Statement::DropProgram { kind, .. } => match kind {
+            ast::ProgramKind::Procedure => 68,
+            ast::ProgramKind::Function => 93,
+            ast::ProgramKind::Package => 96,
+            ast::ProgramKind::PackageBody => 99,
+        },
+        Statement::Block => 47,
+        Statement::Call(_) => 170,
         Statement::Update { .. } => 6,
         Statement::Delete { .. } => 7,
         Statement::Rename { .. } => 28,

@@ -64,6 +64,11 @@ pub enum Declaration {
         not_null: bool,
         position: usize,
     },
+    /// A local subprogram, or a package's: `PROCEDURE p ...;` (a specification) or with
+    /// `IS ... END;`.
+    Subprogram(Box<Subprogram>),
+    /// `PRAGMA AUTONOMOUS_TRANSACTION;`
+    Autonomous { position: usize },
     /// `CURSOR name [(parameters)] IS query;`
     Cursor {
         name: String,
@@ -82,12 +87,73 @@ pub struct Field {
     pub default: Option<Expr>,
 }
 
-/// A cursor's (and later a subprogram's) parameter: `name [IN] type [:= default]`.
+/// A cursor's or a subprogram's parameter: `name [IN | OUT | IN OUT] [NOCOPY] type
+/// [:= | DEFAULT default]` (a cursor's are IN).
 #[derive(Debug, Clone, PartialEq)]
 pub struct Parameter {
     pub name: String,
+    pub mode: Mode,
     pub type_name: TypeName,
     pub default: Option<Expr>,
+}
+
+/// How a parameter passes its value.
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash)]
+pub enum Mode {
+    In,
+    Out,
+    InOut,
+}
+
+impl Mode {
+    /// `dba_arguments.in_out`'s spelling.
+    pub const fn name(self) -> &'static str {
+        match self {
+            Mode::In => "IN",
+            Mode::Out => "OUT",
+            Mode::InOut => "IN/OUT",
+        }
+    }
+}
+
+/// A procedure or function: stored on its own, in a package, or local to a block.
+#[derive(Debug, Clone, PartialEq)]
+pub struct Subprogram {
+    pub name: String,
+    pub parameters: Vec<Parameter>,
+    /// A function's RETURN type; None for a procedure.
+    pub returns: Option<TypeName>,
+    pub deterministic: bool,
+    /// `AUTHID CURRENT_USER` (else DEFINER).
+    pub current_user: bool,
+    /// Its declarations and body; None for a specification (a package's, a forward one).
+    pub body: Option<Block>,
+    pub position: usize,
+}
+
+/// A stored unit's source, parsed.
+#[derive(Debug, Clone, PartialEq)]
+pub enum Program {
+    /// `PROCEDURE [schema.]name ... IS ... END;`, `FUNCTION ... RETURN type IS ... END;`.
+    Subprogram {
+        schema: Option<String>,
+        subprogram: Subprogram,
+    },
+    /// `PACKAGE [schema.]name [AUTHID ...] IS declarations END [name];`
+    Package {
+        schema: Option<String>,
+        name: String,
+        current_user: bool,
+        declarations: Vec<Declaration>,
+    },
+    /// `PACKAGE BODY [schema.]name IS declarations [BEGIN statements [EXCEPTION ...]] END;`
+    PackageBody {
+        schema: Option<String>,
+        name: String,
+        declarations: Vec<Declaration>,
+        /// The initialisation section, run once per session at first use.
+        initialisation: Option<Block>,
+    },
 }
 
 /// `WHEN e1 [OR e2 ...] THEN statements`; `OTHERS` is the name `OTHERS`.

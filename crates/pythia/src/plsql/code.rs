@@ -9,7 +9,10 @@
 //! expression without tables is evaluated with no executor at all, as PL/pgSQL's simple
 //! expressions are.
 
-use crate::sql::eval::Expr;
+use std::sync::Arc;
+
+use crate::plsql::ast::Mode;
+use crate::sql::eval::{Expr, RoutineCall};
 use crate::types::DataType;
 
 /// A compiled unit.
@@ -36,6 +39,20 @@ pub struct Unit {
     /// SQLCODE's and SQLERRM's slots.
     pub sqlcode_slot: usize,
     pub sqlerrm_slot: usize,
+    /// A subprogram's parameters, in order (none for an anonymous block).
+    pub parameters: Vec<UnitParameter>,
+    /// A function's result: the slot RETURN assigns.
+    pub return_slot: Option<usize>,
+}
+
+/// A subprogram's parameter: its slot, how it passes, and its default (evaluated in the
+/// subprogram's frame when the call leaves it out).
+#[derive(Debug, Clone)]
+pub struct UnitParameter {
+    pub name: String,
+    pub slot: usize,
+    pub mode: Mode,
+    pub default: Option<Expr>,
 }
 
 /// What a slot holds and how an assignment converts into it.
@@ -230,6 +247,14 @@ pub enum Instruction {
         name: String,
         arguments: Vec<Expr>,
         named: Vec<(String, Expr)>,
+    },
+    /// A stored subprogram called as a procedure: each argument's value (None: the
+    /// parameter's default, or an OUT parameter), then each OUT and IN OUT parameter's
+    /// value assigned to its slot here (`outs`: parameter index, slot).
+    Call {
+        routine: Arc<RoutineCall>,
+        arguments: Vec<Option<Expr>>,
+        outs: Vec<(usize, usize)>,
     },
     Return,
 }

@@ -19,12 +19,23 @@ pub fn sql_statement_ignored(
     statement: usize,
     error: &Error,
 ) -> Error {
+    statement_ignored(text, position, statement, &format!("PL/SQL: {error}"))
+}
+
+/// A statement that does not compile: `message` at `position`, then `PL/SQL: Statement
+/// ignored` at the statement's start (`SQL Statement ignored` for static SQL).
+pub fn statement_ignored(text: &str, position: usize, statement: usize, message: &str) -> Error {
     let (line, column) = line_column(text, statement);
-    let first = compilation(text, position, &format!("PL/SQL: {error}"));
+    let first = compilation(text, position, message);
+    let ignored = if message.starts_with("PL/SQL: ORA-") {
+        "PL/SQL: SQL Statement ignored"
+    } else {
+        "PL/SQL: Statement ignored"
+    };
     Error::new(
         6550,
         format!(
-            "{}\nORA-06550: line {line}, column {column}:\nPL/SQL: SQL Statement ignored",
+            "{}\nORA-06550: line {line}, column {column}:\n{ignored}",
             first.message()
         ),
     )
@@ -106,6 +117,7 @@ pub fn standard_message(code: u32) -> String {
         6500 => "PL/SQL: storage error",
         6501 => "PL/SQL: program error",
         6502 => "PL/SQL: numeric or value error",
+        6503 => "PL/SQL: Function returned without value",
         6504 => "PL/SQL: Return types of Result Set variables or query do not match",
         6511 => "PL/SQL: cursor already open",
         6530 => "Reference to uninitialized composite",
@@ -126,6 +138,27 @@ pub fn value_error(detail: &str) -> Error {
     } else {
         Error::new(6502, format!("PL/SQL: numeric or value error: {detail}"))
     }
+}
+
+/// A compilation error's parts: each `line L, column C:` and the text after it, as
+/// `user_errors` lists them (a static SQL error is two: its ORA- and `SQL Statement
+/// ignored`). An error that is not ORA-06550 is one entry at line 1, column 1.
+pub fn compilation_parts(error: &Error) -> Vec<(u32, u32, String)> {
+    if error.code() != 6550 {
+        return vec![(1, 1, error.to_string())];
+    }
+    error
+        .message()
+        .split("\nORA-06550: ")
+        .map(|part| {
+            let parsed = part.strip_prefix("line ").and_then(|rest| {
+                let (line, rest) = rest.split_once(", column ")?;
+                let (column, text) = rest.split_once(":\n")?;
+                Some((line.parse().ok()?, column.parse().ok()?, text.to_string()))
+            });
+            parsed.unwrap_or_else(|| (1, 1, part.to_string()))
+        })
+        .collect()
 }
 
 #[cfg(test)]
@@ -153,5 +186,31 @@ mod tests {
         assert_eq!(sqlcode(1476), -1476);
         assert_eq!(predefined("ZERO_DIVIDE"), Some(1476));
         assert_eq!(predefined("NOPE"), None);
+    }
+
+    #[test]
+    fn compilation_parts_are_each_line_and_column() {
+        let text = "begin\n  select x into y from nowhere;\nend;";
+        let error = sql_statement_ignored(
+            text,
+            22,
+            8,
+            &Error::new(942, "table or view does not exist"),
+        );
+        assert_eq!(
+            compilation_parts(&error),
+            vec![
+                (
+                    2,
+                    17,
+                    "PL/SQL: ORA-00942: table or view does not exist".to_string()
+                ),
+                (2, 3, "PL/SQL: SQL Statement ignored".to_string()),
+            ]
+        );
+        assert_eq!(
+            compilation_parts(&Error::new(1403, "no data found")),
+            vec![(1, 1, "ORA-01403: no data found".to_string())]
+        );
     }
 }

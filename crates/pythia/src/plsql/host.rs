@@ -4,6 +4,9 @@
 //! (`session/plsql.rs`); nothing else of the session is visible here.
 
 use crate::error::Result;
+use crate::plsql::ast::Mode;
+use crate::plsql::runtime::SessionState;
+use crate::sql::eval::RoutineCall;
 use crate::types::{DataType, Value};
 
 /// A result column as the compiler sees it: its name and, where known, its type.
@@ -16,6 +19,60 @@ pub struct SqlOutcome {
     pub rows: Vec<Vec<Value>>,
     /// Rows inserted, updated or deleted; rows returned by a query.
     pub rows_affected: u64,
+}
+
+/// A stored subprogram as its callers compile against it: its name, its parameters and
+/// whether it returns a value.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct Signature {
+    /// `SYSTEM.P` (`SYSTEM.PKG.P` for a package's).
+    pub name: String,
+    pub object_id: u32,
+    pub parameters: Vec<ParameterSignature>,
+    pub function: bool,
+}
+
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct ParameterSignature {
+    pub name: String,
+    pub mode: Mode,
+    pub has_default: bool,
+}
+
+impl Signature {
+    /// How a subprogram's callers see it; `name` qualified (`SYSTEM.P`).
+    pub fn of(subprogram: &crate::plsql::ast::Subprogram, name: &str, object_id: u32) -> Signature {
+        Signature {
+            name: name.to_string(),
+            object_id,
+            parameters: subprogram
+                .parameters
+                .iter()
+                .map(|parameter| ParameterSignature {
+                    name: parameter.name.clone(),
+                    mode: parameter.mode,
+                    has_default: parameter.default.is_some(),
+                })
+                .collect(),
+            function: subprogram.returns.is_some(),
+        }
+    }
+
+    /// How an expression names it (`sql::eval::Expr::Routine`).
+    pub fn routine_call(&self) -> RoutineCall {
+        RoutineCall {
+            name: self.name.clone(),
+            object_id: self.object_id,
+        }
+    }
+}
+
+/// What a call of a stored subprogram gave back: each parameter's value at the end (the
+/// caller keeps the OUT and IN OUT ones) and a function's result.
+#[derive(Debug, Default)]
+pub struct Called {
+    pub parameters: Vec<Value>,
+    pub value: Option<Value>,
 }
 
 /// What the compiler reads: the names static SQL and declarations may use. Compiling runs
@@ -31,6 +88,10 @@ pub trait Names {
     /// Whether the session runs a procedure named `name` (`DBMS_STATS.GATHER_TABLE_STATS`):
     /// ORA-06550 with PLS-00201 or PLS-00302 when not.
     fn resolve_procedure(&self, name: &str) -> Result<()>;
+
+    /// The stored procedure or function `name` names (`P`, `SCHEMA.P`, `PKG.P`), or None
+    /// when it names none; an error when it names one that does not compile (PLS-00905).
+    fn routine(&self, name: &[String]) -> Result<Option<Signature>>;
 }
 
 /// What the interpreter asks: statements and procedures run.
@@ -47,4 +108,13 @@ pub trait Host {
         arguments: &[Value],
         named: &[(String, Value)],
     ) -> Result<()>;
+
+    /// Calls a stored subprogram with a value or None (its default; an OUT parameter) for
+    /// each parameter; `state` is the session's PL/SQL state the caller runs with.
+    fn call_routine(
+        &mut self,
+        routine: &RoutineCall,
+        arguments: Vec<Option<Value>>,
+        state: &mut SessionState,
+    ) -> Result<Called>;
 }

@@ -497,6 +497,17 @@ impl Session {
                 catalog.drop_view(&name.name)?;
                 Ok(StatementResult::done("View dropped."))
             }
+            Statement::CreateProgram {
+                kind,
+                name,
+                or_replace,
+                source_start,
+            } => {
+                let source = text.get(*source_start..).unwrap_or_default().trim_end();
+                self.create_program(*kind, name, *or_replace, source)
+            }
+            Statement::DropProgram { kind, name } => self.drop_program(*kind, name),
+            Statement::AlterCompile { kind, name } => self.alter_compile(*kind, name),
             Statement::CreateUser { .. }
             | Statement::AlterUser { .. }
             | Statement::DropUser { .. }

@@ -62,6 +62,7 @@ mod explain;
 mod logon;
 mod parse;
 mod plsql;
+mod programs;
 mod results;
 mod select;
 mod settings;
@@ -145,6 +146,10 @@ pub struct Session {
     plsql: crate::plsql::SessionState,
     /// How deep recursive SQL (PL/SQL's static SQL) nests now.
     recursive_depth: usize,
+    /// How deep calls of stored subprograms nest now.
+    plsql_depth: usize,
+    /// The stored units being compiled again now, innermost last (`programs.rs`).
+    compiling: std::cell::RefCell<Vec<String>>,
 }
 
 /// ORA-00979 (not a GROUP BY expression) and ORA-00937 (not a single-group group function):
@@ -199,6 +204,8 @@ impl Session {
             client_settings: ClientSettings::default(),
             plsql: crate::plsql::SessionState::default(),
             recursive_depth: 0,
+            plsql_depth: 0,
+            compiling: std::cell::RefCell::new(Vec::new()),
         })
     }
 
@@ -498,7 +505,8 @@ impl Session {
                     | Statement::Update { .. }
                     | Statement::Delete { .. }
                     | Statement::Block
-            ) {
+            ) && !matches!(statement, Statement::Call(call) if self.calls_stored(&call.name))
+            {
                 // Statements that keep no plan: the child is built as it is found.
                 let dictionary = self.instance.catalog().current();
                 self.publish(pin, text, &dictionary, None, self.unplanned(), Some(0))?;
@@ -605,6 +613,9 @@ impl Session {
                 statement,
             } => self.explain(statement_id.as_deref(), statement, binds),
             Statement::Block => self.block(text, binds, pin),
+            Statement::Call(call) if self.calls_stored(&call.name) => {
+                self.stored_call(text, binds, pin)
+            }
             other => {
                 // DDL commits what is open, as in Oracle, and always WAIT IMMEDIATE.
                 self.commit(None)?;

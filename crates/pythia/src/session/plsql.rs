@@ -31,6 +31,42 @@ impl Session {
         binds: &[Value],
         pin: &mut CursorPin,
     ) -> Result<StatementResult> {
+        self.run_block(text, text, binds, pin)?;
+        Ok(StatementResult::done(
+            "PL/SQL procedure successfully completed.",
+        ))
+    }
+
+    /// A top-level `CALL p(...)` of a stored subprogram: run as the block `BEGIN p(...);
+    /// END;` is, its unit kept in the CALL's own cursor (whose text CURSOR_SHARING = FORCE
+    /// may have given binds).
+    pub(super) fn stored_call(
+        &mut self,
+        text: &str,
+        binds: &[Value],
+        pin: &mut CursorPin,
+    ) -> Result<StatementResult> {
+        let trimmed = text.trim_start();
+        let call = trimmed
+            .get(..4)
+            .filter(|word| word.eq_ignore_ascii_case("CALL"))
+            .map_or(trimmed, |_| &trimmed[4..]);
+        let call = call.trim_end().trim_end_matches(';');
+        let block = format!("BEGIN {call}; END;");
+        self.run_block(text, &block, binds, pin)?;
+        Ok(StatementResult::done("Call completed."))
+    }
+
+    /// Runs the block `source` for the cursor of `text`: its compiled unit (compiled now on
+    /// the child's first execution, or when DDL invalidated it), with `binds` for its host
+    /// binds.
+    fn run_block(
+        &mut self,
+        text: &str,
+        source: &str,
+        binds: &[Value],
+        pin: &mut CursorPin,
+    ) -> Result<()> {
         let (dictionary, valid) = self
             .instance
             .catalog()
@@ -38,15 +74,12 @@ impl Session {
         let unit = self.plan_of(
             pin,
             (text, &dictionary, valid),
-            || self.compile_block(text),
+            || self.compile_block(source),
             |_| (true, self.unplanned()),
         )?;
         let mut binds = binds.to_vec();
         binds.resize(unit.bind_slots.len(), Value::Null);
-        self.run_unit(&unit, &mut binds)?;
-        Ok(StatementResult::done(
-            "PL/SQL procedure successfully completed.",
-        ))
+        self.run_unit(&unit, &mut binds)
     }
 
     fn compile_block(&self, text: &str) -> Result<Unit> {
@@ -135,11 +168,15 @@ impl Names for Session {
     fn resolve_procedure(&self, name: &str) -> Result<()> {
         procedures::check_procedure(name)
     }
+
+    fn routine(&self, name: &[String]) -> Result<Option<plsql::host::Signature>> {
+        self.routine_signature(name)
+    }
 }
 
 /// The session as PL/SQL's host: what the interpreter runs.
-struct SessionHost<'a> {
-    session: &'a mut Session,
+pub(super) struct SessionHost<'a> {
+    pub(super) session: &'a mut Session,
 }
 
 impl Host for SessionHost<'_> {
@@ -172,5 +209,14 @@ impl Host for SessionHost<'_> {
         let _call = instrumentation::user_call();
         self.session
             .run_procedure(name, arguments.to_vec(), named.to_vec())
+    }
+
+    fn call_routine(
+        &mut self,
+        routine: &crate::sql::eval::RoutineCall,
+        arguments: Vec<Option<Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called> {
+        self.session.call_stored(&routine.name, arguments, state)
     }
 }

@@ -76,6 +76,22 @@ pub enum Expr {
     /// as argument `k` (`Context::outer[k]`).
     Outer(usize),
     Subquery(Box<Subquery>),
+    /// A stored PL/SQL function, run by the context's [`RoutineRunner`] with its arguments'
+    /// values (the ones left out take the function's defaults).
+    Routine(Arc<RoutineCall>, Vec<Expr>),
+}
+
+/// A stored function as an expression calls it: its name as the dictionary knows it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct RoutineCall {
+    /// `SYSTEM.F`, or `SYSTEM.PKG.F` for a package's.
+    pub name: String,
+    pub object_id: u32,
+}
+
+/// Runs the stored functions an expression calls (the session, through PL/SQL).
+pub trait RoutineRunner {
+    fn call_function(&self, routine: &RoutineCall, arguments: Vec<Value>) -> Result<Value>;
 }
 
 /// A correlated subquery: its plan, the outer row's values it reads, and how its rows
@@ -255,6 +271,8 @@ pub struct Context<'a> {
     /// The dictionary version the statement reads, for the catalog functions; None where
     /// there is no statement (they are NULL there).
     pub dictionary: Option<&'a crate::catalog::Dictionary>,
+    /// Runs stored functions; None where none can run (ORA-06571).
+    pub routines: Option<&'a dyn RoutineRunner>,
 }
 
 /// Sequences where no statement is around to read them: an expression compiled there holds
@@ -284,6 +302,7 @@ impl Context<'static> {
             outer: &[],
             subqueries: None,
             dictionary: None,
+            routines: None,
         }
     }
 }
@@ -600,6 +619,22 @@ impl Expr {
                 .cloned()
                 .ok_or_else(|| Error::internal("an outer reference with no outer row")),
             Expr::Subquery(subquery) => subquery.evaluate(row, context),
+            Expr::Routine(routine, arguments) => {
+                let runner = context.routines.ok_or_else(|| {
+                    Error::new(
+                        6571,
+                        format!(
+                            "Function {} does not guarantee not to update database",
+                            routine.name
+                        ),
+                    )
+                })?;
+                let values = arguments
+                    .iter()
+                    .map(|argument| argument.evaluate(row, context))
+                    .collect::<Result<Vec<_>>>()?;
+                runner.call_function(routine, values)
+            }
         }
     }
 
@@ -637,7 +672,8 @@ impl Expr {
             | Expr::CurrentValue(_)
             | Expr::Rownum
             | Expr::Outer(_)
-            | Expr::Subquery(_) => false,
+            | Expr::Subquery(_)
+            | Expr::Routine(..) => false,
             Expr::Function(function, arguments) => {
                 !matches!(function, Function::Sysdate | Function::Systimestamp)
                     && arguments.iter().all(Expr::is_constant)
@@ -683,7 +719,9 @@ impl Expr {
     /// or a correlated subquery.
     pub fn touches_blocks(&self) -> bool {
         match self {
-            Expr::NextValue(_) | Expr::CurrentValue(_) | Expr::Subquery(_) => true,
+            Expr::NextValue(_) | Expr::CurrentValue(_) | Expr::Subquery(_) | Expr::Routine(..) => {
+                true
+            }
             _ => {
                 let mut touches = false;
                 self.visit_children(&mut |child| touches |= child.touches_blocks());
@@ -767,7 +805,9 @@ impl Expr {
                     visit(result);
                 }
             }
-            Expr::Function(_, arguments) => arguments.iter().for_each(visit),
+            Expr::Function(_, arguments) | Expr::Routine(_, arguments) => {
+                arguments.iter().for_each(visit)
+            }
         }
     }
 }

@@ -184,6 +184,26 @@ pub enum Statement {
     DropView {
         name: ObjectName,
     },
+    /// `CREATE [OR REPLACE] [EDITIONABLE | NONEDITIONABLE] PROCEDURE | FUNCTION | PACKAGE
+    /// [BODY] name ...`: the unit's source is the text from `source_start` (its kind's
+    /// keyword) to the end, which the PL/SQL layer parses and compiles.
+    CreateProgram {
+        kind: ProgramKind,
+        name: ObjectName,
+        or_replace: bool,
+        source_start: usize,
+    },
+    /// `DROP PROCEDURE | FUNCTION | PACKAGE [BODY] name`.
+    DropProgram {
+        kind: ProgramKind,
+        name: ObjectName,
+    },
+    /// `ALTER PROCEDURE | FUNCTION | PACKAGE name COMPILE [PACKAGE | SPECIFICATION | BODY]
+    /// [REUSE SETTINGS]`: `kind` is the unit compiled (PACKAGE BODY for `COMPILE BODY`).
+    AlterCompile {
+        kind: ProgramKind,
+        name: ObjectName,
+    },
     /// `CREATE USER name {IDENTIFIED BY password | NO AUTHENTICATION} [ACCOUNT LOCK|UNLOCK]`
     /// (Oracle's DEFAULT TABLESPACE, TEMPORARY TABLESPACE and QUOTA clauses are read and not
     /// kept: there are no tablespaces here).
@@ -310,6 +330,47 @@ pub struct ProcedureCall {
     pub name: String,
     pub args: Vec<Expr>,
     pub named: Vec<(String, Expr)>,
+}
+
+/// The kinds of stored PL/SQL unit (`dba_objects.object_type`).
+#[derive(Debug, Clone, Copy, PartialEq, Eq, Hash, PartialOrd, Ord)]
+pub enum ProgramKind {
+    Procedure,
+    Function,
+    Package,
+    PackageBody,
+}
+
+impl ProgramKind {
+    /// The name `dba_objects.object_type` and `dba_source.type` give it.
+    pub const fn name(self) -> &'static str {
+        match self {
+            ProgramKind::Procedure => "PROCEDURE",
+            ProgramKind::Function => "FUNCTION",
+            ProgramKind::Package => "PACKAGE",
+            ProgramKind::PackageBody => "PACKAGE BODY",
+        }
+    }
+
+    /// SQL*Plus's word for it in feedback ("Procedure created.", "Package body created.").
+    pub const fn feedback_name(self) -> &'static str {
+        match self {
+            ProgramKind::Procedure => "Procedure",
+            ProgramKind::Function => "Function",
+            ProgramKind::Package => "Package",
+            ProgramKind::PackageBody => "Package body",
+        }
+    }
+
+    pub fn from_name(name: &str) -> Option<ProgramKind> {
+        Some(match name {
+            "PROCEDURE" => ProgramKind::Procedure,
+            "FUNCTION" => ProgramKind::Function,
+            "PACKAGE" => ProgramKind::Package,
+            "PACKAGE BODY" => ProgramKind::PackageBody,
+            _ => return None,
+        })
+    }
 }
 
 /// Where an INSERT's rows come from.
@@ -1217,6 +1278,9 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
         | Statement::AlterSequence { .. }
         | Statement::DropSequence { .. }
         | Statement::DropView { .. }
+        | Statement::CreateProgram { .. }
+        | Statement::DropProgram { .. }
+        | Statement::AlterCompile { .. }
         | Statement::Rename { .. }
         | Statement::Comment { .. }
         | Statement::Commit { .. }

@@ -706,46 +706,77 @@ fn dba_views(context: &ViewContext) -> Result<RowSet> {
     ))
 }
 
-/// DBA_OBJECTS.
+/// DBA_OBJECTS: tables, indexes, sequences, views and stored PL/SQL units, with their
+/// STATUS (a unit that did not compile, or was invalidated by a DDL on what it names, is
+/// INVALID) and, where the dictionary keeps them, CREATED and LAST_DDL_TIME.
 fn dba_objects(context: &ViewContext) -> Result<RowSet> {
     let dictionary = context.dictionary;
-    Ok({
-        let mut rows = Vec::new();
-        let object = |name: &str, id: u32, kind: &str| {
-            vec![
-                Value::text(OWNER),
-                Value::text(name),
-                Value::integer(id as i64),
-                Value::integer(id as i64),
-                Value::text(kind),
-                Value::text("VALID"),
-            ]
-        };
-        for table in dictionary.tables.values() {
-            rows.push(object(&table.name, table.object_id, "TABLE"));
-        }
-        for index in dictionary.indexes.values() {
-            rows.push(object(&index.name, index.object_id, "INDEX"));
-        }
-        for sequence in dictionary.sequences.values() {
-            rows.push(object(&sequence.name, sequence.object_id, "SEQUENCE"));
-        }
-        for view in dictionary.views.values() {
-            rows.push(object(&view.name, view.object_id, "VIEW"));
-        }
-        rows.sort_by_key(|row| row[2].as_decimal().unwrap_or_default());
-        rowset(
-            &[
-                ("OWNER", text()),
-                ("OBJECT_NAME", text()),
-                ("OBJECT_ID", number()),
-                ("DATA_OBJECT_ID", number()),
-                ("OBJECT_TYPE", text()),
-                ("STATUS", text()),
-            ],
-            rows,
-        )
-    })
+    let mut rows = Vec::new();
+    let object = |name: &str, id: u32, kind: &str, times: Option<(i64, i64)>, valid: bool| {
+        vec![
+            Value::text(OWNER),
+            Value::text(name),
+            Value::integer(id as i64),
+            if matches!(kind, "TABLE" | "INDEX") {
+                Value::integer(id as i64)
+            } else {
+                Value::Null
+            },
+            Value::text(kind),
+            times.map_or(Value::Null, |(created, _)| Value::Date(created)),
+            times.map_or(Value::Null, |(_, last_ddl)| Value::Date(last_ddl)),
+            Value::text(if valid { "VALID" } else { "INVALID" }),
+        ]
+    };
+    for table in dictionary.tables.values() {
+        let times = Some((table.created, table.created));
+        rows.push(object(&table.name, table.object_id, "TABLE", times, true));
+    }
+    for index in dictionary.indexes.values() {
+        rows.push(object(&index.name, index.object_id, "INDEX", None, true));
+    }
+    for sequence in dictionary.sequences.values() {
+        rows.push(object(
+            &sequence.name,
+            sequence.object_id,
+            "SEQUENCE",
+            None,
+            true,
+        ));
+    }
+    for view in dictionary.views.values() {
+        let times = Some((view.created, view.created));
+        rows.push(object(&view.name, view.object_id, "VIEW", times, true));
+    }
+    for program in dictionary
+        .programs
+        .values()
+        .chain(dictionary.bodies.values())
+    {
+        let times = Some((program.created, program.last_ddl));
+        let kind = program.kind.name();
+        rows.push(object(
+            &program.name,
+            program.object_id,
+            kind,
+            times,
+            program.valid,
+        ));
+    }
+    rows.sort_by_key(|row| row[2].as_decimal().unwrap_or_default());
+    Ok(rowset(
+        &[
+            ("OWNER", text()),
+            ("OBJECT_NAME", text()),
+            ("OBJECT_ID", number()),
+            ("DATA_OBJECT_ID", number()),
+            ("OBJECT_TYPE", text()),
+            ("CREATED", Some(DataType::Date)),
+            ("LAST_DDL_TIME", Some(DataType::Date)),
+            ("STATUS", text()),
+        ],
+        rows,
+    ))
 }
 
 fn big(value: i128) -> Value {

@@ -697,7 +697,47 @@ fn db_object_cache_rows(context: &ViewContext) -> Vec<Vec<Value>> {
             text("VALID"),
         ]);
     }
-    for (schema, name, namespace) in library_cache.hot_objects() {
+    let hot = library_cache.hot_objects();
+    let is_hot = |owner: &str, name: &str, namespace: Namespace| {
+        hot.iter().any(|(schema, object, space)| {
+            schema == owner && object == name && *space as usize == namespace.index()
+        })
+    };
+    // Compiled stored units (`library_cache::objects`).
+    for object in library_cache.cached_objects() {
+        rows.push(vec![
+            text(&object.owner),
+            text(&object.name),
+            Value::Null,
+            text(object.namespace.name()),
+            text(object.object_type),
+            number(object.sharable_bytes),
+            number(object.loads),
+            number(counter(&object.executions)),
+            number(0),
+            number(0),
+            text("NO"),
+            Value::Null,
+            number(0),
+            Value::Null,
+            Value::Null,
+            if is_hot(&object.owner, &object.name, object.namespace) {
+                text("HOT")
+            } else {
+                Value::Null
+            },
+            text("VALID"),
+        ]);
+    }
+    let cached = library_cache.cached_objects();
+    for (schema, name, namespace) in hot {
+        if cached.iter().any(|object| {
+            object.owner == schema
+                && object.name == name
+                && object.namespace.index() == namespace as usize
+        }) {
+            continue;
+        }
         let namespace_name = Namespace::ALL
             .get(namespace as usize)
             .map_or("TABLE/PROCEDURE", |namespace| namespace.name());

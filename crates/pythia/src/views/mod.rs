@@ -86,6 +86,7 @@ mod events;
 mod latches;
 mod library_cache;
 pub mod pg_catalog;
+mod programs;
 mod redo;
 mod registry;
 mod sessions;

@@ -6,7 +6,7 @@
 //!   Fixed       statistics, events, sessions, latches, v$..., x$... (the instance's memory;
 //!               library_cache, buffer_cache, redo,     v$fixed_table lists them)
 //!               this file
-//!   Dictionary  dictionary, users                      DUAL, dba_... (with user_ and all_
+//!   Dictionary  dictionary, programs, users            DUAL, dba_... (with user_ and all_
 //!                                                      twins where the dba_ view has them)
 //!   PgCatalog   pg_catalog                             pg_class, pg_attribute, ... (PostgreSQL
 //!                                                      clients' catalogs, over the dictionary)
@@ -20,7 +20,7 @@
 
 use super::table::{self, varchar2, Columns};
 use super::{
-    buffer_cache, dictionary, events, latches, library_cache, pg_catalog, redo, sessions,
+    buffer_cache, dictionary, events, latches, library_cache, pg_catalog, programs, redo, sessions,
     statistics, users, FixedTable, ViewContext,
 };
 use crate::error::Result;
@@ -91,6 +91,7 @@ const GROUPS: &[&[View]] = &[
     redo::VIEWS,
     VIEWS,
     dictionary::VIEWS,
+    programs::VIEWS,
     users::VIEWS,
     pg_catalog::VIEWS,
 ];

@@ -133,7 +133,10 @@ impl Compiler<'_> {
             None => match parts {
                 [name] if name == "SQLCODE" => Ok(Expr::Column(self.sqlcode_slot)),
                 [name] if name == "SQLERRM" => Ok(Expr::Column(self.sqlerrm_slot)),
-                _ => Err(self.undeclared(position, parts)),
+                _ => match self.stored_routine(parts, position)? {
+                    Some(routine) => self.function_call(routine, &[], position),
+                    None => Err(self.undeclared(position, parts)),
+                },
             },
         }
     }
@@ -144,6 +147,12 @@ impl Compiler<'_> {
         }
         if SQL_ONLY.contains(&name) {
             return Err(self.sql_only(position, name));
+        }
+        if Function::resolve(name, args.len()).is_err() {
+            let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+            if let Some(routine) = self.stored_routine(&parts, position)? {
+                return self.function_call(routine, args, position);
+            }
         }
         let function = Function::resolve(name, args.len()).map_err(|error| match error.code() {
             938 | 939 => self.error(

@@ -23,8 +23,10 @@ mod expression;
 mod scope;
 mod statements;
 mod static_sql;
+mod subprograms;
 
 use scope::Scopes;
+pub use subprograms::compile_subprogram;
 
 /// The most slots a unit's frame has (variables, record fields, cursor attributes).
 pub const SLOTS_MAX: usize = 65_536;
@@ -99,6 +101,10 @@ pub(super) struct Compiler<'a> {
     sql_cursor: CursorSlots,
     sqlcode_slot: usize,
     sqlerrm_slot: usize,
+    parameters: Vec<UnitParameter>,
+    return_slot: Option<usize>,
+    /// The subprogram being compiled, which its own body may call.
+    own: Option<std::sync::Arc<crate::plsql::host::Signature>>,
 }
 
 impl<'a> Compiler<'a> {
@@ -131,6 +137,9 @@ impl<'a> Compiler<'a> {
             },
             sqlcode_slot: 0,
             sqlerrm_slot: 0,
+            parameters: Vec::new(),
+            return_slot: None,
+            own: None,
         };
         compiler.sql_cursor = compiler.cursor_slots("SQL");
         compiler.sqlcode_slot = compiler.hidden_slot("SQLCODE");
@@ -158,6 +167,8 @@ impl<'a> Compiler<'a> {
             sql_cursor: self.sql_cursor,
             sqlcode_slot: self.sqlcode_slot,
             sqlerrm_slot: self.sqlerrm_slot,
+            parameters: self.parameters,
+            return_slot: self.return_slot,
         })
     }
 

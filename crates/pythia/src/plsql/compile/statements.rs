@@ -130,6 +130,14 @@ impl Compiler<'_> {
                 };
                 self.declare(name, Symbol::Type(member), *position)
             }
+            Declaration::Subprogram(subprogram) => Err(self.error(
+                subprogram.position,
+                "PLS-00999: implementation restriction (may be temporary) local subprograms are not supported yet",
+            )),
+            Declaration::Autonomous { position } => Err(self.error(
+                *position,
+                "PLS-00999: implementation restriction (may be temporary) PRAGMA AUTONOMOUS_TRANSACTION is not supported yet",
+            )),
             Declaration::Cursor {
                 name,
                 parameters,
@@ -172,7 +180,7 @@ impl Compiler<'_> {
     }
 
     /// A declaration's type, resolved.
-    fn resolve_type(&mut self, type_name: &TypeName, position: usize) -> Result<Member> {
+    pub(super) fn resolve_type(&mut self, type_name: &TypeName, position: usize) -> Result<Member> {
         let scalar = |kind| Member::Scalar {
             kind,
             not_null: false,
@@ -451,11 +459,24 @@ impl Compiler<'_> {
             }
             StatementKind::Null => Ok(()),
             StatementKind::Return(value) => {
-                if value.is_some() {
-                    return Err(self.error(
-                        position,
-                        "PLS-00372: In a procedure, RETURN statement cannot contain an expression",
-                    ));
+                match (value, self.return_slot) {
+                    (Some(_), None) => {
+                        return Err(self.error(
+                            position,
+                            "PLS-00372: In a procedure, RETURN statement cannot contain an expression",
+                        ))
+                    }
+                    (None, Some(_)) => {
+                        return Err(self.error(
+                            position,
+                            "PLS-00503: RETURN <value> statement required for this return from function",
+                        ))
+                    }
+                    (Some(value), Some(slot)) => {
+                        let expr = self.expression(value, position)?;
+                        self.emit(Instruction::Assign { slot, expr }, position);
+                    }
+                    (None, None) => {}
                 }
                 self.emit(Instruction::Return, position);
                 Ok(())
@@ -853,6 +874,11 @@ impl Compiler<'_> {
                 Instruction::Sleep(values.remove(0))
             }
             _ => {
+                if let Some(routine) = self.stored_routine(name, position)? {
+                    let instruction = self.routine_call(routine, arguments, position)?;
+                    self.emit(instruction, position);
+                    return Ok(());
+                }
                 self.names
                     .resolve_procedure(&joined)
                     .map_err(|error| self.relocate(error, position))?;
@@ -878,7 +904,11 @@ impl Compiler<'_> {
 
     /// A compilation error the session reported at line 1, column 7 (its own idea of where a
     /// call is), moved to the call's place in the unit.
-    fn relocate(&self, error: crate::error::Error, position: usize) -> crate::error::Error {
+    pub(super) fn relocate(
+        &self,
+        error: crate::error::Error,
+        position: usize,
+    ) -> crate::error::Error {
         if error.code() != 6550 {
             return error;
         }

@@ -90,6 +90,19 @@ impl Compiler<'_> {
             errors::sql_statement_ignored(self.text, sql.start, sql.start, &error)
         })?;
         let into = self.target_slots(&sql.into, "SELECT")?;
+        if let Statement::Insert { table, .. }
+        | Statement::Update { table, .. }
+        | Statement::Delete { table, .. } = &sql.statement
+        {
+            // DML is not planned here, but the table it changes must be there now, as
+            // Oracle's compiler checks it.
+            if self.names.columns_of(&table.name).is_none() {
+                let error = crate::error::Error::table_not_found();
+                return Err(errors::sql_statement_ignored(
+                    self.text, sql.start, sql.start, &error,
+                ));
+            }
+        }
         let mut described = None;
         if kind == SqlKind::SelectInto || kind == SqlKind::Query {
             let columns = self.names.describe(&text, binds.len()).map_err(|error| {

@@ -19,13 +19,17 @@ const INTEGER_TYPES: &[&str] = &[
     "SIGNTYPE",
 ];
 
+/// The length of an unconstrained VARCHAR2 parameter or return value: PL/SQL's largest.
+pub const PARAMETER_STRING_BYTES: u32 = 32_767;
+
 const DECLARATION_START: &str = "begin function pragma procedure subtype type <an identifier> <a double-quoted delimited-identifier> current cursor";
 
 impl UnitParser<'_> {
-    /// Declarations up to BEGIN.
+    /// Declarations up to BEGIN (or a package's END).
     pub(super) fn declarations(&mut self) -> Result<Vec<Declaration>> {
         let mut declarations = Vec::new();
-        while !self.tokens.is_word("BEGIN") && !self.tokens.at_end() {
+        while !self.tokens.is_word("BEGIN") && !self.tokens.is_word("END") && !self.tokens.at_end()
+        {
             declarations.extend(self.declaration()?);
         }
         Ok(declarations)
@@ -38,6 +42,10 @@ impl UnitParser<'_> {
             Some("PRAGMA") => {
                 self.tokens.advance();
                 let pragma = self.identifier("<an identifier>")?;
+                if pragma == "AUTONOMOUS_TRANSACTION" {
+                    self.expect_semicolon()?;
+                    return Ok(Some(Declaration::Autonomous { position }));
+                }
                 if pragma != "EXCEPTION_INIT" {
                     // Other pragmas (SERIALLY_REUSABLE, ...) are read and not kept.
                     while !self.tokens.is(&TokenKind::Semicolon) && !self.tokens.at_end() {
@@ -125,11 +133,8 @@ impl UnitParser<'_> {
                 }
             }
             Some("PROCEDURE" | "FUNCTION") => {
-                return Err(errors::compilation(
-                    self.text(),
-                    position,
-                    "PLS-00999: implementation restriction (may be temporary) local subprograms are not supported yet",
-                ))
+                let subprogram = self.subprogram()?;
+                Declaration::Subprogram(Box::new(subprogram))
             }
             _ => {
                 let name = self.identifier(DECLARATION_START)?;
@@ -169,7 +174,7 @@ impl UnitParser<'_> {
         Ok(Some(declaration))
     }
 
-    /// `(name [IN] type [:= default], ...)` or nothing.
+    /// `(name [IN | OUT | IN OUT] [NOCOPY] type [:= default], ...)` or nothing.
     pub(super) fn parameters(&mut self) -> Result<Vec<Parameter>> {
         let mut parameters = Vec::new();
         if !self.tokens.eat(&TokenKind::LeftParen) {
@@ -177,11 +182,30 @@ impl UnitParser<'_> {
         }
         loop {
             let name = self.identifier("<an identifier>")?;
-            self.tokens.eat_word("IN");
-            let type_name = self.type_name()?;
+            let mode = if self.tokens.eat_word("IN") {
+                if self.tokens.eat_word("OUT") {
+                    Mode::InOut
+                } else {
+                    Mode::In
+                }
+            } else if self.tokens.eat_word("OUT") {
+                Mode::Out
+            } else {
+                Mode::In
+            };
+            self.tokens.eat_word("NOCOPY");
+            let type_name = self.parameter_type()?;
             let default = self.default()?;
+            if default.is_some() && mode != Mode::In {
+                return Err(errors::compilation(
+                    self.text(),
+                    self.tokens.position(),
+                    "PLS-00230: OUT and IN OUT formal parameters may not have default expressions",
+                ));
+            }
             parameters.push(Parameter {
                 name,
+                mode,
                 type_name,
                 default,
             });
@@ -250,6 +274,24 @@ impl UnitParser<'_> {
         }
     }
 
+    /// A parameter's or a RETURN's type, which has no length: `VARCHAR2`, `NUMBER`, `CHAR`
+    /// take the largest PL/SQL allows (32767 for the strings), or a type as anywhere else.
+    pub(super) fn parameter_type(&mut self) -> Result<TypeName> {
+        let unconstrained = match self.tokens.peek_word() {
+            Some("VARCHAR2" | "NVARCHAR2" | "VARCHAR" | "CHAR" | "NCHAR" | "LONG") => {
+                self.tokens.peek_nth(1) != Some(&TokenKind::LeftParen)
+            }
+            _ => false,
+        };
+        if unconstrained {
+            self.tokens.advance();
+            return Ok(TypeName::Sql(crate::syntax::ast::DataType::Varchar2 {
+                length: PARAMETER_STRING_BYTES,
+            }));
+        }
+        self.type_name()
+    }
+
     fn not_null(&mut self) -> Result<bool> {
         if self.tokens.eat_word("NOT") {
             self.expect_word("NULL", "null")?;
@@ -259,7 +301,7 @@ impl UnitParser<'_> {
     }
 
     /// `:= expr` or `DEFAULT expr`, or nothing.
-    fn default(&mut self) -> Result<Option<crate::syntax::ast::Expr>> {
+    pub(super) fn default(&mut self) -> Result<Option<crate::syntax::ast::Expr>> {
         if self.assignment_operator() || self.tokens.eat_word("DEFAULT") {
             return Ok(Some(self.expression()?));
         }

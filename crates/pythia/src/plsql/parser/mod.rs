@@ -12,6 +12,11 @@
 //!   declaration name [CONSTANT] type [NOT NULL] [:= | DEFAULT expr] ;  | name EXCEPTION ;
 //!               | PRAGMA EXCEPTION_INIT (name, -n) ; | TYPE name IS RECORD (field, ...) ;
 //!               | SUBTYPE name IS type [NOT NULL] ; | CURSOR name [(parameters)] IS query ;
+//!   program     PROCEDURE name [(parameter, ...)] [AUTHID ...] {IS | AS} [declaration...] BEGIN ... END [name] [;]
+//!               | FUNCTION name [(parameter, ...)] RETURN type [DETERMINISTIC ...] {IS | AS} ... END [name] [;]
+//!               | PACKAGE name [AUTHID ...] {IS | AS} declaration... END [name] [;]
+//!               | PACKAGE BODY name {IS | AS} declaration... [BEGIN statement...] END [name] [;]
+//!   parameter   name [IN | OUT | IN OUT] [NOCOPY] type [:= | DEFAULT expr]
 //!   type        sql type | PLS_INTEGER | BINARY_INTEGER | BOOLEAN | name | name%TYPE | name%ROWTYPE
 //!   statement   [<<label>>] (assignment | IF | CASE | LOOP | WHILE | FOR | EXIT | CONTINUE
 //!               | NULL | RETURN | GOTO | RAISE | call | static SQL | OPEN | FETCH | CLOSE | block) ;
@@ -30,7 +35,11 @@ use crate::syntax::lexer::TokenKind;
 use crate::syntax::parser::Embedded;
 
 mod declarations;
+mod programs;
 mod statements;
+
+pub use declarations::PARAMETER_STRING_BYTES;
+pub use programs::parse_program;
 #[cfg(test)]
 mod tests;
 
@@ -84,6 +93,21 @@ impl<'a> UnitParser<'a> {
         } else {
             Vec::new()
         };
+        let end_label = label.clone();
+        let block = self.block_body(label, end_label.as_deref(), declarations, position)?;
+        self.leave();
+        Ok(block)
+    }
+
+    /// `BEGIN statements [EXCEPTION handlers] END [end_label]`, after the declarations
+    /// (a block's after DECLARE, a subprogram's after IS).
+    pub(super) fn block_body(
+        &mut self,
+        label: Option<String>,
+        end_label: Option<&str>,
+        declarations: Vec<Declaration>,
+        position: usize,
+    ) -> Result<Block> {
         self.expect_word("BEGIN", "begin function pragma procedure subtype type <an identifier> <a double-quoted delimited-identifier> current cursor delete exists prior")?;
         let body = self.statements(&["EXCEPTION", "END"])?;
         let mut handlers = Vec::new();
@@ -96,8 +120,7 @@ impl<'a> UnitParser<'a> {
             }
         }
         self.expect_word("END", STATEMENT_START)?;
-        self.end_label(label.as_deref())?;
-        self.leave();
+        self.end_label(end_label)?;
         Ok(Block {
             label,
             declarations,

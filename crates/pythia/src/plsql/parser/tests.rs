@@ -292,3 +292,112 @@ fn truncated_units_never_panic() {
         }
     }
 }
+
+const PROGRAMS: &[&str] = &[
+    "PROCEDURE p(a IN NUMBER, b OUT VARCHAR2, c IN OUT NOCOPY NUMBER, d NUMBER DEFAULT 1) IS n NUMBER; BEGIN b := a; END p;",
+    "FUNCTION f(x PLS_INTEGER := 2) RETURN NUMBER DETERMINISTIC AUTHID CURRENT_USER AS BEGIN RETURN x * 2; END;",
+    "PACKAGE k AUTHID DEFINER IS g NUMBER := 0; PROCEDURE p(a NUMBER); FUNCTION f RETURN VARCHAR2; END k;",
+    "PACKAGE BODY k IS PROCEDURE p(a NUMBER) IS BEGIN g := a; END; FUNCTION f RETURN VARCHAR2 IS BEGIN RETURN 'x'; END; BEGIN g := 1; END k;",
+];
+
+/// Parses a stored unit's source, which must not panic; a failure must be a compilation
+/// error.
+fn parse_program_without_panic(text: &str) {
+    if let Err(failure) = parse_program(text) {
+        assert_eq!(failure.code(), 6550, "{text}: {failure:?}");
+    }
+}
+
+#[test]
+fn stored_units_parse_with_their_parameters_and_options() {
+    let Program::Subprogram { subprogram, .. } = parse_program(PROGRAMS[0]).unwrap() else {
+        panic!("a procedure");
+    };
+    let modes: Vec<Mode> = subprogram.parameters.iter().map(|p| p.mode).collect();
+    assert_eq!(modes, [Mode::In, Mode::Out, Mode::InOut, Mode::In]);
+    assert!(subprogram.parameters[3].default.is_some());
+    assert!(subprogram.returns.is_none() && subprogram.body.is_some());
+    let Program::Subprogram { subprogram, .. } = parse_program(PROGRAMS[1]).unwrap() else {
+        panic!("a function");
+    };
+    assert!(subprogram.deterministic && subprogram.current_user);
+    assert!(subprogram.returns.is_some());
+    let Program::Package { declarations, .. } = parse_program(PROGRAMS[2]).unwrap() else {
+        panic!("a package");
+    };
+    assert_eq!(declarations.len(), 3);
+    assert!(matches!(&declarations[1], Declaration::Subprogram(p) if p.body.is_none()));
+    let Program::PackageBody {
+        initialisation,
+        declarations,
+        ..
+    } = parse_program(PROGRAMS[3]).unwrap()
+    else {
+        panic!("a package body");
+    };
+    assert!(initialisation.is_some());
+    assert!(declarations
+        .iter()
+        .all(|d| matches!(d, Declaration::Subprogram(p) if p.body.is_some())));
+}
+
+#[test]
+fn stored_unit_errors_are_pls_errors() {
+    // A default on an OUT parameter, a function without RETURN, a mismatched END label,
+    // a procedure without a body.
+    assert!(
+        parse_program("PROCEDURE p(a OUT NUMBER := 1) IS BEGIN NULL; END;")
+            .unwrap_err()
+            .to_string()
+            .contains("PLS-00230")
+    );
+    assert!(parse_program("FUNCTION f IS BEGIN NULL; END;")
+        .unwrap_err()
+        .to_string()
+        .contains("PLS-00103"));
+    assert!(parse_program("PROCEDURE p IS BEGIN NULL; END q;")
+        .unwrap_err()
+        .to_string()
+        .contains("PLS-00113"));
+    assert!(parse_program("PROCEDURE p;")
+        .unwrap_err()
+        .to_string()
+        .contains("PLS-00103"));
+}
+
+#[test]
+fn mutated_and_truncated_stored_units_never_panic() {
+    let mut random = Random(0x94D0_49BB_1331_11EB);
+    let mut vocabulary: Vec<&str> = VOCABULARY.to_vec();
+    vocabulary.extend([
+        "PROCEDURE",
+        "FUNCTION",
+        "PACKAGE",
+        "BODY",
+        "RETURN",
+        "IS",
+        "AS",
+        "IN",
+        "OUT",
+        "NOCOPY",
+        "DEFAULT",
+        "AUTHID",
+        "DETERMINISTIC",
+        "=>",
+    ]);
+    for _ in 0..5_000 {
+        let text = random.pick(PROGRAMS);
+        let mut tokens: Vec<String> = tokenize(text)
+            .unwrap()
+            .iter()
+            .map(|token| token.text(text).to_string())
+            .collect();
+        mutate(&mut random, &mut tokens, &vocabulary);
+        parse_program_without_panic(&tokens.join(" "));
+    }
+    for text in PROGRAMS {
+        for (end, _) in text.char_indices() {
+            parse_program_without_panic(&text[..end]);
+        }
+    }
+}

@@ -15,15 +15,17 @@
 //! checks for an interrupt (a cancel, `statement_timeout`, the client gone); those errors are
 //! not caught by any handler, so that no loop outlives them.
 
+use std::cell::RefCell;
 use std::time::{Duration, Instant};
 
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, interrupt, WaitEvent};
+use crate::plsql::ast::Mode;
 use crate::plsql::code::*;
 use crate::plsql::errors::{self, sqlcode};
-use crate::plsql::host::Host;
+use crate::plsql::host::{Called, Host};
 use crate::plsql::output::Output;
-use crate::sql::eval::{self, Context, Expr};
+use crate::sql::eval::{self, Context, Expr, RoutineCall, RoutineRunner};
 use crate::types::Value;
 
 mod convert;
@@ -50,20 +52,10 @@ pub fn run(
     state: &mut SessionState,
     binds: &mut [Value],
 ) -> Result<()> {
-    let mut machine = Machine {
-        unit,
-        host,
-        state,
-        slots: vec![Value::Null; unit.slots.len()],
-        handlers: Vec::new(),
-        exceptions: Vec::new(),
-        cursors: vec![None; unit.cursors.len()],
-    };
+    let mut machine = Machine::new(unit, host, state);
     for (index, slot) in unit.bind_slots.iter().enumerate() {
         machine.slots[*slot] = binds.get(index).cloned().unwrap_or(Value::Null);
     }
-    machine.reset_sql_attributes();
-    machine.set_exception_slots();
     let result = machine.execute();
     for (index, slot) in unit.bind_slots.iter().enumerate() {
         if let Some(bind) = binds.get_mut(index) {
@@ -71,6 +63,67 @@ pub fn run(
         }
     }
     result
+}
+
+/// Calls a stored subprogram: `arguments` holds a value for each parameter the caller gave
+/// (IN and IN OUT ones) and None for the others (OUT ones, and IN ones left to their
+/// defaults, which are evaluated here in order). The parameters' values at the end come
+/// back for the caller's OUT and IN OUT arguments, with a function's result; an unhandled
+/// exception comes back as the error, the OUT arguments untouched.
+pub fn call(
+    unit: &Unit,
+    host: &mut dyn Host,
+    state: &mut SessionState,
+    arguments: Vec<Option<Value>>,
+) -> Result<Called> {
+    if arguments.len() > unit.parameters.len() {
+        let name = unit.name.as_deref().unwrap_or("");
+        return Err(Error::new(
+            6550,
+            format!("line 1, column 7:\nPLS-00306: wrong number or types of arguments in call to '{name}'"),
+        ));
+    }
+    let mut machine = Machine::new(unit, host, state);
+    let mut arguments = arguments.into_iter();
+    for parameter in &unit.parameters {
+        match arguments.next().flatten() {
+            Some(value) => machine.assign(parameter.slot, value)?,
+            None => {
+                if let (Mode::In, Some(default)) = (parameter.mode, &parameter.default) {
+                    let value = machine.evaluate(default)?;
+                    machine.assign(parameter.slot, value)?;
+                }
+            }
+        }
+    }
+    machine.execute()?;
+    let parameters = unit
+        .parameters
+        .iter()
+        .map(|parameter| std::mem::replace(&mut machine.slots[parameter.slot], Value::Null))
+        .collect();
+    let value = unit
+        .return_slot
+        .map(|slot| std::mem::replace(&mut machine.slots[slot], Value::Null));
+    Ok(Called { parameters, value })
+}
+
+/// Runs the stored functions a unit's expressions call, through its host.
+struct Runner<'r> {
+    host: RefCell<&'r mut dyn Host>,
+    state: RefCell<&'r mut SessionState>,
+}
+
+impl RoutineRunner for Runner<'_> {
+    fn call_function(&self, routine: &RoutineCall, arguments: Vec<Value>) -> Result<Value> {
+        let mut host = self.host.borrow_mut();
+        let mut state = self.state.borrow_mut();
+        let arguments = arguments.into_iter().map(Some).collect();
+        let called = host.call_routine(routine, arguments, &mut state)?;
+        called
+            .value
+            .ok_or_else(|| Error::internal("a function returned no value"))
+    }
 }
 
 /// An exception in flight or being handled.
@@ -93,11 +146,17 @@ impl Exception {
         }
     }
 
+    /// SQLERRM: the error's own line, without the `ORA-06512` stack a subprogram's error
+    /// carries.
     fn sqlerrm(&self) -> String {
         if self.user.is_some() {
             "User-Defined Exception".to_string()
         } else {
-            Error::new(self.code, self.message.clone()).to_string()
+            let message = self
+                .message
+                .split_once("\nORA-06512: ")
+                .map_or(self.message.as_str(), |(first, _)| first);
+            Error::new(self.code, message.to_string()).to_string()
         }
     }
 
@@ -149,7 +208,22 @@ struct Machine<'a> {
     cursors: Vec<Option<OpenCursor>>,
 }
 
-impl Machine<'_> {
+impl<'a> Machine<'a> {
+    fn new(unit: &'a Unit, host: &'a mut dyn Host, state: &'a mut SessionState) -> Machine<'a> {
+        let mut machine = Machine {
+            unit,
+            host,
+            state,
+            slots: vec![Value::Null; unit.slots.len()],
+            handlers: Vec::new(),
+            exceptions: Vec::new(),
+            cursors: vec![None; unit.cursors.len()],
+        };
+        machine.reset_sql_attributes();
+        machine.set_exception_slots();
+        machine
+    }
+
     fn execute(&mut self) -> Result<()> {
         let mut pc = 0;
         let mut countdown = INTERRUPT_CHECK_INSTRUCTIONS;
@@ -184,8 +258,18 @@ impl Machine<'_> {
         }
     }
 
-    fn evaluate(&self, expr: &Expr) -> Result<Value> {
-        expr.evaluate(&self.slots, &Context::standalone())
+    /// Evaluates an expression over the frame; the stored functions it calls run through
+    /// the host.
+    fn evaluate(&mut self, expr: &Expr) -> Result<Value> {
+        let runner = Runner {
+            host: RefCell::new(&mut *self.host),
+            state: RefCell::new(&mut *self.state),
+        };
+        let context = Context {
+            routines: Some(&runner),
+            ..Context::standalone()
+        };
+        expr.evaluate(&self.slots, &context)
     }
 
     fn assign(&mut self, slot: usize, value: Value) -> Result<()> {
@@ -376,6 +460,27 @@ impl Machine<'_> {
                     .map(|(name, argument)| Ok((name.clone(), self.evaluate(argument)?)))
                     .collect::<Result<Vec<_>>>()?;
                 self.host.call_procedure(name, &values, &named)?;
+            }
+            Instruction::Call {
+                routine,
+                arguments,
+                outs,
+            } => {
+                let mut values = Vec::with_capacity(arguments.len());
+                for argument in arguments {
+                    values.push(match argument {
+                        Some(argument) => Some(self.evaluate(argument)?),
+                        None => None,
+                    });
+                }
+                let called = self.host.call_routine(routine, values, self.state)?;
+                let mut parameters = called.parameters;
+                for (index, slot) in outs {
+                    let value = parameters
+                        .get_mut(*index)
+                        .map_or(Value::Null, |value| std::mem::replace(value, Value::Null));
+                    self.assign(*slot, value)?;
+                }
             }
             Instruction::Return => return Ok(Flow::Return),
         }

@@ -168,6 +168,7 @@ impl<'a> Reader<'a> {
             outer: self.outer,
             subqueries: Some(self),
             dictionary: Some(self.dictionary),
+            routines: None,
         }
     }
 
@@ -513,6 +514,7 @@ pub fn evaluate_constant(
             outer: &[],
             subqueries: None,
             dictionary: None,
+            routines: None,
         },
     )
 }

@@ -7,6 +7,9 @@
 //!   CREATE [OR REPLACE] [[NO] FORCE] VIEW v [(cols)] AS query | CREATE SEQUENCE s [options]
 //!   ALTER TABLE t {ADD | DROP | MODIFY | RENAME | attributes} | ALTER INDEX i [REBUILD] attributes
 //!   ALTER SEQUENCE s options | DROP {TABLE | INDEX | VIEW | SEQUENCE} name | TRUNCATE [TABLE] t
+//!   CREATE [OR REPLACE] {PROCEDURE | FUNCTION | PACKAGE [BODY]} name ... (PL/SQL: the rest
+//!   is the unit's source) | DROP {PROCEDURE | FUNCTION | PACKAGE [BODY]} name
+//!   ALTER {PROCEDURE | FUNCTION | PACKAGE} name COMPILE [BODY | PACKAGE | SPECIFICATION]
 //!   COMMENT ON {TABLE t | COLUMN t.c} IS 'text' | ANALYZE TABLE t {COMPUTE | ESTIMATE | DELETE} STATISTICS
 //! ```
 
@@ -30,6 +33,11 @@ impl Parser<'_> {
         } else {
             self.eat_word("FORCE") || self.eat_word("NOFORCE")
         };
+        if !force {
+            if let Some(statement) = self.parse_create_program(or_replace)? {
+                return Ok(statement);
+            }
+        }
         match self.peek_word() {
             Some("VIEW") => self.parse_create_view(or_replace),
             _ if or_replace || force => Err(self.error(Syntax::MissingOrInvalidOption)),
@@ -48,6 +56,58 @@ impl Parser<'_> {
             }
             _ => Err(self.error(Syntax::InvalidCreateCommand)),
         }
+    }
+
+    /// `[EDITIONABLE | NONEDITIONABLE] PROCEDURE | FUNCTION | PACKAGE [BODY] [schema.]name
+    /// ...`: the rest is PL/SQL, which this parser does not read (the statement's text from
+    /// the kind's keyword is the unit's source). None when the statement creates something
+    /// else.
+    fn parse_create_program(&mut self, or_replace: bool) -> Result<Option<Statement>> {
+        let start = self.index;
+        if (self.eat_word("EDITIONABLE") || self.eat_word("NONEDITIONABLE"))
+            && !matches!(self.peek_word(), Some("PROCEDURE" | "FUNCTION" | "PACKAGE"))
+        {
+            return Err(self.error(Syntax::InvalidCreateCommand));
+        }
+        let source_start = self.position();
+        let kind = match self.peek_word() {
+            Some("PROCEDURE") => ProgramKind::Procedure,
+            Some("FUNCTION") => ProgramKind::Function,
+            Some("PACKAGE") if self.is_word_nth(1, "BODY") => {
+                self.index += 1;
+                ProgramKind::PackageBody
+            }
+            Some("PACKAGE") => ProgramKind::Package,
+            _ => {
+                self.index = start;
+                return Ok(None);
+            }
+        };
+        self.index += 1;
+        let name = self.parse_object_name(Syntax::InvalidIdentifier)?;
+        self.index = self.tokens.len();
+        Ok(Some(Statement::CreateProgram {
+            kind,
+            name,
+            or_replace,
+            source_start,
+        }))
+    }
+
+    /// `PROCEDURE | FUNCTION | PACKAGE [BODY]` after DROP or ALTER.
+    fn parse_program_kind(&mut self) -> Option<ProgramKind> {
+        let kind = match self.peek_word()? {
+            "PROCEDURE" => ProgramKind::Procedure,
+            "FUNCTION" => ProgramKind::Function,
+            "PACKAGE" if self.is_word_nth(1, "BODY") => {
+                self.index += 1;
+                ProgramKind::PackageBody
+            }
+            "PACKAGE" => ProgramKind::Package,
+            _ => return None,
+        };
+        self.index += 1;
+        Some(kind)
     }
 
     fn parse_create_table(&mut self) -> Result<Statement> {
@@ -515,6 +575,10 @@ impl Parser<'_> {
 
     pub(super) fn parse_drop(&mut self) -> Result<Statement> {
         self.index += 1;
+        if let Some(kind) = self.parse_program_kind() {
+            let name = self.parse_object_name(Syntax::InvalidIdentifier)?;
+            return Ok(Statement::DropProgram { kind, name });
+        }
         match self.peek_word() {
             Some("TABLE") => {
                 self.index += 1;
@@ -591,6 +655,22 @@ impl Parser<'_> {
 
     pub(super) fn parse_alter(&mut self) -> Result<Statement> {
         self.index += 1;
+        if let Some(mut kind) = self.parse_program_kind() {
+            let name = self.parse_object_name(Syntax::InvalidIdentifier)?;
+            self.eat_word("EDITIONABLE");
+            self.eat_word("NONEDITIONABLE");
+            self.expect_word("COMPILE", Syntax::MissingOrInvalidOption)?;
+            if self.eat_word("BODY") {
+                kind = ProgramKind::PackageBody;
+            } else if self.eat_word("PACKAGE") || self.eat_word("SPECIFICATION") {
+                kind = ProgramKind::Package;
+            }
+            self.eat_word("DEBUG");
+            if self.eat_word("REUSE") {
+                self.expect_word("SETTINGS", Syntax::MissingKeyword)?;
+            }
+            return Ok(Statement::AlterCompile { kind, name });
+        }
         match self.peek_word() {
             Some("TABLE") => {
                 self.index += 1;

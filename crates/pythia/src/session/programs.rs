@@ -1,0 +1,314 @@
+//! Stored PL/SQL units in the session: their DDL (CREATE, DROP, ALTER ... COMPILE), the
+//! compiled units run from the library cache (compiled on first use, and again when the
+//! dictionary's unit changed or was marked INVALID), the signatures callers compile
+//! against, and the calls themselves.
+//!
+//! A unit that does not compile is stored all the same, INVALID, with its errors (Oracle's
+//! "created with compilation errors"); a call of an INVALID unit compiles it again first,
+//! and records what that gave, so that a unit made invalid by a DDL on a table it names
+//! comes back by itself once the table does.
+
+use std::sync::Arc;
+
+use super::{Session, StatementResult};
+use crate::catalog::{CompileError, Compiled, ProgramDef, OWNER};
+use crate::error::{Error, Result};
+use crate::instrumentation::{self, TimeModelStatistic};
+use crate::library_cache::cursor::Namespace;
+use crate::library_cache::objects::{CachedObject, Shared};
+use crate::plsql::ast::Program;
+use crate::plsql::host::Signature;
+use crate::plsql::{self, errors, Unit};
+use crate::syntax::ast::{ObjectName, ProgramKind};
+
+/// The most nested calls of stored subprograms (ORA-06500 beyond): each level takes stack,
+/// which `stacker` grows on the heap as needed, so that the bound is this, not the thread's
+/// stack.
+pub const PLSQL_CALL_DEPTH_MAX: usize = 1000;
+/// Stack left below which a call continues on a new segment, and that segment's size.
+const STACK_RED_ZONE: usize = 256 * 1024;
+const STACK_SEGMENT: usize = 4 * 1024 * 1024;
+
+impl Session {
+    /// CREATE [OR REPLACE] PROCEDURE / FUNCTION / PACKAGE [BODY]: compiled now, stored
+    /// VALID, or INVALID with its errors and the SQL*Plus warning.
+    pub(super) fn create_program(
+        &mut self,
+        kind: ProgramKind,
+        name: &ObjectName,
+        or_replace: bool,
+        source: &str,
+    ) -> Result<StatementResult> {
+        self.check_owner(name)?;
+        let (compiled, _) = self.compile_source(&name.name, kind, source);
+        let valid = compiled.valid;
+        self.instance
+            .catalog()
+            .create_program(&name.name, kind, or_replace, source, compiled)?;
+        Ok(StatementResult::done(if valid {
+            format!("{} created.", kind.feedback_name())
+        } else {
+            format!(
+                "Warning: {} created with compilation errors.",
+                kind.feedback_name()
+            )
+        }))
+    }
+
+    /// DROP PROCEDURE / FUNCTION / PACKAGE [BODY].
+    pub(super) fn drop_program(
+        &mut self,
+        kind: ProgramKind,
+        name: &ObjectName,
+    ) -> Result<StatementResult> {
+        self.check_owner(name)?;
+        self.instance.catalog().drop_program(&name.name, kind)?;
+        let cache = self.instance.library_cache();
+        cache.drop_object(namespace(kind), OWNER, &name.name);
+        if kind == ProgramKind::Package {
+            cache.drop_object(Namespace::Body, OWNER, &name.name);
+        }
+        Ok(StatementResult::done(format!(
+            "{} dropped.",
+            kind.feedback_name()
+        )))
+    }
+
+    /// ALTER PROCEDURE / FUNCTION / PACKAGE ... COMPILE: compiled again and its status and
+    /// errors recorded.
+    pub(super) fn alter_compile(
+        &mut self,
+        kind: ProgramKind,
+        name: &ObjectName,
+    ) -> Result<StatementResult> {
+        self.check_owner(name)?;
+        let dictionary = self.instance.catalog().current();
+        let program = dictionary
+            .program(&name.name, kind)
+            .cloned()
+            .ok_or_else(|| crate::catalog::programs::object_not_found(&name.name))?;
+        let (compiled, _) = self.compile_source(&name.name, kind, &program.source);
+        let valid = compiled.valid;
+        self.instance
+            .catalog()
+            .set_program_status(&name.name, kind, compiled)?;
+        Ok(StatementResult::done(if valid {
+            format!("{} altered.", kind.feedback_name())
+        } else {
+            format!(
+                "Warning: {} altered with compilation errors.",
+                kind.feedback_name()
+            )
+        }))
+    }
+
+    fn check_owner(&self, name: &ObjectName) -> Result<()> {
+        match &name.schema {
+            Some(schema) if schema != OWNER => Err(Error::new(
+                1031,
+                format!("insufficient privileges: stored units belong to {OWNER}"),
+            )),
+            _ => Ok(()),
+        }
+    }
+
+    /// Compiles a unit's source ('PL/SQL compilation elapsed time'): what it gave, and the
+    /// compiled unit with the bytes its compilation allocated when it compiled.
+    fn compile_source(
+        &self,
+        name: &str,
+        kind: ProgramKind,
+        source: &str,
+    ) -> (Compiled, Option<(Unit, u64)>) {
+        let _timed = instrumentation::timed(TimeModelStatistic::PlsqlCompilationElapsedTime);
+        let (unit, bytes) =
+            super::select::make_plan(true, || self.compile_unit(name, kind, source));
+        match unit {
+            Ok(unit) => (
+                Compiled {
+                    valid: true,
+                    errors: Vec::new(),
+                },
+                Some((unit, bytes.unwrap_or(source.len() as u64 * 16))),
+            ),
+            Err(error) => (
+                Compiled {
+                    valid: false,
+                    errors: errors::compilation_parts(&error)
+                        .into_iter()
+                        .map(|(line, position, text)| CompileError {
+                            line,
+                            position,
+                            text,
+                        })
+                        .collect(),
+                },
+                None,
+            ),
+        }
+    }
+
+    fn compile_unit(&self, name: &str, kind: ProgramKind, source: &str) -> Result<Unit> {
+        let program = plsql::parse_program(source)?;
+        let qualified = format!("{OWNER}.{name}");
+        match program {
+            Program::Subprogram { subprogram, .. } => {
+                let is_function = subprogram.returns.is_some();
+                if is_function != (kind == ProgramKind::Function) || subprogram.name != name {
+                    return Err(Error::internal("a stored unit's source names another unit"));
+                }
+                plsql::compile_subprogram(source, &subprogram, &qualified, self)
+            }
+            Program::Package { .. } | Program::PackageBody { .. } => Err(errors::compilation(
+                source,
+                0,
+                "PLS-00999: implementation restriction (may be temporary) packages are not supported yet",
+            )),
+        }
+    }
+
+    /// The compiled unit of the stored subprogram `name` of `kind`, pinned for a call: the
+    /// library cache's when it was compiled from the dictionary's unit as it is, else
+    /// compiled now (a reload when it had been loaded before) and its status recorded.
+    fn program_unit(&self, name: &str, kind: ProgramKind) -> Result<Arc<CachedObject>> {
+        let catalog = self.instance.catalog();
+        let cache = self.instance.library_cache();
+        let find = || -> Result<Arc<ProgramDef>> {
+            catalog
+                .current()
+                .program(name, kind)
+                .cloned()
+                .ok_or_else(|| not_found(name))
+        };
+        let mut program = find()?;
+        let definition: Shared = program.clone();
+        if let Some(object) = cache.object(namespace(kind), OWNER, name, &definition) {
+            return Ok(object);
+        }
+        let (compiled, unit) = self.compile_source(name, kind, &program.source);
+        if compiled.valid != program.valid || compiled.errors != program.errors {
+            catalog.set_program_status(name, kind, compiled)?;
+            program = find()?;
+        }
+        let Some((unit, bytes)) = unit else {
+            return Err(invalid(name));
+        };
+        Ok(cache.put_object(
+            namespace(kind),
+            OWNER,
+            name,
+            kind.name(),
+            program,
+            Arc::new(unit),
+            bytes,
+        ))
+    }
+
+    /// The stored procedure or function `parts` names, as its callers see it: from its
+    /// source's specification (it need not compile for its callers to compile).
+    pub(super) fn routine_signature(&self, parts: &[String]) -> Result<Option<Signature>> {
+        let name = match parts {
+            [name] => name,
+            [schema, name] if schema == OWNER => name,
+            _ => return Ok(None),
+        };
+        let dictionary = self.instance.catalog().current();
+        let Some(program) = dictionary.programs.get(name) else {
+            return Ok(None);
+        };
+        if !matches!(program.kind, ProgramKind::Procedure | ProgramKind::Function) {
+            return Ok(None);
+        }
+        if !program.valid && !self.compiling.borrow().contains(name) {
+            // An INVALID unit is compiled again before its caller compiles against it
+            // (its callee's callers, in a cycle, against its specification alone).
+            self.compiling.borrow_mut().push(name.clone());
+            let compiled = self.program_unit(name, program.kind);
+            self.compiling.borrow_mut().pop();
+            if compiled.is_err() {
+                return Err(invalid(name));
+            }
+        }
+        match plsql::parse_program(&program.source) {
+            Ok(Program::Subprogram { subprogram, .. }) => Ok(Some(Signature::of(
+                &subprogram,
+                &format!("{OWNER}.{name}"),
+                program.object_id,
+            ))),
+            _ => Err(errors::compilation(
+                "",
+                0,
+                &format!("PLS-00905: object {OWNER}.{name} is invalid"),
+            )),
+        }
+    }
+
+    /// Runs the stored subprogram `name` (`SYSTEM.P`) with its arguments, one call deeper.
+    pub(super) fn call_stored(
+        &mut self,
+        name: &str,
+        arguments: Vec<Option<crate::types::Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called> {
+        if self.plsql_depth >= PLSQL_CALL_DEPTH_MAX {
+            return Err(Error::new(
+                6500,
+                format!("PL/SQL: storage error (more than {PLSQL_CALL_DEPTH_MAX} nested calls)"),
+            ));
+        }
+        let bare = name.rsplit('.').next().unwrap_or(name);
+        let kind = self
+            .instance
+            .catalog()
+            .current()
+            .programs
+            .get(bare)
+            .map(|program| program.kind)
+            .ok_or_else(|| not_found(bare))?;
+        let object = self.program_unit(bare, kind)?;
+        let unit = object
+            .unit
+            .clone()
+            .downcast::<Unit>()
+            .map_err(|_| Error::internal("a library cache object that is not a unit"))?;
+        self.instance.library_cache().pin_object(&object);
+        self.plsql_depth += 1;
+        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+            let mut host = super::plsql::SessionHost { session: self };
+            plsql::runtime::call(&unit, &mut host, state, arguments)
+        });
+        self.plsql_depth -= 1;
+        result
+    }
+
+    /// Whether a top-level CALL names a stored subprogram.
+    pub(super) fn calls_stored(&self, name: &str) -> bool {
+        let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+        matches!(self.routine_signature(&parts), Ok(Some(_)) | Err(_))
+    }
+}
+
+/// The library cache namespace a unit of `kind` lives in.
+fn namespace(kind: ProgramKind) -> Namespace {
+    match kind {
+        ProgramKind::PackageBody => Namespace::Body,
+        _ => Namespace::TableProcedure,
+    }
+}
+
+/// ORA-06508: a unit called that is no longer there.
+fn not_found(name: &str) -> Error {
+    Error::new(
+        6508,
+        format!("PL/SQL: could not find program unit being called: \"{OWNER}.{name}\""),
+    )
+}
+
+/// A unit called that does not compile.
+fn invalid(name: &str) -> Error {
+    errors::compilation(
+        "",
+        0,
+        &format!("PLS-00905: object {OWNER}.{name} is invalid"),
+    )
+}
