@@ -226,3 +226,60 @@ fn deep_recursion_is_bounded_without_exhausting_the_stack() {
         |_, _, _| {},
     );
 }
+
+#[test]
+fn each_session_has_its_own_package_state_and_a_recompilation_discards_it_once() {
+    across_a_restart(
+        "programs-package-state",
+        |instance, mut first| {
+            run(
+                &mut first,
+                "create package tally is n number := 0; procedure bump; end;",
+            );
+            run(
+                &mut first,
+                "create package body tally is procedure bump is begin n := n + 1; end; \
+                 begin n := 100; end;",
+            );
+            let mut second = instance.connect().unwrap();
+            for _ in 0..3 {
+                run(&mut first, "begin tally.bump; end;");
+            }
+            run(&mut second, "begin tally.bump; end;");
+            let read = |session: &mut Session| -> String {
+                run(
+                    session,
+                    "create table if not exists seen (s number, v number)",
+                );
+                run(session, "begin insert into seen values (1, tally.n); end;");
+                let v = scalar(session, "select max(v) from seen");
+                run(session, "rollback");
+                v
+            };
+            assert_eq!(read(&mut first), "103");
+            assert_eq!(read(&mut second), "101");
+            // Compiled again: each session's state is discarded once, then made anew.
+            run(
+                &mut first,
+                "create or replace package body tally is procedure bump is begin n := n + 10; end; end;",
+            );
+            assert_eq!(error_code(&mut second, "begin tally.bump; end;"), 4068);
+            run(&mut second, "begin tally.bump; end;");
+            assert_eq!(read(&mut second), "10");
+            assert_eq!(error_code(&mut first, "begin tally.bump; end;"), 4068);
+        },
+        |_, mut session, _| {
+            // A new instance: the state starts from the initial values again.
+            run(&mut session, "begin tally.bump; end;");
+            run(
+                &mut session,
+                "create table if not exists seen (s number, v number)",
+            );
+            run(
+                &mut session,
+                "begin insert into seen values (1, tally.n); end;",
+            );
+            assert_eq!(scalar(&mut session, "select max(v) from seen"), "10");
+        },
+    );
+}

@@ -3,7 +3,7 @@
 //! specifications, BODY for package bodies), found by name.
 //!
 //! An object is what its unit's compilation made, kept with the dictionary version of the
-//! unit it was compiled from: a lookup whose unit the dictionary has since replaced, marked
+//! unit it was compiled from (a package's: its specification and body): a lookup whose unit the dictionary has since replaced, marked
 //! INVALID or dropped finds nothing current, and the caller compiles again (counted as a
 //! reload when the object had been loaded before). The object is shared by every session;
 //! a session holds an `Arc` to it while it runs it (its pin), so a replacement never pulls
@@ -45,14 +45,15 @@ pub(super) struct Objects {
 }
 
 impl LibraryCache {
-    /// The object `owner.name` in `namespace` when it was compiled from `definition` (the
-    /// dictionary's current one, compared by identity): a get, and a hit when found.
+    /// The object `owner.name` in `namespace` when it was compiled from the dictionary's
+    /// current definition (`is_current` says, of the definition it was compiled from): a
+    /// get, and a hit when found.
     pub fn object(
         &self,
         namespace: Namespace,
         owner: &str,
         name: &str,
-        definition: &Shared,
+        is_current: &dyn Fn(&Shared) -> bool,
     ) -> Option<Arc<CachedObject>> {
         let counters = self.namespace(namespace);
         counters.gets.add(1);
@@ -61,7 +62,7 @@ impl LibraryCache {
             objects
                 .entries
                 .get(&(namespace.index(), owner.to_string(), name.to_string()))?;
-        if !Arc::ptr_eq(&object.definition, definition) {
+        if !is_current(&object.definition) {
             return None;
         }
         counters.gethits.add(1);

@@ -43,6 +43,54 @@ pub struct Unit {
     pub parameters: Vec<UnitParameter>,
     /// A function's result: the slot RETURN assigns.
     pub return_slot: Option<usize>,
+    /// The package variables the unit reads or writes, each through a slot of its own
+    /// frame (its mirror): loaded from the session's package state when the unit starts and
+    /// after each call out of it, stored back before each call out and when it ends.
+    pub globals: Vec<GlobalMirror>,
+}
+
+/// A package variable as a unit sees it: the package, the variable's place in the
+/// package's state, and the unit's slot that mirrors it.
+#[derive(Debug, Clone, PartialEq, Eq)]
+pub struct GlobalMirror {
+    /// The package's name (upper case).
+    pub package: Arc<str>,
+    pub global: usize,
+    pub slot: usize,
+}
+
+/// A compiled package: its variables (the state each session has of its own), the unit
+/// that initialises them and runs the body's initialisation section, and its subprograms.
+#[derive(Debug)]
+pub struct PackageUnit {
+    /// `SYSTEM.PKG`.
+    pub name: String,
+    pub globals: Vec<Slot>,
+    /// The variables the specification declares: what other units may name (`pkg.x`).
+    pub public: Vec<PublicVariable>,
+    /// Assigns each variable its default, in declaration order, then runs the
+    /// initialisation section: once per session, at the package's first use.
+    pub init: Unit,
+    pub subprograms: Vec<PackageSubprogram>,
+    /// Whether the package has a body (its subprograms' units).
+    pub has_body: bool,
+}
+
+#[derive(Debug, Clone)]
+pub struct PublicVariable {
+    pub name: String,
+    pub global: usize,
+    pub kind: SlotKind,
+    pub constant: bool,
+}
+
+/// One of a package's subprograms: how callers see it, whether the specification declares
+/// it (else it is the body's own), and its unit (None until the body is there).
+#[derive(Debug)]
+pub struct PackageSubprogram {
+    pub signature: crate::plsql::host::Signature,
+    pub public: bool,
+    pub unit: Option<Unit>,
 }
 
 /// A subprogram's parameter: its slot, how it passes, and its default (evaluated in the

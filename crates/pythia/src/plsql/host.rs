@@ -30,6 +30,8 @@ pub struct Signature {
     pub object_id: u32,
     pub parameters: Vec<ParameterSignature>,
     pub function: bool,
+    /// A package's subprogram: its place among the package's subprograms.
+    pub member: Option<u32>,
 }
 
 #[derive(Debug, Clone, PartialEq, Eq)]
@@ -55,6 +57,7 @@ impl Signature {
                 })
                 .collect(),
             function: subprogram.returns.is_some(),
+            member: None,
         }
     }
 
@@ -63,8 +66,17 @@ impl Signature {
         RoutineCall {
             name: self.name.clone(),
             object_id: self.object_id,
+            member: self.member,
         }
     }
+}
+
+/// A package variable as other units compile against it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct PackageVariable {
+    pub global: usize,
+    pub kind: crate::plsql::code::SlotKind,
+    pub constant: bool,
 }
 
 /// What a call of a stored subprogram gave back: each parameter's value at the end (the
@@ -89,9 +101,14 @@ pub trait Names {
     /// ORA-06550 with PLS-00201 or PLS-00302 when not.
     fn resolve_procedure(&self, name: &str) -> Result<()>;
 
-    /// The stored procedure or function `name` names (`P`, `SCHEMA.P`, `PKG.P`), or None
-    /// when it names none; an error when it names one that does not compile (PLS-00905).
-    fn routine(&self, name: &[String]) -> Result<Option<Signature>>;
+    /// The stored procedures or functions `name` names (`P`, `SCHEMA.P`, `PKG.P`; several
+    /// for an overloaded package subprogram), none when it names none; an error when it
+    /// names a unit that does not compile (PLS-00905).
+    fn routines(&self, name: &[String]) -> Result<Vec<Signature>>;
+
+    /// The package variable `package.name` names, when there is one (public, in the
+    /// package's specification).
+    fn package_variable(&self, package: &str, name: &str) -> Result<Option<PackageVariable>>;
 }
 
 /// What the interpreter asks: statements and procedures run.
@@ -117,4 +134,9 @@ pub trait Host {
         arguments: Vec<Option<Value>>,
         state: &mut SessionState,
     ) -> Result<Called>;
+
+    /// Makes sure the session has the current state of package `name` in `state`:
+    /// initialised now at its first use; ORA-04068 (once) when the package was compiled
+    /// again since the state was made, which is discarded.
+    fn package_state(&mut self, name: &str, state: &mut SessionState) -> Result<()>;
 }

@@ -60,6 +60,7 @@ mod ddl;
 mod dml;
 mod explain;
 mod logon;
+mod packages;
 mod parse;
 mod plsql;
 mod programs;

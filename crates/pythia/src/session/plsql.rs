@@ -169,8 +169,16 @@ impl Names for Session {
         procedures::check_procedure(name)
     }
 
-    fn routine(&self, name: &[String]) -> Result<Option<plsql::host::Signature>> {
-        self.routine_signature(name)
+    fn routines(&self, name: &[String]) -> Result<Vec<plsql::host::Signature>> {
+        self.routine_signatures(name)
+    }
+
+    fn package_variable(
+        &self,
+        package: &str,
+        name: &str,
+    ) -> Result<Option<plsql::host::PackageVariable>> {
+        self.package_variable_of(package, name)
     }
 }
 
@@ -217,6 +225,10 @@ impl Host for SessionHost<'_> {
         arguments: Vec<Option<Value>>,
         state: &mut plsql::SessionState,
     ) -> Result<plsql::host::Called> {
-        self.session.call_stored(&routine.name, arguments, state)
+        self.session.call_stored(routine, arguments, state)
+    }
+
+    fn package_state(&mut self, name: &str, state: &mut plsql::SessionState) -> Result<()> {
+        self.session.package_state(name, state)
     }
 }

@@ -19,6 +19,7 @@ use crate::library_cache::objects::{CachedObject, Shared};
 use crate::plsql::ast::Program;
 use crate::plsql::host::Signature;
 use crate::plsql::{self, errors, Unit};
+use crate::sql::eval::RoutineCall;
 use crate::syntax::ast::{ObjectName, ProgramKind};
 
 /// The most nested calls of stored subprograms (ORA-06500 beyond): each level takes stack,
@@ -112,24 +113,60 @@ impl Session {
         }
     }
 
-    /// Compiles a unit's source ('PL/SQL compilation elapsed time'): what it gave, and the
-    /// compiled unit with the bytes its compilation allocated when it compiled.
+    /// Compiles a unit's source for its DDL (CREATE, ALTER ... COMPILE): what it gave, and
+    /// a subprogram's compiled unit with the bytes its compilation allocated.
     fn compile_source(
         &self,
         name: &str,
         kind: ProgramKind,
         source: &str,
     ) -> (Compiled, Option<(Unit, u64)>) {
+        match kind {
+            ProgramKind::Procedure | ProgramKind::Function => {
+                self.compile_timed(source.len(), || self.compile_unit(name, kind, source))
+            }
+            ProgramKind::Package => {
+                let (compiled, _) =
+                    self.compile_timed(source.len(), || self.compile_package(name, source, None));
+                (compiled, None)
+            }
+            ProgramKind::PackageBody => {
+                let (compiled, _) = self.compile_timed(source.len(), || {
+                    let dictionary = self.instance.catalog().current();
+                    let Some(spec) = dictionary.program(name, ProgramKind::Package) else {
+                        return Err(errors::statement_ignored(
+                            source,
+                            0,
+                            0,
+                            &format!(
+                                "PLS-00201: identifier '{name}' must be declared\nORA-06550: line 1, column 1:\nPLS-00304: cannot compile body of '{name}' without its specification"
+                            ),
+                        ));
+                    };
+                    self.compile_package(name, &spec.source, Some(source))
+                });
+                (compiled, None)
+            }
+        }
+    }
+
+    /// Compiles something ('PL/SQL compilation elapsed time'): what it gave, and what it
+    /// made with the bytes its compilation allocated (an estimate from the source's length
+    /// when the allocator did not count).
+    pub(super) fn compile_timed<T>(
+        &self,
+        source_bytes: usize,
+        make: impl FnOnce() -> Result<T>,
+    ) -> (Compiled, Option<(T, u64)>) {
         let _timed = instrumentation::timed(TimeModelStatistic::PlsqlCompilationElapsedTime);
-        let (unit, bytes) =
-            super::select::make_plan(true, || self.compile_unit(name, kind, source));
-        match unit {
-            Ok(unit) => (
+        let (made, bytes) = super::select::make_plan(true, make);
+        match made {
+            Ok(made) => (
                 Compiled {
                     valid: true,
                     errors: Vec::new(),
                 },
-                Some((unit, bytes.unwrap_or(source.len() as u64 * 16))),
+                Some((made, bytes.unwrap_or(source_bytes as u64 * 16))),
             ),
             Err(error) => (
                 Compiled {
@@ -159,10 +196,8 @@ impl Session {
                 }
                 plsql::compile_subprogram(source, &subprogram, &qualified, self)
             }
-            Program::Package { .. } | Program::PackageBody { .. } => Err(errors::compilation(
-                source,
-                0,
-                "PLS-00999: implementation restriction (may be temporary) packages are not supported yet",
+            Program::Package { .. } | Program::PackageBody { .. } => Err(Error::internal(
+                "a package's source where a subprogram's is",
             )),
         }
     }
@@ -181,8 +216,13 @@ impl Session {
                 .ok_or_else(|| not_found(name))
         };
         let mut program = find()?;
-        let definition: Shared = program.clone();
-        if let Some(object) = cache.object(namespace(kind), OWNER, name, &definition) {
+        let current = |definition: &Shared| {
+            definition
+                .clone()
+                .downcast::<ProgramDef>()
+                .is_ok_and(|definition| Arc::ptr_eq(&definition, &program))
+        };
+        if let Some(object) = cache.object(namespace(kind), OWNER, name, &current) {
             return Ok(object);
         }
         let (compiled, unit) = self.compile_source(name, kind, &program.source);
@@ -204,20 +244,37 @@ impl Session {
         ))
     }
 
-    /// The stored procedure or function `parts` names, as its callers see it: from its
-    /// source's specification (it need not compile for its callers to compile).
-    pub(super) fn routine_signature(&self, parts: &[String]) -> Result<Option<Signature>> {
-        let name = match parts {
-            [name] => name,
-            [schema, name] if schema == OWNER => name,
-            _ => return Ok(None),
+    /// The stored procedures and functions `parts` names, as their callers see them: a
+    /// standalone one from its source's specification (it need not compile for its callers
+    /// to compile), a package's from the compiled package.
+    pub(super) fn routine_signatures(&self, parts: &[String]) -> Result<Vec<Signature>> {
+        let (package, name) = match parts {
+            [name] => (None, name),
+            [schema, name] if schema == OWNER && !self.is_package(schema) => (None, name),
+            [package, name] => (Some(package), name),
+            [schema, package, name] if schema == OWNER => (Some(package), name),
+            _ => return Ok(Vec::new()),
         };
+        if let Some(package) = package {
+            if !self.is_package(package) {
+                return Ok(Vec::new());
+            }
+            let unit = self.package_unit(package).map_err(|_| invalid(package))?;
+            return Ok(unit
+                .subprograms
+                .iter()
+                .filter(|member| {
+                    member.public && member.signature.name.rsplit('.').next() == Some(name)
+                })
+                .map(|member| member.signature.clone())
+                .collect());
+        }
         let dictionary = self.instance.catalog().current();
         let Some(program) = dictionary.programs.get(name) else {
-            return Ok(None);
+            return Ok(Vec::new());
         };
         if !matches!(program.kind, ProgramKind::Procedure | ProgramKind::Function) {
-            return Ok(None);
+            return Ok(Vec::new());
         }
         if !program.valid && !self.compiling.borrow().contains(name) {
             // An INVALID unit is compiled again before its caller compiles against it
@@ -230,23 +287,30 @@ impl Session {
             }
         }
         match plsql::parse_program(&program.source) {
-            Ok(Program::Subprogram { subprogram, .. }) => Ok(Some(Signature::of(
+            Ok(Program::Subprogram { subprogram, .. }) => Ok(vec![Signature::of(
                 &subprogram,
                 &format!("{OWNER}.{name}"),
                 program.object_id,
-            ))),
-            _ => Err(errors::compilation(
-                "",
-                0,
-                &format!("PLS-00905: object {OWNER}.{name} is invalid"),
-            )),
+            )]),
+            _ => Err(invalid(name)),
         }
     }
 
-    /// Runs the stored subprogram `name` (`SYSTEM.P`) with its arguments, one call deeper.
+    /// Whether `name` is a package in the dictionary.
+    pub(super) fn is_package(&self, name: &str) -> bool {
+        self.instance
+            .catalog()
+            .current()
+            .programs
+            .get(name)
+            .is_some_and(|program| program.kind == ProgramKind::Package)
+    }
+
+    /// Runs the stored subprogram `routine` (`SYSTEM.P`, or a package's) with its
+    /// arguments, one call deeper.
     pub(super) fn call_stored(
         &mut self,
-        name: &str,
+        routine: &RoutineCall,
         arguments: Vec<Option<crate::types::Value>>,
         state: &mut plsql::SessionState,
     ) -> Result<plsql::host::Called> {
@@ -256,6 +320,10 @@ impl Session {
                 format!("PL/SQL: storage error (more than {PLSQL_CALL_DEPTH_MAX} nested calls)"),
             ));
         }
+        if let Some(member) = routine.member {
+            return self.call_member(routine, member, arguments, state);
+        }
+        let name = routine.name.as_str();
         let bare = name.rsplit('.').next().unwrap_or(name);
         let kind = self
             .instance
@@ -272,10 +340,20 @@ impl Session {
             .downcast::<Unit>()
             .map_err(|_| Error::internal("a library cache object that is not a unit"))?;
         self.instance.library_cache().pin_object(&object);
+        self.run_call(&unit, arguments, state)
+    }
+
+    /// Runs a subprogram's unit one call deeper, on a stack grown as needed.
+    pub(super) fn run_call(
+        &mut self,
+        unit: &Unit,
+        arguments: Vec<Option<crate::types::Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called> {
         self.plsql_depth += 1;
         let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
             let mut host = super::plsql::SessionHost { session: self };
-            plsql::runtime::call(&unit, &mut host, state, arguments)
+            plsql::runtime::call(unit, &mut host, state, arguments)
         });
         self.plsql_depth -= 1;
         result
@@ -284,12 +362,15 @@ impl Session {
     /// Whether a top-level CALL names a stored subprogram.
     pub(super) fn calls_stored(&self, name: &str) -> bool {
         let parts: Vec<String> = name.split('.').map(str::to_string).collect();
-        matches!(self.routine_signature(&parts), Ok(Some(_)) | Err(_))
+        match self.routine_signatures(&parts) {
+            Ok(found) => !found.is_empty(),
+            Err(_) => true,
+        }
     }
 }
 
 /// The library cache namespace a unit of `kind` lives in.
-fn namespace(kind: ProgramKind) -> Namespace {
+pub(super) fn namespace(kind: ProgramKind) -> Namespace {
     match kind {
         ProgramKind::PackageBody => Namespace::Body,
         _ => Namespace::TableProcedure,
@@ -297,7 +378,7 @@ fn namespace(kind: ProgramKind) -> Namespace {
 }
 
 /// ORA-06508: a unit called that is no longer there.
-fn not_found(name: &str) -> Error {
+pub(super) fn not_found(name: &str) -> Error {
     Error::new(
         6508,
         format!("PL/SQL: could not find program unit being called: \"{OWNER}.{name}\""),
@@ -305,7 +386,7 @@ fn not_found(name: &str) -> Error {
 }
 
 /// A unit called that does not compile.
-fn invalid(name: &str) -> Error {
+pub(super) fn invalid(name: &str) -> Error {
     errors::compilation(
         "",
         0,

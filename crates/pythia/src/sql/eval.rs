@@ -87,6 +87,8 @@ pub struct RoutineCall {
     /// `SYSTEM.F`, or `SYSTEM.PKG.F` for a package's.
     pub name: String,
     pub object_id: u32,
+    /// A package's subprogram: its place among the package's subprograms.
+    pub member: Option<u32>,
 }
 
 /// Runs the stored functions an expression calls (the session, through PL/SQL).
@@ -726,6 +728,18 @@ impl Expr {
                 let mut touches = false;
                 self.visit_children(&mut |child| touches |= child.touches_blocks());
                 touches
+            }
+        }
+    }
+
+    /// Whether evaluating calls a stored function (which may run anything).
+    pub fn calls_routines(&self) -> bool {
+        match self {
+            Expr::Routine(..) => true,
+            _ => {
+                let mut calls = false;
+                self.visit_children(&mut |child| calls |= child.calls_routines());
+                calls
             }
         }
     }

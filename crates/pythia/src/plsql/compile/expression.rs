@@ -121,7 +121,7 @@ impl Compiler<'_> {
 
     /// A name in an expression: a variable, a record field, SQLCODE or SQLERRM.
     fn name_expression(&mut self, parts: &[String], position: usize) -> Result<Expr> {
-        match self.scopes.resolve(parts) {
+        match self.resolve(parts)? {
             Some(Resolved::Scalar { slot, .. }) => Ok(Expr::Column(slot)),
             Some(Resolved::Record { .. }) => Err(self.error(
                 position,
@@ -133,10 +133,13 @@ impl Compiler<'_> {
             None => match parts {
                 [name] if name == "SQLCODE" => Ok(Expr::Column(self.sqlcode_slot)),
                 [name] if name == "SQLERRM" => Ok(Expr::Column(self.sqlerrm_slot)),
-                _ => match self.stored_routine(parts, position)? {
-                    Some(routine) => self.function_call(routine, &[], position),
-                    None => Err(self.undeclared(position, parts)),
-                },
+                _ => {
+                    let candidates = self.stored_routines(parts, position)?;
+                    if candidates.is_empty() {
+                        return Err(self.undeclared(position, parts));
+                    }
+                    self.function_call(&candidates, &[], position)
+                }
             },
         }
     }
@@ -150,8 +153,9 @@ impl Compiler<'_> {
         }
         if Function::resolve(name, args.len()).is_err() {
             let parts: Vec<String> = name.split('.').map(str::to_string).collect();
-            if let Some(routine) = self.stored_routine(&parts, position)? {
-                return self.function_call(routine, args, position);
+            let candidates = self.stored_routines(&parts, position)?;
+            if !candidates.is_empty() {
+                return self.function_call(&candidates, args, position);
             }
         }
         let function = Function::resolve(name, args.len()).map_err(|error| match error.code() {

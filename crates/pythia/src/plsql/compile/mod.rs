@@ -20,11 +20,13 @@ use crate::plsql::errors;
 use crate::plsql::host::{ColumnType, Names};
 
 mod expression;
+mod packages;
 mod scope;
 mod statements;
 mod static_sql;
 mod subprograms;
 
+pub use packages::{compile_package, PackageSource};
 use scope::Scopes;
 pub use subprograms::compile_subprogram;
 
@@ -105,6 +107,10 @@ pub(super) struct Compiler<'a> {
     return_slot: Option<usize>,
     /// The subprogram being compiled, which its own body may call.
     own: Option<std::sync::Arc<crate::plsql::host::Signature>>,
+    /// The package whose unit this is: its variables and subprograms, in scope.
+    package: Option<std::sync::Arc<packages::PackageContext>>,
+    /// The package variables the unit names, each mirrored by a slot.
+    globals: Vec<GlobalMirror>,
 }
 
 impl<'a> Compiler<'a> {
@@ -140,6 +146,8 @@ impl<'a> Compiler<'a> {
             parameters: Vec::new(),
             return_slot: None,
             own: None,
+            package: None,
+            globals: Vec::new(),
         };
         compiler.sql_cursor = compiler.cursor_slots("SQL");
         compiler.sqlcode_slot = compiler.hidden_slot("SQLCODE");
@@ -169,6 +177,7 @@ impl<'a> Compiler<'a> {
             sqlerrm_slot: self.sqlerrm_slot,
             parameters: self.parameters,
             return_slot: self.return_slot,
+            globals: self.globals,
         })
     }
 
@@ -242,6 +251,64 @@ impl<'a> Compiler<'a> {
         let slot = self.hidden_slot(&format!(":{name}"));
         self.bind_slots.push((name.to_string(), slot));
         slot
+    }
+
+    // ---- Names ---------------------------------------------------------------------------
+
+    /// A dotted name as a variable, record or field: declared in a block of the unit, else
+    /// a variable of the unit's own package (`g`, `pkg.g`), else a public variable of
+    /// another package (`other.g`), mirrored by a slot of the unit's frame.
+    fn resolve(&mut self, parts: &[String]) -> Result<Option<scope::Resolved>> {
+        if let Some(resolved) = self.scopes.resolve(parts) {
+            return Ok(Some(resolved));
+        }
+        if let Some(package) = self.package.clone() {
+            let global = match parts {
+                [name] => package.global(name),
+                [qualifier, name] if *qualifier == package.name => package.global(name),
+                _ => None,
+            };
+            if let Some((global, kind, constant)) = global {
+                let slot = self.mirror(&package.name, global, kind)?;
+                return Ok(Some(scope::Resolved::Scalar {
+                    slot,
+                    kind,
+                    constant,
+                }));
+            }
+        }
+        let (package, name) = match parts {
+            [package, name] => (package, name),
+            [schema, package, name] if schema == crate::catalog::OWNER => (package, name),
+            _ => return Ok(None),
+        };
+        let Some(variable) = self.names.package_variable(package, name)? else {
+            return Ok(None);
+        };
+        let slot = self.mirror(package, variable.global, variable.kind)?;
+        Ok(Some(scope::Resolved::Scalar {
+            slot,
+            kind: variable.kind,
+            constant: variable.constant,
+        }))
+    }
+
+    /// The unit's slot mirroring variable `global` of `package`, made at its first use.
+    fn mirror(&mut self, package: &str, global: usize, kind: SlotKind) -> Result<usize> {
+        if let Some(mirror) = self
+            .globals
+            .iter()
+            .find(|mirror| &*mirror.package == package && mirror.global == global)
+        {
+            return Ok(mirror.slot);
+        }
+        let slot = self.slot(&format!("{package}.{global}"), kind, false)?;
+        self.globals.push(GlobalMirror {
+            package: package.into(),
+            global,
+            slot,
+        });
+        Ok(slot)
     }
 
     // ---- Errors --------------------------------------------------------------------------

@@ -197,7 +197,7 @@ impl Compiler<'_> {
                 .type_named(parts)
                 .ok_or_else(|| self.undeclared(position, parts)),
             TypeName::TypeOf(parts) => {
-                if let Some(resolved) = self.scopes.resolve(parts) {
+                if let Some(resolved) = self.resolve(parts)? {
                     return Ok(match resolved {
                         Resolved::Scalar { kind, .. } => scalar(kind),
                         Resolved::Record { record, .. } => Member::Record(record),
@@ -550,7 +550,7 @@ impl Compiler<'_> {
             }
             Target::Name(parts, position) => (parts, *position),
         };
-        match self.scopes.resolve(parts) {
+        match self.resolve(parts)? {
             Some(Resolved::Scalar { constant: true, .. }) => Err(self.error(
                 target_position,
                 &format!(
@@ -572,7 +572,7 @@ impl Compiler<'_> {
                         name,
                     } => {
                         let parts = super::name_parts(schema, table, name);
-                        self.scopes.resolve(&parts)
+                        self.resolve(&parts)?
                     }
                     _ => None,
                 };
@@ -874,8 +874,9 @@ impl Compiler<'_> {
                 Instruction::Sleep(values.remove(0))
             }
             _ => {
-                if let Some(routine) = self.stored_routine(name, position)? {
-                    let instruction = self.routine_call(routine, arguments, position)?;
+                let candidates = self.stored_routines(name, position)?;
+                if !candidates.is_empty() {
+                    let instruction = self.routine_call(&candidates, arguments, position)?;
                     self.emit(instruction, position);
                     return Ok(());
                 }

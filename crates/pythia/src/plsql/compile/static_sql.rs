@@ -136,7 +136,7 @@ impl Compiler<'_> {
         for target in targets {
             match target {
                 Target::Bind(name, _) => slots.push(self.bind_slot(name)),
-                Target::Name(parts, position) => match self.scopes.resolve(parts) {
+                Target::Name(parts, position) => match self.resolve(parts)? {
                     Some(Resolved::Scalar {
                         constant: true, ..
                     }) => {
@@ -160,11 +160,11 @@ impl Compiler<'_> {
     }
 
     /// The slot a column reference of static SQL stands for, when it is PL/SQL's.
-    fn variable_in_sql(&self, parts: &[String], names: &SqlNames) -> Option<usize> {
+    fn variable_in_sql(&mut self, parts: &[String], names: &SqlNames) -> Option<usize> {
         match parts {
             [name] if names.columns.contains(name) => None,
             [qualifier, ..] if parts.len() > 1 && names.qualifiers.contains(qualifier) => None,
-            _ => match self.scopes.resolve(parts)? {
+            _ => match self.resolve(parts).ok()?? {
                 Resolved::Scalar { slot, .. } => Some(slot),
                 Resolved::Record { .. } => None,
             },

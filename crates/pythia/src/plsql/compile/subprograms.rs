@@ -22,11 +22,26 @@ pub fn compile_subprogram(
     name: &str,
     names: &dyn Names,
 ) -> Result<Unit> {
+    compile_subprogram_in(text, subprogram, name, names, None)
+}
+
+/// Compiles a subprogram, stored on its own or (with `package`) one of a package's, which
+/// sees the package's variables and subprograms.
+pub(super) fn compile_subprogram_in(
+    text: &str,
+    subprogram: &Subprogram,
+    name: &str,
+    names: &dyn Names,
+    package: Option<Arc<super::packages::PackageContext>>,
+) -> Result<Unit> {
     let Some(body) = &subprogram.body else {
         return Err(Error::internal("a subprogram without a body compiled"));
     };
     let mut compiler = Compiler::new(text, names);
-    compiler.own = Some(Arc::new(Signature::of(subprogram, name, 0)));
+    if package.is_none() {
+        compiler.own = Some(Arc::new(Signature::of(subprogram, name, 0)));
+    }
+    compiler.package = package;
     compiler.scopes.push(Some(subprogram.name.clone()));
     for parameter in &subprogram.parameters {
         compiler.parameter(parameter, subprogram.position)?;
@@ -92,20 +107,34 @@ impl Compiler<'_> {
         Ok(())
     }
 
-    /// The stored subprogram `name` names, if any: None when it names none.
-    pub(super) fn stored_routine(
+    /// The stored subprograms `name` names (several when overloaded): the unit itself, its
+    /// package's, or those the dictionary has; none when it names none.
+    pub(super) fn stored_routines(
         &self,
         name: &[String],
         position: usize,
-    ) -> Result<Option<Arc<Signature>>> {
+    ) -> Result<Vec<Arc<Signature>>> {
         if let Some(own) = &self.own {
             let qualified = name.join(".");
             if own.name == qualified || own.name.rsplit('.').next() == Some(qualified.as_str()) {
-                return Ok(Some(own.clone()));
+                return Ok(vec![own.clone()]);
             }
         }
-        match self.names.routine(name) {
-            Ok(found) => Ok(found.map(Arc::new)),
+        if let Some(package) = &self.package {
+            let member = match name {
+                [member] => Some(member),
+                [qualifier, member] if *qualifier == package.name => Some(member),
+                _ => None,
+            };
+            if let Some(member) = member {
+                let found = package.subprograms(member);
+                if !found.is_empty() {
+                    return Ok(found);
+                }
+            }
+        }
+        match self.names.routines(name) {
+            Ok(found) => Ok(found.into_iter().map(Arc::new).collect()),
             Err(error) if error.message().contains("PLS-00905") => {
                 let detail = error.message();
                 let detail = detail.split_once('\n').map_or(detail, |(_, detail)| detail);
@@ -117,23 +146,28 @@ impl Compiler<'_> {
         }
     }
 
-    /// A call of a stored procedure as a statement.
+    /// A call of a stored procedure as a statement: the first of `candidates` (overloads)
+    /// the arguments fit.
     pub(super) fn routine_call(
         &mut self,
-        routine: Arc<Signature>,
+        candidates: &[Arc<Signature>],
         arguments: &[ast::Argument],
         position: usize,
     ) -> Result<Instruction> {
-        if routine.function {
+        let procedures: Vec<&Arc<Signature>> = candidates
+            .iter()
+            .filter(|routine| !routine.function)
+            .collect();
+        if procedures.is_empty() {
             return Err(self.error(
                 position,
                 &format!(
                     "PLS-00221: '{}' is not a procedure or is undefined",
-                    short_name(&routine.name)
+                    short_name(&candidates[0].name)
                 ),
             ));
         }
-        let bound = self.bind_arguments(&routine, arguments, position)?;
+        let (routine, bound) = self.choose(&procedures, arguments, position)?;
         let mut values = Vec::new();
         let mut outs = Vec::new();
         for (index, (argument, parameter)) in bound.iter().zip(&routine.parameters).enumerate() {
@@ -160,19 +194,24 @@ impl Compiler<'_> {
         })
     }
 
-    /// A stored function in an expression: its IN arguments by position.
+    /// A stored function in an expression: its IN arguments by position; the first of
+    /// `candidates` (overloads) they fit.
     pub(super) fn function_call(
         &mut self,
-        routine: Arc<Signature>,
+        candidates: &[Arc<Signature>],
         arguments: &[crate::syntax::ast::Expr],
         position: usize,
     ) -> Result<Expr> {
-        if !routine.function {
+        let functions: Vec<&Arc<Signature>> = candidates
+            .iter()
+            .filter(|routine| routine.function)
+            .collect();
+        if functions.is_empty() {
             return Err(self.error(
                 position,
                 &format!(
                     "PLS-00222: no function with name '{}' exists in this scope",
-                    short_name(&routine.name)
+                    short_name(&candidates[0].name)
                 ),
             ));
         }
@@ -183,7 +222,7 @@ impl Compiler<'_> {
                 value: value.clone(),
             })
             .collect();
-        let bound = self.bind_arguments(&routine, &positional, position)?;
+        let (routine, bound) = self.choose(&functions, &positional, position)?;
         if routine
             .parameters
             .iter()
@@ -208,6 +247,26 @@ impl Compiler<'_> {
             .map(|argument| self.expression(argument, position))
             .collect::<Result<Vec<_>>>()?;
         Ok(Expr::Routine(Arc::new(routine.routine_call()), values))
+    }
+
+    /// The first candidate the arguments fit, with each parameter's argument; the first
+    /// candidate's error when none fits.
+    fn choose<'e>(
+        &self,
+        candidates: &[&Arc<Signature>],
+        arguments: &'e [ast::Argument],
+        position: usize,
+    ) -> Result<(Arc<Signature>, Vec<Option<&'e crate::syntax::ast::Expr>>)> {
+        let mut first_error = None;
+        for routine in candidates {
+            match self.bind_arguments(routine, arguments, position) {
+                Ok(bound) => return Ok(((*routine).clone(), bound)),
+                Err(error) => {
+                    first_error.get_or_insert(error);
+                }
+            }
+        }
+        Err(first_error.unwrap_or_else(|| Error::internal("no candidate subprogram")))
     }
 
     /// Each parameter's argument, by position then by name; PLS-00306 for a missing one

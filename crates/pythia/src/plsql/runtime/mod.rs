@@ -38,10 +38,20 @@ const INTERRUPT_CHECK_INSTRUCTIONS: u32 = 64;
 /// The most handlers being handled at once (a handler's block raising inside a handler...).
 const EXCEPTIONS_MAX: usize = 256;
 
-/// What a session keeps of PL/SQL between calls.
+/// What a session keeps of PL/SQL between calls: DBMS_OUTPUT's buffer and the state of
+/// each package it has used.
 #[derive(Debug, Default)]
 pub struct SessionState {
     pub output: Output,
+    pub packages: std::collections::HashMap<String, PackageInstance>,
+}
+
+/// A session's state of a package: its variables' values, for the compiled package they
+/// were made by.
+#[derive(Debug)]
+pub struct PackageInstance {
+    pub unit: std::sync::Arc<PackageUnit>,
+    pub slots: Vec<Value>,
 }
 
 /// Runs `unit` with `binds` for its host binds (in the order `unit.bind_slots` lists them),
@@ -56,7 +66,7 @@ pub fn run(
     for (index, slot) in unit.bind_slots.iter().enumerate() {
         machine.slots[*slot] = binds.get(index).cloned().unwrap_or(Value::Null);
     }
-    let result = machine.execute();
+    let result = machine.run();
     for (index, slot) in unit.bind_slots.iter().enumerate() {
         if let Some(bind) = binds.get_mut(index) {
             *bind = std::mem::replace(&mut machine.slots[*slot], Value::Null);
@@ -84,6 +94,7 @@ pub fn call(
         ));
     }
     let mut machine = Machine::new(unit, host, state);
+    machine.enter_packages()?;
     let mut arguments = arguments.into_iter();
     for parameter in &unit.parameters {
         match arguments.next().flatten() {
@@ -96,7 +107,9 @@ pub fn call(
             }
         }
     }
-    machine.execute()?;
+    let result = machine.execute();
+    machine.store_globals();
+    result?;
     let parameters = unit
         .parameters
         .iter()
@@ -224,6 +237,54 @@ impl<'a> Machine<'a> {
         machine
     }
 
+    /// Runs the unit from its start, its package variables loaded first and stored back
+    /// however it ends.
+    fn run(&mut self) -> Result<()> {
+        self.enter_packages()?;
+        let result = self.execute();
+        self.store_globals();
+        result
+    }
+
+    /// Makes sure the session has the state of every package the unit names, and loads
+    /// the unit's mirrors of their variables.
+    fn enter_packages(&mut self) -> Result<()> {
+        if self.unit.globals.is_empty() {
+            return Ok(());
+        }
+        let mut done: Vec<&str> = Vec::new();
+        for mirror in &self.unit.globals {
+            if !done.contains(&&*mirror.package) {
+                self.host.package_state(&mirror.package, self.state)?;
+                done.push(&mirror.package);
+            }
+        }
+        self.load_globals();
+        Ok(())
+    }
+
+    /// The mirrors from the session's package state.
+    fn load_globals(&mut self) {
+        for mirror in &self.unit.globals {
+            if let Some(instance) = self.state.packages.get(&*mirror.package) {
+                if let Some(value) = instance.slots.get(mirror.global) {
+                    self.slots[mirror.slot] = value.clone();
+                }
+            }
+        }
+    }
+
+    /// The mirrors to the session's package state.
+    fn store_globals(&mut self) {
+        for mirror in &self.unit.globals {
+            if let Some(instance) = self.state.packages.get_mut(&*mirror.package) {
+                if let Some(value) = instance.slots.get_mut(mirror.global) {
+                    *value = self.slots[mirror.slot].clone();
+                }
+            }
+        }
+    }
+
     fn execute(&mut self) -> Result<()> {
         let mut pc = 0;
         let mut countdown = INTERRUPT_CHECK_INSTRUCTIONS;
@@ -261,6 +322,17 @@ impl<'a> Machine<'a> {
     /// Evaluates an expression over the frame; the stored functions it calls run through
     /// the host.
     fn evaluate(&mut self, expr: &Expr) -> Result<Value> {
+        if !self.unit.globals.is_empty() && expr.calls_routines() {
+            // The functions called may read and change the package variables.
+            self.store_globals();
+            let value = self.evaluate_over_frame(expr);
+            self.load_globals();
+            return value;
+        }
+        self.evaluate_over_frame(expr)
+    }
+
+    fn evaluate_over_frame(&mut self, expr: &Expr) -> Result<Value> {
         let runner = Runner {
             host: RefCell::new(&mut *self.host),
             state: RefCell::new(&mut *self.state),
@@ -459,7 +531,10 @@ impl<'a> Machine<'a> {
                     .iter()
                     .map(|(name, argument)| Ok((name.clone(), self.evaluate(argument)?)))
                     .collect::<Result<Vec<_>>>()?;
-                self.host.call_procedure(name, &values, &named)?;
+                self.store_globals();
+                let called = self.host.call_procedure(name, &values, &named);
+                self.load_globals();
+                called?;
             }
             Instruction::Call {
                 routine,
@@ -473,8 +548,10 @@ impl<'a> Machine<'a> {
                         None => None,
                     });
                 }
-                let called = self.host.call_routine(routine, values, self.state)?;
-                let mut parameters = called.parameters;
+                self.store_globals();
+                let called = self.host.call_routine(routine, values, self.state);
+                self.load_globals();
+                let mut parameters = called?.parameters;
                 for (index, slot) in outs {
                     let value = parameters
                         .get_mut(*index)
@@ -560,7 +637,9 @@ impl<'a> Machine<'a> {
             SqlKind::SelectInto => 2,
             _ => usize::MAX,
         };
+        self.store_globals();
         let outcome = self.host.execute(&statement.text, &binds, limit);
+        self.load_globals();
         let sql = self.unit.sql_cursor;
         let outcome = match outcome {
             Ok(outcome) => outcome,
@@ -608,7 +687,10 @@ impl<'a> Machine<'a> {
         let definition = &self.unit.cursors[cursor];
         let statement = &self.unit.statements[definition.statement];
         let binds = self.binds(statement);
-        let outcome = self.host.execute(&statement.text, &binds, usize::MAX)?;
+        self.store_globals();
+        let outcome = self.host.execute(&statement.text, &binds, usize::MAX);
+        self.load_globals();
+        let outcome = outcome?;
         self.cursors[cursor] = Some(OpenCursor {
             rows: outcome.rows.into(),
             fetched: 0,
