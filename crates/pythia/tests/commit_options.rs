@@ -298,3 +298,52 @@ fn a_bad_commit_wait_or_commit_logging_is_ora_00096() {
     drop(session);
     instance.shutdown().unwrap();
 }
+
+/// Seed 002's note, the PL/SQL commit optimisation: a loop of COMMITs in a block waits on
+/// 'log file sync' once, for the last commit, before the call returns; COMMIT WRITE WAIT in
+/// the loop waits every time, and so does every commit under commit_wait = FORCE_WAIT.
+#[test]
+fn commits_inside_plsql_wait_once_per_call_unless_told_to_wait() {
+    let dir = temp_dir("plsql-commits");
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    run(&mut session, "create table t (n number)");
+    let loop_of = |commit: &str| {
+        format!("begin for i in 1..20 loop insert into t values (i); {commit}; end loop; end;")
+    };
+    let waits = |session: &mut Session, block: &str| {
+        let syncs = log_file_syncs(session);
+        let commits = statistic(session, Statistic::UserCommits);
+        run(session, block);
+        (
+            statistic(session, Statistic::UserCommits) - commits,
+            log_file_syncs(session) - syncs,
+        )
+    };
+    assert_eq!(waits(&mut session, &loop_of("commit")), (20, 1));
+    assert_eq!(waits(&mut session, &loop_of("commit write wait")), (20, 20));
+    // NOWAIT asked for in the block: no wait at all, not even at the end.
+    assert_eq!(
+        waits(&mut session, &loop_of("commit write nowait")),
+        (20, 0)
+    );
+    run(&mut session, "alter session set commit_wait = force_wait");
+    assert_eq!(waits(&mut session, &loop_of("commit")), (20, 20));
+    // Outside PL/SQL each COMMIT waits, as before.
+    run(&mut session, "alter session set commit_wait = wait");
+    run(&mut session, "insert into t values (0)");
+    let syncs = log_file_syncs(&session);
+    run(&mut session, "commit");
+    assert_eq!(log_file_syncs(&session) - syncs, 1);
+    // What the loops committed is durable: all of it is there after a restart.
+    drop(session);
+    instance.shutdown().unwrap();
+    drop(instance);
+    let instance = Instance::open(&dir, SMALL).unwrap();
+    let mut session = instance.connect().unwrap();
+    let rows = common::text_rows(&mut session, "select count(*) from t");
+    assert_eq!(rows, vec![vec!["81".to_string()]]);
+    drop(session);
+    instance.shutdown().unwrap();
+    let _ = std::fs::remove_dir_all(&dir);
+}

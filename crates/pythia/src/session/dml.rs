@@ -24,6 +24,23 @@ pub(super) struct TableStatement<'s> {
     pub(super) hint: Option<&'s str>,
     pub(super) assignments: &'s [(String, ast::Expr)],
     pub(super) where_clause: Option<&'s ast::Expr>,
+    /// RETURNING's expressions, over each changed row's new values (DELETE's: its old).
+    pub(super) returning: &'s [ast::Expr],
+}
+
+/// What a DML statement did: the rows it changed, and RETURNING's values of each.
+pub(super) struct Changed {
+    pub(super) rows: u64,
+    pub(super) returned: Vec<Vec<Value>>,
+}
+
+impl Changed {
+    /// The statement's result: `n rows verb.`, with the RETURNING values as its rows.
+    pub(super) fn result(self, verb: &str) -> super::StatementResult {
+        let mut result = super::changed(self.rows, verb);
+        result.rows = self.returned;
+        result
+    }
 }
 
 /// What UPDATE's and DELETE's first step found: the dictionary the plan runs against, its
@@ -98,10 +115,11 @@ impl Session {
         table_name: &ast::ObjectName,
         columns: Option<&[String]>,
         source: &ast::InsertSource,
-        text: &str,
-        binds: &[Value],
+        returning: &[ast::Expr],
+        call: (&str, &[Value]),
         pin: &mut CursorPin,
-    ) -> Result<u64> {
+    ) -> Result<Changed> {
+        let (text, binds) = call;
         // As for a query: the child's validity is read under the dictionary's latch.
         let (dictionary, valid) = self
             .instance
@@ -160,6 +178,8 @@ impl Session {
         let checks = self.with_reader(&BindValues::default(), |reader| {
             constraints::compile_checks(reader, &table)
         })?;
+        let returning = self.returning_plan(&dictionary, xid, &table, returning, binds)?;
+        let mut returned = Vec::new();
         let mut inserted = Vec::new();
         let mut count = 0;
         for values in rows {
@@ -189,6 +209,9 @@ impl Session {
                 })?;
             }
             rows::insert_row(&storage, transaction, &table, &row)?;
+            if let Some(returning) = &returning {
+                returned.push(self.returned_values(returning, &row, binds)?);
+            }
             if !table.foreign_keys.is_empty() {
                 inserted.push(row);
             }
@@ -206,7 +229,56 @@ impl Session {
                 Ok(())
             })?;
         }
-        Ok(count)
+        Ok(Changed {
+            rows: count,
+            returned,
+        })
+    }
+
+    /// RETURNING's expressions compiled over the table's row (None without RETURNING).
+    fn returning_plan(
+        &self,
+        dictionary: &Arc<Dictionary>,
+        xid: u64,
+        table: &Arc<TableDef>,
+        returning: &[ast::Expr],
+        binds: &[Value],
+    ) -> Result<Option<Vec<crate::sql::eval::Expr>>> {
+        if returning.is_empty() {
+            return Ok(None);
+        }
+        let mut bind_values = BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        self.with_reader_in(dictionary, xid, &plan_binds, |reader| {
+            let expressions: Vec<&ast::Expr> = returning.iter().collect();
+            let plan = query::plan_table_statement(
+                reader,
+                &mut bind_values,
+                table,
+                None,
+                None,
+                &expressions,
+                None,
+            )?;
+            Ok(Some(plan.expressions))
+        })
+    }
+
+    /// RETURNING's values over one row.
+    fn returned_values(
+        &self,
+        returning: &[crate::sql::eval::Expr],
+        row: &[Value],
+        binds: &[Value],
+    ) -> Result<Vec<Value>> {
+        let bind_values = BindValues::new(binds.to_vec());
+        self.with_reader(&bind_values, |reader| {
+            let context = reader.row_context();
+            returning
+                .iter()
+                .map(|expr| expr.evaluate(row, &context))
+                .collect()
+        })
     }
 
     pub(super) fn fill_defaults(
@@ -243,7 +315,7 @@ impl Session {
         text: &str,
         binds: &[Value],
         pin: &mut CursorPin,
-    ) -> Result<u64> {
+    ) -> Result<Changed> {
         let storage = self.instance.catalog().storage().clone();
         self.change_rows(
             transaction,
@@ -259,6 +331,8 @@ impl Session {
                     ..
                 } = found;
                 let mut count = 0;
+                let mut returned = Vec::new();
+                let returning = &plan.expressions[targets.len()..];
                 let context = reader.row_context();
                 let checks = constraints::compile_checks(reader, &table)?;
                 let referenced = constraints::is_referenced(reader.dictionary, &table);
@@ -289,6 +363,14 @@ impl Session {
                             if keyed {
                                 change = Some((current.to_vec(), row.clone()));
                             }
+                            if !returning.is_empty() {
+                                returned.push(
+                                    returning
+                                        .iter()
+                                        .map(|expr| expr.evaluate(&row, &context))
+                                        .collect::<Result<Vec<_>>>()?,
+                                );
+                            }
                             Ok(Some(row))
                         })?;
                     if let (true, Some(change)) = (updated, change) {
@@ -310,7 +392,10 @@ impl Session {
                         )?;
                     }
                 }
-                Ok(count)
+                Ok(Changed {
+                    rows: count,
+                    returned,
+                })
             },
         )
     }
@@ -325,8 +410,8 @@ impl Session {
         statement: &TableStatement,
         call: (&str, &[Value]),
         pin: &mut CursorPin,
-        work: impl FnOnce(&Reader, &mut Transaction, RowsToChange) -> Result<u64>,
-    ) -> Result<u64> {
+        work: impl FnOnce(&Reader, &mut Transaction, RowsToChange) -> Result<Changed>,
+    ) -> Result<Changed> {
         let (text, binds) = call;
         let xid = transaction.xid;
         let found = self.rows_to_change(xid, statement, text, binds, pin)?;
@@ -370,8 +455,12 @@ impl Session {
         let mut bind_values = BindValues::new(binds.to_vec());
         let plan_binds = bind_values.clone();
         let (plan, rows) = self.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
-            let expressions: Vec<&ast::Expr> =
-                statement.assignments.iter().map(|(_, expr)| expr).collect();
+            let expressions: Vec<&ast::Expr> = statement
+                .assignments
+                .iter()
+                .map(|(_, expr)| expr)
+                .chain(statement.returning)
+                .collect();
             let make = || {
                 query::plan_table_statement(
                     reader,
@@ -416,7 +505,7 @@ impl Session {
         text: &str,
         binds: &[Value],
         pin: &mut CursorPin,
-    ) -> Result<u64> {
+    ) -> Result<Changed> {
         let storage = self.instance.catalog().storage().clone();
         self.change_rows(
             transaction,
@@ -428,6 +517,7 @@ impl Session {
                     table, plan, rows, ..
                 } = found;
                 let mut count = 0;
+                let mut returned = Vec::new();
                 let context = reader.row_context();
                 let referenced = constraints::is_referenced(reader.dictionary, &table);
                 // Referencing rows are looked at once the statement's rows are all deleted, as
@@ -441,6 +531,14 @@ impl Session {
                             let accepted = plan.accepts(current, &context)?;
                             if accepted && referenced {
                                 removed = Some(current.to_vec());
+                            }
+                            if accepted && !plan.expressions.is_empty() {
+                                returned.push(
+                                    plan.expressions
+                                        .iter()
+                                        .map(|expr| expr.evaluate(current, &context))
+                                        .collect::<Result<Vec<_>>>()?,
+                                );
                             }
                             Ok(accepted)
                         })?;
@@ -460,7 +558,10 @@ impl Session {
                         0,
                     )?;
                 }
-                Ok(count)
+                Ok(Changed {
+                    rows: count,
+                    returned,
+                })
             },
         )
     }

@@ -66,6 +66,7 @@ impl Session {
                     alias,
                     assignments,
                     where_clause,
+                    ..
                 } => {
                     let expressions: Vec<&ast::Expr> =
                         assignments.iter().map(|(_, expr)| expr).collect();
@@ -89,6 +90,7 @@ impl Session {
                     table,
                     alias,
                     where_clause,
+                    ..
                 } => {
                     let plan = table_plan(
                         &mut bind_values,

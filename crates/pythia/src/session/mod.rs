@@ -149,6 +149,9 @@ pub struct Session {
     recursive_depth: usize,
     /// How deep calls of stored subprograms nest now.
     plsql_depth: usize,
+    /// The redo a COMMIT inside the running PL/SQL call did not wait for: the call waits
+    /// for it before it returns.
+    plsql_commit_lsn: Option<u64>,
     /// The stored units being compiled again now, innermost last (`programs.rs`).
     compiling: std::cell::RefCell<Vec<String>>,
 }
@@ -206,6 +209,7 @@ impl Session {
             plsql: crate::plsql::SessionState::default(),
             recursive_depth: 0,
             plsql_depth: 0,
+            plsql_commit_lsn: None,
             compiling: std::cell::RefCell::new(Vec::new()),
         })
     }
@@ -521,61 +525,86 @@ impl Session {
                 table,
                 columns,
                 source,
+                returning,
                 ..
-            } => self
-                .dml(|session, transaction| {
+            } => {
+                refuse_returning_at_top(returning, self.recursive_depth)?;
+                self.dml(|session, transaction| {
                     let columns = columns.as_deref();
-                    session.insert(transaction, table, columns, source, text, binds, pin)
+                    let call = (text, binds);
+                    session.insert(transaction, table, columns, source, returning, call, pin)
                 })
-                .map(|rows| changed(rows, "created")),
+                .map(|rows| rows.result("created"))
+            }
             Statement::Update {
                 hint,
                 table,
                 alias,
                 assignments,
                 where_clause,
+                returning,
             } => {
+                refuse_returning_at_top(returning, self.recursive_depth)?;
                 let statement = TableStatement {
                     table,
                     alias: alias.as_deref(),
                     hint: hint.as_deref(),
                     assignments,
                     where_clause: where_clause.as_ref(),
+                    returning,
                 };
                 self.dml(|session, transaction| {
                     session.update(transaction, &statement, text, binds, pin)
                 })
-                .map(|rows| changed(rows, "updated"))
+                .map(|rows| rows.result("updated"))
             }
             Statement::Delete {
                 hint,
                 table,
                 alias,
                 where_clause,
+                returning,
             } => {
+                refuse_returning_at_top(returning, self.recursive_depth)?;
                 let statement = TableStatement {
                     table,
                     alias: alias.as_deref(),
                     hint: hint.as_deref(),
                     assignments: &[],
                     where_clause: where_clause.as_ref(),
+                    returning,
                 };
                 self.dml(|session, transaction| {
                     session.delete(transaction, &statement, text, binds, pin)
                 })
-                .map(|rows| changed(rows, "deleted"))
+                .map(|rows| rows.result("deleted"))
             }
             Statement::Commit { write } => {
                 let statement = write.map_or_else(CommitRequest::default, |write| CommitRequest {
                     wait: write.wait,
                     immediate: write.immediate,
                 });
-                let decision = CommitDecision::decide(
+                let mut decision = CommitDecision::decide(
                     statement,
                     self.settings.commit_session,
                     self.settings.commit_system,
                 );
+                // The PL/SQL commit optimisation: a COMMIT inside PL/SQL that was not told
+                // WRITE WAIT does not wait for its redo; the call waits once, for the last
+                // one, before it returns (`run_unit`). FORCE_WAIT waits each time.
+                let deferred = self.recursive_depth > 0
+                    && statement.wait.is_none()
+                    && decision.performed.wait
+                    && !(self.settings.commit_session.force_wait
+                        || self.settings.commit_system.force_wait);
+                if deferred {
+                    decision.performed.wait = false;
+                    decision.performed.immediate = true;
+                }
                 self.commit(Some(&decision))?;
+                if deferred {
+                    self.plsql_commit_lsn = Some(self.instance.log().current_lsn());
+                }
                 Ok(StatementResult::done("Commit complete."))
             }
             Statement::Rollback { to_savepoint } => {
@@ -624,6 +653,14 @@ impl Session {
             }
         }
     }
+}
+
+/// RETURNING without INTO is PL/SQL's (a client's RETURNING rows are not built yet).
+fn refuse_returning_at_top(returning: &[crate::syntax::ast::Expr], depth: usize) -> Result<()> {
+    if !returning.is_empty() && depth == 0 {
+        return Err(Error::new(925, "missing INTO keyword"));
+    }
+    Ok(())
 }
 
 fn changed(rows: u64, verb: &str) -> StatementResult {

@@ -4,6 +4,10 @@
 //! (`plsql::run`, 'PL/SQL execution elapsed time') with this session as its [`Host`]: static
 //! SQL is recursive SQL through the session's own parse and execute ('recursive calls').
 //!
+//! A COMMIT inside PL/SQL does not wait for its redo (Oracle's PL/SQL commit
+//! optimisation); the call waits once, for the last commit's, before it returns to the
+//! client. `COMMIT WRITE WAIT` and `commit_wait = FORCE_WAIT` wait each time.
+//!
 //! An unhandled exception undoes the call's work to where it began, as Oracle's implicit
 //! savepoint at the start of each call does: the changes of the transaction the call found
 //! open, back to where the call found them, or all of a transaction the call began.
@@ -101,6 +105,11 @@ impl Session {
             plsql::run(unit, &mut SessionHost { session: self }, &mut state, binds)
         });
         self.plsql = state;
+        // The commits the call made without waiting: one wait, for the last one's redo.
+        let synced = match self.plsql_commit_lsn.take() {
+            Some(lsn) => self.instance.log().sync_commit(lsn),
+            None => Ok(()),
+        };
         if result.is_err() {
             if let Some(mut transaction) = self.transaction.take() {
                 let stop = match start {
@@ -115,6 +124,7 @@ impl Session {
                 undone?;
             }
         }
+        synced?;
         result
     }
 

@@ -20,10 +20,10 @@ impl Session {
 
     /// Runs a DML statement in the session's transaction; on error its changes are undone
     /// and the transaction goes on (statement-level atomicity).
-    pub(super) fn dml(
+    pub(super) fn dml<T>(
         &mut self,
-        work: impl FnOnce(&Session, &mut Transaction) -> Result<u64>,
-    ) -> Result<u64> {
+        work: impl FnOnce(&Session, &mut Transaction) -> Result<T>,
+    ) -> Result<T> {
         let mut transaction = match self.transaction.take() {
             Some(transaction) => transaction,
             None => self.instance.transactions().begin()?,

@@ -83,6 +83,9 @@ pub enum Statement {
         table: ObjectName,
         columns: Option<Vec<String>>,
         source: InsertSource,
+        /// `RETURNING expr, ...` (PL/SQL's INTO taken off by the PL/SQL parser): values of
+        /// each row the statement changed, over its new values (DELETE's: its old).
+        returning: Vec<Expr>,
     },
     /// `UPDATE table [alias] SET column = value, ... [WHERE ...]`. A column written qualified
     /// (`alias.column`) was checked against the table or alias and is stored unqualified.
@@ -92,6 +95,7 @@ pub enum Statement {
         alias: Option<String>,
         assignments: Vec<(String, Expr)>,
         where_clause: Option<Expr>,
+        returning: Vec<Expr>,
     },
     /// `DELETE [FROM] table [alias] [WHERE ...]`.
     Delete {
@@ -99,6 +103,7 @@ pub enum Statement {
         table: ObjectName,
         alias: Option<String>,
         where_clause: Option<Expr>,
+        returning: Vec<Expr>,
     },
     /// `CREATE TABLE name (columns and constraints) [physical attributes] [AS query]`, or
     /// `CREATE TABLE name [physical attributes] AS query` (then `columns` is empty).
@@ -1204,16 +1209,22 @@ impl Statement {
 fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'a>)) {
     match statement {
         Statement::Select(query) => visit(Node::Query(query)),
-        Statement::Insert { source, .. } => match source {
-            InsertSource::Values(rows) => rows
-                .iter()
-                .flatten()
-                .for_each(|value| visit(Node::Expr(value))),
-            InsertSource::Query(query) => visit(Node::Query(query)),
-        },
+        Statement::Insert {
+            source, returning, ..
+        } => {
+            match source {
+                InsertSource::Values(rows) => rows
+                    .iter()
+                    .flatten()
+                    .for_each(|value| visit(Node::Expr(value))),
+                InsertSource::Query(query) => visit(Node::Query(query)),
+            }
+            returning.iter().for_each(|value| visit(Node::Expr(value)));
+        }
         Statement::Update {
             assignments,
             where_clause,
+            returning,
             ..
         } => {
             for (_, value) in assignments {
@@ -1222,11 +1233,17 @@ fn statement_children<'a>(statement: &'a Statement, visit: &mut dyn FnMut(Node<'
             if let Some(condition) = where_clause {
                 visit(Node::Expr(condition));
             }
+            returning.iter().for_each(|value| visit(Node::Expr(value)));
         }
-        Statement::Delete { where_clause, .. } => {
+        Statement::Delete {
+            where_clause,
+            returning,
+            ..
+        } => {
             if let Some(condition) = where_clause {
                 visit(Node::Expr(condition));
             }
+            returning.iter().for_each(|value| visit(Node::Expr(value)));
         }
         Statement::CreateTable {
             columns,

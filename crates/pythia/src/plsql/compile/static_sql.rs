@@ -90,6 +90,27 @@ impl Compiler<'_> {
             errors::sql_statement_ignored(self.text, sql.start, sql.start, &error)
         })?;
         let into = self.target_slots(&sql.into, "SELECT")?;
+        if let Statement::Insert { returning, .. }
+        | Statement::Update { returning, .. }
+        | Statement::Delete { returning, .. } = &sql.statement
+        {
+            if !returning.is_empty() && returning.len() != into.len() {
+                let error = if returning.len() > into.len() {
+                    crate::error::Error::new(913, "too many values")
+                } else {
+                    crate::error::Error::new(947, "not enough values")
+                };
+                return Err(errors::sql_statement_ignored(
+                    self.text, sql.start, sql.start, &error,
+                ));
+            }
+            if returning.is_empty() != into.is_empty() {
+                let error = crate::error::Error::new(925, "missing INTO keyword");
+                return Err(errors::sql_statement_ignored(
+                    self.text, sql.start, sql.start, &error,
+                ));
+            }
+        }
         if let Statement::Insert { table, .. }
         | Statement::Update { table, .. }
         | Statement::Delete { table, .. } = &sql.statement
@@ -176,9 +197,9 @@ impl Compiler<'_> {
         let mut names = SqlNames::default();
         let statement = &sql.statement;
         match statement {
-            Statement::Insert { table, .. } => {
-                names.tables.insert(table.name.clone());
-            }
+            // An INSERT's own columns are not in scope in its VALUES (nothing of the
+            // table is): a name there is a variable, as Oracle resolves it.
+            Statement::Insert { .. } => {}
             Statement::Update { table, alias, .. } | Statement::Delete { table, alias, .. } => {
                 names.tables.insert(table.name.clone());
                 names.qualifiers.insert(table.name.clone());

@@ -420,6 +420,12 @@ impl UnitParser<'_> {
         let first = self.tokens.index();
         let tokens = self.tokens.tokens();
         let is_query = matches!(self.tokens.peek_word(), Some("SELECT" | "WITH"));
+        let is_dml = matches!(
+            self.tokens.peek_word(),
+            Some("INSERT" | "UPDATE" | "DELETE")
+        );
+        // DML's `RETURNING exprs INTO targets`: the targets run to the statement's end.
+        let mut returning = false;
         let mut depth = 0usize;
         let mut last = first;
         // A query's INTO, and the FROM after it: the targets lie between.
@@ -435,6 +441,18 @@ impl UnitParser<'_> {
                     "INTO" if into_at.is_none() => into_at = Some(last),
                     "FROM" if into_at.is_some() && from_at.is_none() => from_at = Some(last),
                     "BULK" => {
+                        return Err(errors::compilation(
+                            self.text(),
+                            token.start,
+                            "PLS-00999: implementation restriction (may be temporary) BULK COLLECT is not supported yet",
+                        ))
+                    }
+                    _ => {}
+                },
+                TokenKind::Word(word) if depth == 0 && is_dml => match word.as_str() {
+                    "RETURNING" | "RETURN" => returning = true,
+                    "INTO" if returning && into_at.is_none() => into_at = Some(last),
+                    "BULK" if returning => {
                         return Err(errors::compilation(
                             self.text(),
                             token.start,

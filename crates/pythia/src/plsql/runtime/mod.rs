@@ -674,6 +674,23 @@ impl<'a> Machine<'a> {
             SqlKind::Dml => {
                 let rows = outcome.rows_affected;
                 self.set_cursor_attributes(sql, Some(rows > 0), rows);
+                // RETURNING ... INTO: one row's values; none leaves the targets NULL.
+                if !statement.into.is_empty() {
+                    if outcome.rows.len() > 1 {
+                        return Err(Error::new(
+                            1422,
+                            "exact fetch returns more than requested number of rows",
+                        ));
+                    }
+                    let row = outcome.rows.into_iter().next();
+                    for (index, slot) in statement.into.iter().enumerate() {
+                        let value = row
+                            .as_ref()
+                            .and_then(|row| row.get(index).cloned())
+                            .unwrap_or(Value::Null);
+                        self.assign(*slot, value)?;
+                    }
+                }
             }
             SqlKind::Query | SqlKind::Control => {}
         }

@@ -146,12 +146,13 @@ impl Parser<'_> {
         } else {
             return Err(self.error(Syntax::MissingValuesKeyword));
         };
-        self.unimplemented_if_word(&["RETURNING", "RETURN", "LOG"])?;
+        let returning = self.parse_returning()?;
         Ok(Statement::Insert {
             hint,
             table,
             columns,
             source,
+            returning,
         })
     }
 
@@ -188,13 +189,14 @@ impl Parser<'_> {
             }
         }
         let where_clause = self.parse_where_clause()?;
-        self.unimplemented_if_word(&["RETURNING", "RETURN", "LOG"])?;
+        let returning = self.parse_returning()?;
         Ok(Statement::Update {
             hint,
             table,
             alias,
             assignments,
             where_clause,
+            returning,
         })
     }
 
@@ -234,13 +236,28 @@ impl Parser<'_> {
         let table = self.parse_object_name(Syntax::InvalidTableName)?;
         let alias = self.parse_table_alias()?;
         let where_clause = self.parse_where_clause()?;
-        self.unimplemented_if_word(&["RETURNING", "RETURN", "LOG"])?;
+        let returning = self.parse_returning()?;
         Ok(Statement::Delete {
             hint,
             table,
             alias,
             where_clause,
+            returning,
         })
+    }
+
+    /// `RETURNING | RETURN expr, ...` after DML, or nothing (`LOG ERRORS` is unimplemented).
+    fn parse_returning(&mut self) -> Result<Vec<Expr>> {
+        self.unimplemented_if_word(&["LOG"])?;
+        if !(self.eat_word("RETURNING") || self.eat_word("RETURN")) {
+            return Ok(Vec::new());
+        }
+        let mut returning = vec![self.parse_expression()?];
+        while self.eat(&TokenKind::Comma) {
+            returning.push(self.parse_expression()?);
+        }
+        self.unimplemented_if_word(&["INTO", "BULK"])?;
+        Ok(returning)
     }
 
     fn parse_commit(&mut self) -> Result<Statement> {

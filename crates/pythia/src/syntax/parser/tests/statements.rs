@@ -15,6 +15,7 @@ fn insert_values_and_queries() {
                 vec![number("1"), string("x")],
                 vec![bind("V", 0), Expr::Literal(Literal::Null)]
             ]),
+            returning: vec![],
         }
     );
     let from_query = |sql: &str| match parse_ok(sql) {
@@ -61,6 +62,7 @@ fn update_with_alias_and_qualified_columns() {
                 ("COMM".into(), Expr::Literal(Literal::Null)),
             ],
             where_clause: Some(binary(column("EMPNO"), BinaryOperator::Equal, bind("1", 0))),
+            returning: vec![],
         }
     );
     assert!(parse("UPDATE scott.emp SET scott.emp.sal = 1").is_ok());
@@ -84,6 +86,7 @@ fn delete_with_and_without_from() {
         table: ObjectName::new("T"),
         alias: None,
         where_clause: Some(binary(column("A"), BinaryOperator::Equal, number("1"))),
+        returning: vec![],
     };
     assert_eq!(parse_ok("DELETE T WHERE A = 1"), expected);
     assert_eq!(parse_ok("DELETE FROM T WHERE A = 1"), expected);
@@ -93,10 +96,17 @@ fn delete_with_and_without_from() {
             hint: Some("FULL(x)".into()),
             table: ObjectName::new("T"),
             alias: Some("X".into()),
-            where_clause: None
+            where_clause: None,
+            returning: vec![],
         }
     );
-    assert_error("DELETE FROM T RETURNING A INTO :X", 3001, "RETURNING");
+    // RETURNING's values; its INTO is PL/SQL's, which the PL/SQL parser takes off first.
+    assert!(matches!(
+        parse_ok("DELETE FROM T RETURNING A, B + 1"),
+        Statement::Delete { returning, .. } if returning.len() == 2
+    ));
+    assert_error("DELETE FROM T RETURNING A INTO :X", 3001, "INTO");
+    assert_error("DELETE FROM T LOG ERRORS", 3001, "LOG");
 }
 
 #[test]
