@@ -115,8 +115,15 @@ pub trait Names {
 pub trait Host {
     /// Runs one SQL statement as recursive SQL, one level below the unit's caller, with
     /// `binds` for `:B1, :B2, ...` in order of first appearance; a query returns at most
-    /// `row_limit` rows.
-    fn execute(&mut self, text: &str, binds: &[Value], row_limit: usize) -> Result<SqlOutcome>;
+    /// `row_limit` rows. `state` is the session's PL/SQL state, which the stored functions
+    /// the statement calls run with.
+    fn execute(
+        &mut self,
+        text: &str,
+        binds: &[Value],
+        row_limit: usize,
+        state: &mut SessionState,
+    ) -> Result<SqlOutcome>;
 
     /// Runs a procedure `resolve_procedure` accepted, with its arguments' values.
     fn call_procedure(

@@ -144,11 +144,13 @@ pub struct Session {
     /// What PostgreSQL's SET kept of its own settings (`sql::client_settings`).
     client_settings: ClientSettings,
     /// What PL/SQL keeps between calls: DBMS_OUTPUT's buffer (`plsql::SessionState`).
-    plsql: crate::plsql::SessionState,
+    /// It lives here while SQL runs (a query's stored functions take it for their call);
+    /// a running PL/SQL call holds it (`plsql.rs`).
+    plsql: std::cell::RefCell<crate::plsql::SessionState>,
     /// How deep recursive SQL (PL/SQL's static SQL) nests now.
     recursive_depth: usize,
     /// How deep calls of stored subprograms nest now.
-    plsql_depth: usize,
+    plsql_depth: std::cell::Cell<usize>,
     /// The redo a COMMIT inside the running PL/SQL call did not wait for: the call waits
     /// for it before it returns.
     plsql_commit_lsn: Option<u64>,
@@ -206,9 +208,9 @@ impl Session {
             plan_table: Vec::new(),
             next_plan_id: 1,
             client_settings: ClientSettings::default(),
-            plsql: crate::plsql::SessionState::default(),
+            plsql: Default::default(),
             recursive_depth: 0,
-            plsql_depth: 0,
+            plsql_depth: std::cell::Cell::new(0),
             plsql_commit_lsn: None,
             compiling: std::cell::RefCell::new(Vec::new()),
         })

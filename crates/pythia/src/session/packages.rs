@@ -5,7 +5,8 @@
 
 use std::sync::Arc;
 
-use super::programs::{invalid, not_found};
+use super::plsql::CallContext;
+use super::programs::{invalid, not_found, run_call};
 use super::Session;
 use crate::catalog::{ProgramDef, OWNER};
 use crate::error::{Error, Result};
@@ -169,74 +170,78 @@ impl Session {
                 constant: variable.constant,
             }))
     }
+}
 
-    /// The session's state of package `name`, current: made and initialised now at the
-    /// package's first use; discarded with ORA-04068 when the package was compiled again
-    /// since it was made (the next use makes it anew).
-    pub(super) fn package_state(&mut self, name: &str, state: &mut SessionState) -> Result<()> {
-        let unit = self.package_unit(name)?;
-        match state.packages.get(name) {
-            Some(instance) if Arc::ptr_eq(&instance.unit, &unit) => return Ok(()),
-            Some(_) => {
-                state.packages.remove(name);
-                let kind = if unit.has_body {
-                    "package body"
-                } else {
-                    "package"
-                };
-                return Err(Error::new(
-                    4068,
-                    format!(
-                        "existing state of packages has been discarded\nORA-04061: existing state of {kind} \"{OWNER}.{name}\" has been invalidated"
-                    ),
-                ));
-            }
-            None => {}
-        }
-        state.packages.insert(
-            name.to_string(),
-            PackageInstance {
-                unit: unit.clone(),
-                slots: vec![Value::Null; unit.globals.len()],
-            },
-        );
-        if let Err(error) = self.run_call(&unit.init, Vec::new(), state) {
-            // A package whose initialisation fails has no state: the next use runs it again.
+/// The session's state of package `name`, current: made and initialised now at the
+/// package's first use; discarded with ORA-04068 when the package was compiled again since
+/// it was made (the next use makes it anew).
+pub(super) fn package_state(
+    context: &mut dyn CallContext,
+    name: &str,
+    state: &mut SessionState,
+) -> Result<()> {
+    let unit = context.session().package_unit(name)?;
+    match state.packages.get(name) {
+        Some(instance) if Arc::ptr_eq(&instance.unit, &unit) => return Ok(()),
+        Some(_) => {
             state.packages.remove(name);
-            return Err(error);
-        }
-        Ok(())
-    }
-
-    /// Runs subprogram `member` of a package.
-    pub(super) fn call_member(
-        &mut self,
-        routine: &RoutineCall,
-        member: u32,
-        arguments: Vec<Option<Value>>,
-        state: &mut SessionState,
-    ) -> Result<Called> {
-        let mut parts = routine.name.rsplit('.');
-        let (_, package) = (parts.next(), parts.next().unwrap_or_default().to_string());
-        let unit = self.package_unit(&package)?;
-        self.package_state(&package, state)?;
-        let Some(subprogram) = unit.subprograms.get(member as usize) else {
-            return Err(not_found(&routine.name));
-        };
-        let Some(code) = &subprogram.unit else {
+            let kind = if unit.has_body {
+                "package body"
+            } else {
+                "package"
+            };
             return Err(Error::new(
-                4067,
-                format!("not executed, package body \"{OWNER}.{package}\" does not exist"),
+                4068,
+                format!(
+                    "existing state of packages has been discarded\nORA-04061: existing state of {kind} \"{OWNER}.{name}\" has been invalidated"
+                ),
             ));
-        };
-        let cache = self.instance.library_cache();
-        if let Some(object) = cache
-            .cached_objects()
-            .into_iter()
-            .find(|object| object.name == package && object.namespace == Namespace::TableProcedure)
-        {
-            cache.pin_object(&object);
         }
-        self.run_call(code, arguments, state)
+        None => {}
     }
+    state.packages.insert(
+        name.to_string(),
+        PackageInstance {
+            unit: unit.clone(),
+            slots: vec![Value::Null; unit.globals.len()],
+        },
+    );
+    if let Err(error) = run_call(context, &unit.init, Vec::new(), state) {
+        // A package whose initialisation fails has no state: the next use runs it again.
+        state.packages.remove(name);
+        return Err(error);
+    }
+    Ok(())
+}
+
+/// Runs subprogram `member` of a package.
+pub(super) fn call_member(
+    context: &mut dyn CallContext,
+    routine: &RoutineCall,
+    member: u32,
+    arguments: Vec<Option<Value>>,
+    state: &mut SessionState,
+) -> Result<Called> {
+    let mut parts = routine.name.rsplit('.');
+    let (_, package) = (parts.next(), parts.next().unwrap_or_default().to_string());
+    let unit = context.session().package_unit(&package)?;
+    package_state(context, &package, state)?;
+    let Some(subprogram) = unit.subprograms.get(member as usize) else {
+        return Err(not_found(&routine.name));
+    };
+    let Some(code) = &subprogram.unit else {
+        return Err(Error::new(
+            4067,
+            format!("not executed, package body \"{OWNER}.{package}\" does not exist"),
+        ));
+    };
+    let cache = context.session().instance.library_cache();
+    if let Some(object) = cache
+        .cached_objects()
+        .into_iter()
+        .find(|object| object.name == package && object.namespace == Namespace::TableProcedure)
+    {
+        cache.pin_object(&object);
+    }
+    run_call(context, code, arguments, state)
 }

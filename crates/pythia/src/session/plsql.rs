@@ -99,12 +99,12 @@ impl Session {
             .transaction
             .as_ref()
             .map(|transaction| (transaction.xid, transaction.last_uba));
-        let mut state = std::mem::take(&mut self.plsql);
+        let mut state = self.plsql.take();
         let limit = self.settings.statement_timeout;
         let result = instrumentation::interrupt::interruptible(limit, || {
             plsql::run(unit, &mut SessionHost { session: self }, &mut state, binds)
         });
-        self.plsql = state;
+        self.plsql.replace(state);
         // The commits the call made without waiting: one wait, for the last one's redo.
         let synced = match self.plsql_commit_lsn.take() {
             Some(lsn) => self.instance.log().sync_commit(lsn),
@@ -131,15 +131,15 @@ impl Session {
     /// DBMS_OUTPUT's complete lines, taken from the buffer (what SQL*Plus's SET SERVEROUTPUT
     /// ON prints after each call, and the server sends as notices).
     pub fn take_output(&mut self) -> Vec<String> {
-        self.plsql.output.take_lines()
+        self.plsql.get_mut().output.take_lines()
     }
 
     /// Turns DBMS_OUTPUT on (`Some(size)`, None for unlimited) or off, as SQL*Plus's SET
     /// SERVEROUTPUT does before its calls.
     pub fn set_server_output(&mut self, enabled: Option<Option<usize>>) {
         match enabled {
-            Some(size) => self.plsql.output.enable(Some(size)),
-            None => self.plsql.output.disable(),
+            Some(size) => self.plsql.get_mut().output.enable(Some(size)),
+            None => self.plsql.get_mut().output.disable(),
         }
     }
 
@@ -192,23 +192,193 @@ impl Names for Session {
     }
 }
 
+/// ORA-00036 at the deepest recursive SQL.
+fn check_recursive_depth(depth: usize) -> Result<()> {
+    if depth >= RECURSIVE_DEPTH_MAX {
+        return Err(Error::new(
+            36,
+            format!("maximum number of recursive SQL levels ({RECURSIVE_DEPTH_MAX}) exceeded"),
+        ));
+    }
+    Ok(())
+}
+
+/// How a PL/SQL call reaches the session: with every right ([`Writable`]: a block, a
+/// CALL, a unit's static SQL) or only to read ([`ReadOnly`]: a function a query calls,
+/// which may run queries and nothing else, ORA-14551).
+pub(super) trait CallContext {
+    fn session(&self) -> &Session;
+    /// Runs `unit` with the host this context gives.
+    fn call(
+        &mut self,
+        unit: &Unit,
+        arguments: Vec<Option<Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called>;
+}
+
+pub(super) struct Writable<'a>(pub(super) &'a mut Session);
+
+impl CallContext for Writable<'_> {
+    fn session(&self) -> &Session {
+        self.0
+    }
+
+    fn call(
+        &mut self,
+        unit: &Unit,
+        arguments: Vec<Option<Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called> {
+        let mut host = SessionHost {
+            session: &mut *self.0,
+        };
+        plsql::runtime::call(unit, &mut host, state, arguments)
+    }
+}
+
+pub(super) struct ReadOnly<'a>(pub(super) &'a Session);
+
+impl CallContext for ReadOnly<'_> {
+    fn session(&self) -> &Session {
+        self.0
+    }
+
+    fn call(
+        &mut self,
+        unit: &Unit,
+        arguments: Vec<Option<Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called> {
+        let mut host = QueryHost { session: self.0 };
+        plsql::runtime::call(unit, &mut host, state, arguments)
+    }
+}
+
+/// A function called from a query as PL/SQL's host: its queries run, as recursive SQL of
+/// the query's statement; anything else is ORA-14551, Oracle's rule for such functions.
+struct QueryHost<'a> {
+    session: &'a Session,
+}
+
+fn dml_in_query() -> Error {
+    Error::new(14551, "cannot perform a DML operation inside a query")
+}
+
+impl Host for QueryHost<'_> {
+    fn execute(
+        &mut self,
+        text: &str,
+        binds: &[Value],
+        row_limit: usize,
+        state: &mut plsql::SessionState,
+    ) -> Result<SqlOutcome> {
+        let Statement::Select(query) = parser::parse(text)? else {
+            return Err(dml_in_query());
+        };
+        let _call = instrumentation::user_call();
+        let session = self.session;
+        std::mem::swap(&mut *session.plsql.borrow_mut(), state);
+        let (dictionary, xid) = session.reader_parts();
+        let mut bind_values = crate::sql::query::BindValues::new(binds.to_vec());
+        let plan_binds = bind_values.clone();
+        let rows = session.with_reader_in(&dictionary, xid, &plan_binds, |reader| {
+            crate::sql::query::run_query(reader, &mut bind_values, &query)
+        });
+        std::mem::swap(&mut *session.plsql.borrow_mut(), state);
+        let mut rows = rows?.rows;
+        rows.truncate(row_limit);
+        let count = rows.len() as u64;
+        Ok(SqlOutcome {
+            rows,
+            rows_affected: count,
+        })
+    }
+
+    fn call_procedure(&mut self, _: &str, _: &[Value], _: &[(String, Value)]) -> Result<()> {
+        Err(dml_in_query())
+    }
+
+    fn call_routine(
+        &mut self,
+        routine: &crate::sql::eval::RoutineCall,
+        arguments: Vec<Option<Value>>,
+        state: &mut plsql::SessionState,
+    ) -> Result<plsql::host::Called> {
+        super::programs::call_stored(&mut ReadOnly(self.session), routine, arguments, state)
+    }
+
+    fn package_state(&mut self, name: &str, state: &mut plsql::SessionState) -> Result<()> {
+        super::packages::package_state(&mut ReadOnly(self.session), name, state)
+    }
+}
+
+/// The stored functions SQL calls: found by name for its compiler, run read-only with the
+/// session's PL/SQL state.
+pub(super) struct SqlRoutines<'a> {
+    pub(super) session: &'a Session,
+}
+
+impl crate::sql::eval::RoutineRunner for SqlRoutines<'_> {
+    fn call_function(
+        &self,
+        routine: &crate::sql::eval::RoutineCall,
+        arguments: Vec<Value>,
+    ) -> Result<Value> {
+        let session = self.session;
+        let mut state = session.plsql.take();
+        let arguments = arguments.into_iter().map(Some).collect();
+        let called =
+            super::programs::call_stored(&mut ReadOnly(session), routine, arguments, &mut state);
+        *session.plsql.borrow_mut() = state;
+        called?
+            .value
+            .ok_or_else(|| Error::internal("a function returned no value"))
+    }
+}
+
+impl crate::sql::query::SqlFunctions for SqlRoutines<'_> {
+    fn resolve(&self, name: &str, arguments: usize) -> Option<crate::sql::eval::RoutineCall> {
+        let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+        let candidates = self.session.routine_signatures(&parts).ok()?;
+        candidates
+            .into_iter()
+            .find(|signature| {
+                signature.function
+                    && signature
+                        .parameters
+                        .iter()
+                        .all(|parameter| parameter.mode == plsql::ast::Mode::In)
+                    && arguments <= signature.parameters.len()
+                    && signature.parameters[arguments..]
+                        .iter()
+                        .all(|parameter| parameter.has_default)
+            })
+            .map(|signature| signature.routine_call())
+    }
+}
+
 /// The session as PL/SQL's host: what the interpreter runs.
 pub(super) struct SessionHost<'a> {
     pub(super) session: &'a mut Session,
 }
 
 impl Host for SessionHost<'_> {
-    fn execute(&mut self, text: &str, binds: &[Value], row_limit: usize) -> Result<SqlOutcome> {
+    fn execute(
+        &mut self,
+        text: &str,
+        binds: &[Value],
+        row_limit: usize,
+        state: &mut plsql::SessionState,
+    ) -> Result<SqlOutcome> {
         let session = &mut *self.session;
-        if session.recursive_depth >= RECURSIVE_DEPTH_MAX {
-            return Err(Error::new(
-                36,
-                format!("maximum number of recursive SQL levels ({RECURSIVE_DEPTH_MAX}) exceeded"),
-            ));
-        }
+        check_recursive_depth(session.recursive_depth)?;
         let _call = instrumentation::user_call();
         session.recursive_depth += 1;
+        // The statement's stored functions run with the caller's state.
+        std::mem::swap(session.plsql.get_mut(), state);
         let (result, _child) = session.parse_and_run(text, binds, false);
+        std::mem::swap(session.plsql.get_mut(), state);
         session.recursive_depth -= 1;
         let mut result = result?;
         result.rows.truncate(row_limit);
@@ -235,10 +405,10 @@ impl Host for SessionHost<'_> {
         arguments: Vec<Option<Value>>,
         state: &mut plsql::SessionState,
     ) -> Result<plsql::host::Called> {
-        self.session.call_stored(routine, arguments, state)
+        super::programs::call_stored(&mut Writable(self.session), routine, arguments, state)
     }
 
     fn package_state(&mut self, name: &str, state: &mut plsql::SessionState) -> Result<()> {
-        self.session.package_state(name, state)
+        super::packages::package_state(&mut Writable(self.session), name, state)
     }
 }

@@ -10,6 +10,7 @@
 
 use std::sync::Arc;
 
+use super::plsql::CallContext;
 use super::{Session, StatementResult};
 use crate::catalog::{CompileError, Compiled, ProgramDef, OWNER};
 use crate::error::{Error, Result};
@@ -306,59 +307,6 @@ impl Session {
             .is_some_and(|program| program.kind == ProgramKind::Package)
     }
 
-    /// Runs the stored subprogram `routine` (`SYSTEM.P`, or a package's) with its
-    /// arguments, one call deeper.
-    pub(super) fn call_stored(
-        &mut self,
-        routine: &RoutineCall,
-        arguments: Vec<Option<crate::types::Value>>,
-        state: &mut plsql::SessionState,
-    ) -> Result<plsql::host::Called> {
-        if self.plsql_depth >= PLSQL_CALL_DEPTH_MAX {
-            return Err(Error::new(
-                6500,
-                format!("PL/SQL: storage error (more than {PLSQL_CALL_DEPTH_MAX} nested calls)"),
-            ));
-        }
-        if let Some(member) = routine.member {
-            return self.call_member(routine, member, arguments, state);
-        }
-        let name = routine.name.as_str();
-        let bare = name.rsplit('.').next().unwrap_or(name);
-        let kind = self
-            .instance
-            .catalog()
-            .current()
-            .programs
-            .get(bare)
-            .map(|program| program.kind)
-            .ok_or_else(|| not_found(bare))?;
-        let object = self.program_unit(bare, kind)?;
-        let unit = object
-            .unit
-            .clone()
-            .downcast::<Unit>()
-            .map_err(|_| Error::internal("a library cache object that is not a unit"))?;
-        self.instance.library_cache().pin_object(&object);
-        self.run_call(&unit, arguments, state)
-    }
-
-    /// Runs a subprogram's unit one call deeper, on a stack grown as needed.
-    pub(super) fn run_call(
-        &mut self,
-        unit: &Unit,
-        arguments: Vec<Option<crate::types::Value>>,
-        state: &mut plsql::SessionState,
-    ) -> Result<plsql::host::Called> {
-        self.plsql_depth += 1;
-        let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
-            let mut host = super::plsql::SessionHost { session: self };
-            plsql::runtime::call(unit, &mut host, state, arguments)
-        });
-        self.plsql_depth -= 1;
-        result
-    }
-
     /// Whether a top-level CALL names a stored subprogram.
     pub(super) fn calls_stored(&self, name: &str) -> bool {
         let parts: Vec<String> = name.split('.').map(str::to_string).collect();
@@ -367,6 +315,62 @@ impl Session {
             Err(_) => true,
         }
     }
+}
+
+/// Runs the stored subprogram `routine` (`SYSTEM.P`, or a package's) with its arguments,
+/// one call deeper, through `context` (with every right, or read-only for a query).
+pub(super) fn call_stored(
+    context: &mut dyn CallContext,
+    routine: &RoutineCall,
+    arguments: Vec<Option<crate::types::Value>>,
+    state: &mut plsql::SessionState,
+) -> Result<plsql::host::Called> {
+    if let Some(member) = routine.member {
+        return super::packages::call_member(context, routine, member, arguments, state);
+    }
+    let session = context.session();
+    let name = routine.name.as_str();
+    let bare = name.rsplit('.').next().unwrap_or(name);
+    let kind = session
+        .instance
+        .catalog()
+        .current()
+        .programs
+        .get(bare)
+        .map(|program| program.kind)
+        .ok_or_else(|| not_found(bare))?;
+    let object = session.program_unit(bare, kind)?;
+    let unit = object
+        .unit
+        .clone()
+        .downcast::<Unit>()
+        .map_err(|_| Error::internal("a library cache object that is not a unit"))?;
+    session.instance.library_cache().pin_object(&object);
+    run_call(context, &unit, arguments, state)
+}
+
+/// Runs a subprogram's unit one call deeper (ORA-06500 beyond [`PLSQL_CALL_DEPTH_MAX`]), on
+/// a stack grown as needed.
+pub(super) fn run_call(
+    context: &mut dyn CallContext,
+    unit: &Unit,
+    arguments: Vec<Option<crate::types::Value>>,
+    state: &mut plsql::SessionState,
+) -> Result<plsql::host::Called> {
+    let depth = &context.session().plsql_depth;
+    if depth.get() >= PLSQL_CALL_DEPTH_MAX {
+        return Err(Error::new(
+            6500,
+            format!("PL/SQL: storage error (more than {PLSQL_CALL_DEPTH_MAX} nested calls)"),
+        ));
+    }
+    depth.set(depth.get() + 1);
+    let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        context.call(unit, arguments, state)
+    });
+    let depth = &context.session().plsql_depth;
+    depth.set(depth.get() - 1);
+    result
 }
 
 /// The library cache namespace a unit of `kind` lives in.

@@ -131,6 +131,7 @@ impl Session {
         let table_functions = |name: &str, args: &[Value]| self.table_function(name, args);
         let work_area = query::WorkArea::new(self.settings.pga_aggregate_limit);
         let sequences = SessionSequences { session: self };
+        let functions = super::plsql::SqlRoutines { session: self };
         let reader = Reader {
             storage: self.instance.catalog().storage(),
             dictionary,
@@ -144,6 +145,7 @@ impl Session {
             work_area: &work_area,
             optimizer: self.settings.optimizer,
             multiblock_read_count: self.settings.multiblock_read_count,
+            functions: Some(&functions),
         };
         work(&reader)
     }

@@ -638,7 +638,9 @@ impl<'a> Machine<'a> {
             _ => usize::MAX,
         };
         self.store_globals();
-        let outcome = self.host.execute(&statement.text, &binds, limit);
+        let outcome = self
+            .host
+            .execute(&statement.text, &binds, limit, self.state);
         self.load_globals();
         let sql = self.unit.sql_cursor;
         let outcome = match outcome {
@@ -705,7 +707,9 @@ impl<'a> Machine<'a> {
         let statement = &self.unit.statements[definition.statement];
         let binds = self.binds(statement);
         self.store_globals();
-        let outcome = self.host.execute(&statement.text, &binds, usize::MAX);
+        let outcome = self
+            .host
+            .execute(&statement.text, &binds, usize::MAX, self.state);
         self.load_globals();
         let outcome = outcome?;
         self.cursors[cursor] = Some(OpenCursor {

@@ -396,7 +396,24 @@ impl Planner<'_, '_> {
                 _ => return Err(Error::invalid_identifier(name)),
             },
             E::Function { name, args, .. } => {
-                let function = Function::resolve(name, args.len())?;
+                let function = match Function::resolve(name, args.len()) {
+                    Ok(function) => function,
+                    Err(error) => {
+                        // A stored PL/SQL function, where the statement can run one.
+                        let routine = self
+                            .reader
+                            .functions
+                            .and_then(|functions| functions.resolve(name, args.len()));
+                        let Some(routine) = routine else {
+                            return Err(error);
+                        };
+                        let args = args
+                            .iter()
+                            .map(|arg| self.compile(arg))
+                            .collect::<Result<Vec<_>>>()?;
+                        return Ok(Expr::Routine(std::sync::Arc::new(routine), args));
+                    }
+                };
                 let args = args
                     .iter()
                     .map(|arg| self.compile(arg))

@@ -133,8 +133,8 @@ pub use explain::{explain_insert, explain_query, explain_table_statement, format
 pub use index_scan::{index_rowids, IndexScan, IN_LIST_PROBES_MAX};
 pub use plan::{Access, QueryPlan};
 pub use reader::{
-    evaluate_constant, BindValues, ReadOptions, Reader, RowFound, TableFunctions, Vouching,
-    WorkArea,
+    evaluate_constant, BindValues, ReadOptions, Reader, RowFound, SqlFunctions, TableFunctions,
+    Vouching, WorkArea,
 };
 pub use table_plan::{matching_rows, plan_table_statement, TablePlan};
 

@@ -40,6 +40,15 @@ pub struct Reader<'a> {
     pub optimizer: OptimizerEnvironment,
     /// `db_file_multiblock_read_count`: the most blocks a full scan reads with one I/O.
     pub multiblock_read_count: usize,
+    /// The stored functions the statement may call (PL/SQL's); None where none can run.
+    pub functions: Option<&'a dyn SqlFunctions>,
+}
+
+/// The stored functions SQL may call: found by name for the compiler, run by the evaluator
+/// (`Expr::Routine`).
+pub trait SqlFunctions: crate::sql::eval::RoutineRunner {
+    /// The stored function `name` names that takes `arguments` arguments (all IN), if any.
+    fn resolve(&self, name: &str, arguments: usize) -> Option<crate::sql::eval::RoutineCall>;
 }
 
 /// The memory a statement's work areas hold (materialized result rows, sort keys, groups,
@@ -168,7 +177,9 @@ impl<'a> Reader<'a> {
             outer: self.outer,
             subqueries: Some(self),
             dictionary: Some(self.dictionary),
-            routines: None,
+            routines: self
+                .functions
+                .map(|functions| functions as &dyn crate::sql::eval::RoutineRunner),
         }
     }
 
