@@ -4,7 +4,7 @@
 //! `lab/` its code is in, and the doc that tells its design and results), a line on what it
 //! runs, the `-p name=value` settings it takes, whether `pythia lab` with no name runs it, and
 //! its entry point. `pythia lab NAME` runs one; `pythia lab` runs every one marked for it at
-//! quick scale, in the table's order (`pgbench` is not: it needs PostgreSQL 15 installed,
+//! quick scale, in the table's order (`pgbench` and `plsql` are not: they need PostgreSQL 15 installed,
 //! `scripts/install_pg_clients.sh`). The dispatch, the note that an experiment ignores `-p`,
 //! `pythia lab --help`'s list and the error for an unknown name all read the table, so an
 //! experiment is added by writing its module and its row.
@@ -15,7 +15,7 @@
 //!                        hitpath, advice
 //!   lab/redo/            commit, crash                    docs/lab-commit.md,
 //!                                                         docs/architecture/redo.md
-//!   lab/engines/         sqlite, pgbench, oltp            docs/benchmarks.md
+//!   lab/engines/         sqlite, pgbench, plsql, oltp     docs/benchmarks.md
 //!   lab/common.rs        what they share: a seeded generator, progress bars, deltas of
 //!                        statistics, wait events and latches, the lab's error (900)
 //! ```
@@ -179,6 +179,15 @@ pub static EXPERIMENTS: &[Experiment] = &[
         settings: engines::pgbench::SETTINGS,
         in_lab_all: false,
         run: engines::pgbench::run,
+    },
+    Experiment {
+        name: "plsql",
+        group: &engines::GROUP,
+        summary: "issue 26: PL/SQL loops, static SQL and functions in SQL against PL/pgSQL \
+                  on PostgreSQL 15 (installed: scripts/install_pg_clients.sh)",
+        settings: engines::plsql::SETTINGS,
+        in_lab_all: false,
+        run: engines::plsql::run,
     },
 ];
 

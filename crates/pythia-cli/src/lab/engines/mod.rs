@@ -11,6 +11,9 @@
 //!                          PostgreSQL 15, point by point in turns; not in `pythia lab`, as it
 //!                          needs PostgreSQL installed (scripts/install_pg_clients.sh);
 //!                          -p scale, seconds, rounds
+//!   plsql     plsql.rs     issue 26: PL/SQL on Pythia against PL/pgSQL on PostgreSQL 15,
+//!                          the same loops, static SQL and functions in SQL, in turns; not in
+//!                          `pythia lab` (it needs PostgreSQL); -p rounds
 //!   oltp      oltp.rs      sessions on a seeded mix of selects, aggregates, updates and
 //!                          inserts: throughput, statistics, waits, and a check that the table
 //!                          holds what was committed
@@ -23,6 +26,7 @@ use super::Group;
 
 pub mod oltp;
 pub mod pgbench;
+pub mod plsql;
 pub mod sqlite;
 
 pub const GROUP: Group = Group {

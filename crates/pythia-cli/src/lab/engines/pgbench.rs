@@ -115,7 +115,7 @@ fn program(name: &str) -> pythia::Result<PathBuf> {
 }
 
 /// Runs `command`, failing with its output unless it exits 0 within `limit`.
-fn run_to_end(command: &mut Command, limit: Duration) -> pythia::Result<String> {
+pub(super) fn run_to_end(command: &mut Command, limit: Duration) -> pythia::Result<String> {
     let shown = format!("{command:?}");
     let output = match programs::run_to_end(command, limit) {
         Ok(Ended::Exited(output)) => output,
@@ -189,7 +189,7 @@ fn free_port() -> pythia::Result<u16> {
 }
 
 /// A PostgreSQL 15 server of its own, stopped when dropped.
-struct PostgreSql {
+pub(super) struct PostgreSql {
     data: PathBuf,
     port: u16,
     /// Commands run as `postgres` when the lab runs as root.
@@ -208,7 +208,7 @@ impl PostgreSql {
         })
     }
 
-    fn start(dir: &Path) -> pythia::Result<PostgreSql> {
+    pub(super) fn start(dir: &Path) -> pythia::Result<PostgreSql> {
         let data = dir.join("postgresql");
         let _ = std::fs::remove_dir_all(&data);
         std::fs::create_dir_all(&data).map_err(|error| lab_error(error.to_string()))?;
@@ -259,6 +259,19 @@ impl PostgreSql {
             Duration::from_secs(120),
         )?;
         Ok(server)
+    }
+
+    /// psql connected to the server's `postgres` database as `postgres`.
+    pub(super) fn psql(&self) -> pythia::Result<Command> {
+        let mut command = Command::new(program("psql")?);
+        command
+            .arg("-h")
+            .arg("127.0.0.1")
+            .arg("-p")
+            .arg(self.port.to_string())
+            .args(["-U", "postgres", "-d", "postgres"])
+            .env("PGCONNECT_TIMEOUT", "10");
+        Ok(command)
     }
 
     fn target(&self) -> Target {

@@ -23,7 +23,17 @@ pub fn assign(value: Value, slot: &Slot) -> Result<Value> {
     }
     match slot.kind {
         SlotKind::Any => Ok(value),
-        SlotKind::PlsInteger => pls_integer(&value).map(Value::integer),
+        SlotKind::PlsInteger => match &value {
+            // A whole number in range is kept as it is.
+            Value::Number(number)
+                if number.scale() == 0
+                    && (PLS_INTEGER_MIN as i128..=PLS_INTEGER_MAX as i128)
+                        .contains(&number.mantissa()) =>
+            {
+                Ok(value)
+            }
+            _ => pls_integer(&value).map(Value::integer),
+        },
         SlotKind::Sql(data_type) => match (&data_type, &value) {
             // What needs no conversion (the common case in a loop).
             (
@@ -63,6 +73,15 @@ pub fn pls_integer(value: &Value) -> Result<i64> {
             .map_err(conversion_error)?
             .to_decimal()?,
     };
+    // A whole number (every PLS_INTEGER, a loop's counter) is its mantissa: no rounding.
+    if number.scale() == 0 {
+        let whole = number.mantissa();
+        return if (PLS_INTEGER_MIN as i128..=PLS_INTEGER_MAX as i128).contains(&whole) {
+            Ok(whole as i64)
+        } else {
+            Err(Error::new(1426, "numeric overflow"))
+        };
+    }
     let whole = number.round_dp_with_strategy(0, RoundingStrategy::MidpointAwayFromZero);
     match whole.to_i64() {
         Some(whole) if (PLS_INTEGER_MIN..=PLS_INTEGER_MAX).contains(&whole) => Ok(whole),
