@@ -363,25 +363,26 @@ mod tests {
         assert_eq!(
             error.message(),
             "unknown experiment 'nosuch'; experiments: commit, oltp, sqlite, parse, slammer, \
-             hotcursor, stuffer, midpoint, scan, hitpath, advice, crash, pgbench"
+             hotcursor, stuffer, midpoint, scan, hitpath, advice, crash, pgbench, plsql"
         );
         let error = run_lab(Some("nosuch"), true, Path::new("/nonexistent"), &[]).unwrap_err();
         assert_eq!(error.code(), 900);
     }
 
     #[test]
-    fn pythia_lab_runs_all_but_pgbench() {
+    fn pythia_lab_runs_all_but_pgbench_and_plsql() {
         let all: Vec<&str> = lab_all().map(|experiment| experiment.name).collect();
-        assert_eq!(all.len(), EXPERIMENTS.len() - 1);
+        assert_eq!(all.len(), EXPERIMENTS.len() - 2);
         assert!(!all.contains(&"pgbench"));
+        assert!(!all.contains(&"plsql"));
     }
 
     #[test]
     fn the_note_and_the_help_come_from_the_table() {
         assert_eq!(
             ignored_note(),
-            "note: only the commit, sqlite, slammer, crash and pgbench experiments apply -p \
-             settings; they are ignored"
+            "note: only the commit, sqlite, slammer, crash, pgbench and plsql experiments apply \
+             -p settings; they are ignored"
         );
         let help = help();
         for experiment in EXPERIMENTS {
