@@ -37,6 +37,11 @@ pub enum Command {
     List,
     /// `R[UN]`: shows the SQL buffer and runs it.
     Run,
+    /// `VAR[IABLE] [name [type]]`: declares a bind variable (`:name` in statements), or
+    /// shows one, or all. The type as SQL*Plus shows it (`NUMBER`, `VARCHAR2(30)`).
+    Variable(Option<(String, Option<String>)>),
+    /// `PRI[NT] [name ...]`: the variables' values, or all of them.
+    Print(Vec<String>),
 }
 
 /// `SET` options.
@@ -156,7 +161,6 @@ const UNSUPPORTED: &[(&str, usize)] = &[
     ("input", 1),
     ("password", 4),
     ("pause", 3),
-    ("print", 3),
     ("recover", 7),
     ("repfooter", 4),
     ("repheader", 4),
@@ -168,7 +172,6 @@ const UNSUPPORTED: &[(&str, usize)] = &[
     ("timing", 4),
     ("ttitle", 3),
     ("undefine", 5),
-    ("variable", 3),
 ];
 
 /// Whether `word` (lower case) is `full` or an abbreviation of it at least `shortest` long.
@@ -236,6 +239,16 @@ pub fn parse(line: &str) -> Result<Command, String> {
     }
     if abbreviates(keyword, "run", 1) && rest.is_empty() {
         return Ok(Command::Run);
+    }
+    if abbreviates(keyword, "variable", 3) {
+        return variable(rest);
+    }
+    if abbreviates(keyword, "print", 3) {
+        return Ok(Command::Print(
+            rest.split_whitespace()
+                .map(|name| name.trim_start_matches(':').to_uppercase())
+                .collect(),
+        ));
     }
     if let Some((name, _)) = UNSUPPORTED
         .iter()
@@ -381,6 +394,55 @@ fn show(rest: &str) -> Result<Command, String> {
         ));
     };
     Ok(Command::Show(show))
+}
+
+/// `VARIABLE [name [type]]`: the types SQL*Plus takes, their lengths checked.
+fn variable(rest: &str) -> Result<Command, String> {
+    let usage = "Usage: VAR[IABLE] [ <variable> [ NUMBER | CHAR | CHAR (n [CHAR|BYTE]) | VARCHAR2 (n [CHAR|BYTE]) | BINARY_FLOAT | BINARY_DOUBLE ] ]";
+    let (name, type_text) = split_word(rest);
+    if name.is_empty() {
+        return Ok(Command::Variable(None));
+    }
+    let name = name.trim_start_matches(':').to_uppercase();
+    if !name
+        .chars()
+        .all(|character| character.is_alphanumeric() || "_$#".contains(character))
+        || name.starts_with(|character: char| character.is_ascii_digit())
+    {
+        return Err(format!("SP2-0553: Illegal variable name \"{name}\"."));
+    }
+    if type_text.is_empty() {
+        return Ok(Command::Variable(Some((name, None))));
+    }
+    let compact: String = type_text
+        .to_uppercase()
+        .split_whitespace()
+        .collect::<Vec<_>>()
+        .join("");
+    let shown = match compact.as_str() {
+        "NUMBER" | "BINARY_FLOAT" | "BINARY_DOUBLE" => compact.clone(),
+        "CHAR" => "CHAR(1)".to_string(),
+        "VARCHAR2" => return Err("Bind variable length cannot exceed 32767.\n".to_string() + usage),
+        other => {
+            let (kind, length) = other
+                .split_once('(')
+                .and_then(|(kind, rest)| Some((kind, rest.strip_suffix(')')?)))
+                .ok_or_else(|| usage.to_string())?;
+            let length = length
+                .trim_end_matches("CHAR")
+                .trim_end_matches("BYTE")
+                .parse::<u32>()
+                .map_err(|_| usage.to_string())?;
+            if !matches!(kind, "VARCHAR2" | "CHAR" | "NVARCHAR2" | "NCHAR") {
+                return Err(usage.to_string());
+            }
+            if length == 0 || length > 32767 {
+                return Err("Bind variable length cannot exceed 32767.".to_string());
+            }
+            format!("{kind}({length})")
+        }
+    };
+    Ok(Command::Variable(Some((name, Some(shown)))))
 }
 
 /// SHOW ERRORS' unit: `{PROCEDURE | FUNCTION | PACKAGE [BODY] | TRIGGER | TYPE [BODY]}
@@ -590,6 +652,24 @@ mod tests {
             )))))
         );
         assert!(parse("show errors table t").is_err());
+        assert_eq!(
+            parse("var n number"),
+            Ok(Command::Variable(Some(("N".into(), Some("NUMBER".into())))))
+        );
+        assert_eq!(
+            parse("variable msg varchar2 ( 30 )"),
+            Ok(Command::Variable(Some((
+                "MSG".into(),
+                Some("VARCHAR2(30)".into())
+            ))))
+        );
+        assert_eq!(parse("var"), Ok(Command::Variable(None)));
+        assert!(parse("var x date").is_err());
+        assert!(parse("var 1x number").is_err());
+        assert_eq!(
+            parse("print :n msg"),
+            Ok(Command::Print(vec!["N".into(), "MSG".into()]))
+        );
         assert_eq!(
             created_unit("create or replace package body pkg is"),
             Some(("PACKAGE BODY".into(), "PKG".into()))

@@ -135,6 +135,8 @@ pub struct Shell<W: Write> {
     last_error_code: u32,
     /// The last stored unit a statement created (type and name): SHOW ERRORS' default.
     last_unit: Option<(String, String)>,
+    /// VARIABLE's bind variables: name (upper case), type as shown, value.
+    variables: Vec<(String, String, pythia::Value)>,
     /// Directories of the `@` scripts running, innermost last (`@@` is relative to it).
     script_dirs: Vec<PathBuf>,
 }
@@ -167,6 +169,7 @@ impl<W: Write> Shell<W> {
             buffer: None,
             last_error_code: 0,
             last_unit: None,
+            variables: Vec::new(),
             script_dirs: Vec::new(),
         }
     }
@@ -336,9 +339,48 @@ impl<W: Write> Shell<W> {
     }
 
     fn run_statement(&mut self, statement: Statement) -> Flow {
+        // The statement's binds are the shell's variables, in order of first appearance;
+        // CREATE's text (a trigger's :NEW) is the unit's own.
+        let names = if commands::created_unit(&statement.text).is_some() {
+            Vec::new()
+        } else {
+            bind_names(&statement.text)
+        };
+        let mut binds = Vec::with_capacity(names.len());
+        for name in &names {
+            match self
+                .variables
+                .iter()
+                .find(|(declared, _, _)| declared == name)
+            {
+                Some((_, _, value)) => binds.push(value.clone()),
+                None => {
+                    self.print(&format!(
+                        "SP2-0552: Bind variable \"{name}\" not declared.\n"
+                    ));
+                    return self.shell_error();
+                }
+            }
+        }
         let started = Instant::now();
-        let result = self.session.execute(&statement.text);
+        let result = if binds.is_empty() {
+            self.session.execute(&statement.text)
+        } else {
+            self.session.execute_with(&statement.text, &binds)
+        };
         let elapsed = started.elapsed();
+        // A block's OUT values go back into the variables.
+        if let Ok(result) = &result {
+            for (name, value) in names.iter().zip(&result.out_binds) {
+                if let Some(variable) = self
+                    .variables
+                    .iter_mut()
+                    .find(|(declared, _, _)| declared == name)
+                {
+                    variable.2 = value.clone();
+                }
+            }
+        }
         if let Some(unit) = commands::created_unit(&statement.text) {
             self.last_unit = Some(unit);
         }
@@ -439,7 +481,87 @@ impl<W: Write> Shell<W> {
                 }
             },
             Command::Run => self.run_buffer(true),
+            Command::Variable(declared) => self.variable(declared),
+            Command::Print(names) => self.print_variables(&names),
         }
+    }
+
+    /// VARIABLE: declares (a new type resets the value to NULL), or lists, as SQL*Plus.
+    fn variable(&mut self, declared: Option<(String, Option<String>)>) -> Flow {
+        match declared {
+            Some((name, Some(type_text))) => {
+                self.variables.retain(|(existing, _, _)| *existing != name);
+                self.variables.push((name, type_text, pythia::Value::Null));
+            }
+            Some((name, None)) => {
+                match self
+                    .variables
+                    .iter()
+                    .find(|(existing, _, _)| *existing == name)
+                {
+                    Some((name, type_text, _)) => {
+                        let text = format!("variable   {name}\ndatatype   {type_text}\n");
+                        self.print(&text);
+                    }
+                    None => {
+                        self.print(&format!("SP2-0553: Illegal variable name \"{name}\".\n"));
+                        return self.shell_error();
+                    }
+                }
+            }
+            None => {
+                let text: String = self
+                    .variables
+                    .iter()
+                    .map(|(name, type_text, _)| {
+                        format!("\nvariable   {name}\ndatatype   {type_text}\n")
+                    })
+                    .collect();
+                self.print(&text);
+            }
+        }
+        Flow::Continue
+    }
+
+    /// PRINT: each variable's value as a one-column query result.
+    fn print_variables(&mut self, names: &[String]) -> Flow {
+        let chosen: Vec<(String, String, pythia::Value)> = if names.is_empty() {
+            self.variables.clone()
+        } else {
+            let mut chosen = Vec::new();
+            for name in names {
+                match self
+                    .variables
+                    .iter()
+                    .find(|(existing, _, _)| existing == name)
+                {
+                    Some(variable) => chosen.push(variable.clone()),
+                    None => {
+                        self.print(&format!(
+                            "SP2-0552: Bind variable \"{name}\" not declared.\n"
+                        ));
+                        return self.shell_error();
+                    }
+                }
+            }
+            chosen
+        };
+        for (name, type_text, value) in chosen {
+            let data_type = if type_text.starts_with("NUMBER") || type_text.starts_with("BINARY") {
+                Some(pythia::types::DataType::number())
+            } else {
+                None
+            };
+            let result = pythia::StatementResult {
+                is_query: true,
+                columns: vec![pythia::types::Column { name, data_type }],
+                rows: vec![vec![value]],
+                rows_affected: 1,
+                ..Default::default()
+            };
+            self.print(&output::plain_result(&result, 0));
+        }
+        Flow::Continue
     }
 
     fn show_settings(&self, show: &Show) -> String {
@@ -572,4 +694,21 @@ impl<W: Write> Shell<W> {
         let _ = self.out.flush();
         status
     }
+}
+
+/// The bind names of a statement's text (`:x`, upper case unless quoted), each once, in
+/// the order they first appear: the order a block's host binds are given in.
+fn bind_names(text: &str) -> Vec<String> {
+    let Ok(tokens) = pythia::syntax::lexer::tokenize(text) else {
+        return Vec::new();
+    };
+    let mut names: Vec<String> = Vec::new();
+    for token in tokens {
+        if let pythia::syntax::lexer::TokenKind::Bind(name) = token.kind {
+            if !names.contains(&name) {
+                names.push(name);
+            }
+        }
+    }
+    names
 }

@@ -35,10 +35,11 @@ impl Session {
         binds: &[Value],
         pin: &mut CursorPin,
     ) -> Result<StatementResult> {
-        self.run_block(text, text, binds, pin)?;
-        Ok(StatementResult::done(
-            "PL/SQL procedure successfully completed.",
-        ))
+        let out_binds = self.run_block(text, text, binds, pin)?;
+        Ok(StatementResult {
+            out_binds,
+            ..StatementResult::done("PL/SQL procedure successfully completed.")
+        })
     }
 
     /// A top-level `CALL p(...)` of a stored subprogram: run as the block `BEGIN p(...);
@@ -57,20 +58,23 @@ impl Session {
             .map_or(trimmed, |_| &trimmed[4..]);
         let call = call.trim_end().trim_end_matches(';');
         let block = format!("BEGIN {call}; END;");
-        self.run_block(text, &block, binds, pin)?;
-        Ok(StatementResult::done("Call completed."))
+        let out_binds = self.run_block(text, &block, binds, pin)?;
+        Ok(StatementResult {
+            out_binds,
+            ..StatementResult::done("Call completed.")
+        })
     }
 
     /// Runs the block `source` for the cursor of `text`: its compiled unit (compiled now on
     /// the child's first execution, or when DDL invalidated it), with `binds` for its host
-    /// binds.
+    /// binds; returns the binds as the block left them.
     fn run_block(
         &mut self,
         text: &str,
         source: &str,
         binds: &[Value],
         pin: &mut CursorPin,
-    ) -> Result<()> {
+    ) -> Result<Vec<Value>> {
         let (dictionary, valid) = self
             .instance
             .catalog()
@@ -81,9 +85,12 @@ impl Session {
             || self.compile_block(source),
             |_| (true, self.unplanned()),
         )?;
+        let given = binds.len();
         let mut binds = binds.to_vec();
-        binds.resize(unit.bind_slots.len(), Value::Null);
-        self.run_unit(&unit, &mut binds)
+        binds.resize(unit.bind_slots.len().max(given), Value::Null);
+        self.run_unit(&unit, &mut binds)?;
+        binds.truncate(given);
+        Ok(binds)
     }
 
     fn compile_block(&self, text: &str) -> Result<Unit> {

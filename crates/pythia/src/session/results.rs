@@ -20,6 +20,9 @@ pub struct StatementResult {
     /// What a client should be told besides the result (the server sends it as a NOTICE):
     /// what VACUUM did, for one.
     pub notice: Option<String>,
+    /// A PL/SQL block's host binds as the block left them (its OUT and IN OUT values), in the
+    /// order of the binds given to it; empty for other statements.
+    pub out_binds: Vec<Value>,
 }
 
 /// What a prepared statement takes and gives, known before it runs
@@ -57,7 +60,7 @@ impl StatementResult {
                 1 => "1 row selected.".to_string(),
                 n => format!("{n} rows selected."),
             },
-            notice: None,
+            ..Default::default()
         }
     }
 
