@@ -36,9 +36,12 @@ pub struct Unit {
     pub exceptions: Vec<UserException>,
     /// The implicit cursor's attribute slots (`SQL%FOUND`, ...).
     pub sql_cursor: CursorSlots,
-    /// SQLCODE's and SQLERRM's slots.
+    /// SQLCODE's and SQLERRM's slots, and DBMS_UTILITY.FORMAT_ERROR_STACK's and
+    /// FORMAT_ERROR_BACKTRACE's: the exception being handled, kept current.
     pub sqlcode_slot: usize,
     pub sqlerrm_slot: usize,
+    pub error_stack_slot: usize,
+    pub backtrace_slot: usize,
     /// A subprogram's parameters, in order (none for an anonymous block).
     pub parameters: Vec<UnitParameter>,
     /// A function's result: the slot RETURN assigns.

@@ -185,6 +185,10 @@ pub enum Function {
     Replace,
     ToDate,
     AddMonths,
+    /// `DBMS_UTILITY.GET_TIME`: hundredths of a second on a clock that wraps at 2^31.
+    GetTime,
+    /// `DBMS_UTILITY.GET_CPU_TIME`: hundredths of a second of the session's CPU.
+    GetCpuTime,
     /// `REGEXP_LIKE(source, pattern[, match_parameter])`, and PostgreSQL's `~` operators.
     RegexpLike,
     /// PostgreSQL's arrays in their text form (`sql::postgresql`): `array_to_string`,
@@ -242,6 +246,8 @@ impl Function {
             "REPLACE" => (F::Replace, 2, 3),
             "TO_DATE" => (F::ToDate, 1, 2),
             "ADD_MONTHS" => (F::AddMonths, 2, 2),
+            "DBMS_UTILITY.GET_TIME" | "SYS.DBMS_UTILITY.GET_TIME" => (F::GetTime, 0, 0),
+            "DBMS_UTILITY.GET_CPU_TIME" | "SYS.DBMS_UTILITY.GET_CPU_TIME" => (F::GetCpuTime, 0, 0),
             "REGEXP_LIKE" => (F::RegexpLike, 2, 3),
             "ARRAY_TO_STRING" => (F::ArrayToString, 2, 3),
             "ARRAY_UPPER" => (F::ArrayUpper, 2, 2),
@@ -677,8 +683,13 @@ impl Expr {
             | Expr::Subquery(_)
             | Expr::Routine(..) => false,
             Expr::Function(function, arguments) => {
-                !matches!(function, Function::Sysdate | Function::Systimestamp)
-                    && arguments.iter().all(Expr::is_constant)
+                !matches!(
+                    function,
+                    Function::Sysdate
+                        | Function::Systimestamp
+                        | Function::GetTime
+                        | Function::GetCpuTime
+                ) && arguments.iter().all(Expr::is_constant)
             }
             _ => {
                 let mut constant = true;
@@ -1004,6 +1015,10 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
                 .map(Value::Boolean)
         }
         F::Sysdate => Ok(Value::Date(now_micros() / 1_000_000)),
+        F::GetTime => Ok(Value::integer((now_micros() / 10_000).rem_euclid(1 << 31))),
+        F::GetCpuTime => Ok(Value::integer(
+            (crate::instrumentation::thread_cpu_micros() / 10_000) as i64,
+        )),
         F::Systimestamp => Ok(Value::Timestamp(now_micros())),
         // The session's user; SYSTEM on a thread that entered no session.
         F::User => Ok(Value::text(crate::instrumentation::current().map_or_else(

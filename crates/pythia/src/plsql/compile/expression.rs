@@ -133,6 +133,14 @@ impl Compiler<'_> {
             None => match parts {
                 [name] if name == "SQLCODE" => Ok(Expr::Column(self.sqlcode_slot)),
                 [name] if name == "SQLERRM" => Ok(Expr::Column(self.sqlerrm_slot)),
+                [package, name] if package == "DBMS_UTILITY" => match name.as_str() {
+                    "FORMAT_ERROR_STACK" => Ok(Expr::Column(self.error_stack_slot)),
+                    "FORMAT_ERROR_BACKTRACE" => Ok(Expr::Column(self.backtrace_slot)),
+                    _ => match Function::resolve(&parts.join("."), 0) {
+                        Ok(function) => Ok(Expr::Function(function, Vec::new())),
+                        Err(_) => Err(self.undeclared(position, parts)),
+                    },
+                },
                 _ => {
                     let candidates = self.stored_routines(parts, position)?;
                     if candidates.is_empty() {
@@ -147,6 +155,15 @@ impl Compiler<'_> {
     fn function(&mut self, name: &str, args: &[ast::Expr], position: usize) -> Result<Expr> {
         if let Some((cursor, attribute)) = name.split_once('%') {
             return self.cursor_attribute(cursor, attribute, position);
+        }
+        match (name, args.len()) {
+            ("DBMS_UTILITY.FORMAT_ERROR_STACK", 0) => {
+                return Ok(Expr::Column(self.error_stack_slot))
+            }
+            ("DBMS_UTILITY.FORMAT_ERROR_BACKTRACE", 0) => {
+                return Ok(Expr::Column(self.backtrace_slot))
+            }
+            _ => {}
         }
         if SQL_ONLY.contains(&name) {
             return Err(self.sql_only(position, name));

@@ -103,6 +103,8 @@ pub(super) struct Compiler<'a> {
     sql_cursor: CursorSlots,
     sqlcode_slot: usize,
     sqlerrm_slot: usize,
+    error_stack_slot: usize,
+    backtrace_slot: usize,
     parameters: Vec<UnitParameter>,
     return_slot: Option<usize>,
     /// The subprogram being compiled, which its own body may call.
@@ -143,6 +145,8 @@ impl<'a> Compiler<'a> {
             },
             sqlcode_slot: 0,
             sqlerrm_slot: 0,
+            error_stack_slot: 0,
+            backtrace_slot: 0,
             parameters: Vec::new(),
             return_slot: None,
             own: None,
@@ -152,6 +156,8 @@ impl<'a> Compiler<'a> {
         compiler.sql_cursor = compiler.cursor_slots("SQL");
         compiler.sqlcode_slot = compiler.hidden_slot("SQLCODE");
         compiler.sqlerrm_slot = compiler.hidden_slot("SQLERRM");
+        compiler.error_stack_slot = compiler.hidden_slot("DBMS_UTILITY.FORMAT_ERROR_STACK");
+        compiler.backtrace_slot = compiler.hidden_slot("DBMS_UTILITY.FORMAT_ERROR_BACKTRACE");
         compiler
     }
 
@@ -175,6 +181,8 @@ impl<'a> Compiler<'a> {
             sql_cursor: self.sql_cursor,
             sqlcode_slot: self.sqlcode_slot,
             sqlerrm_slot: self.sqlerrm_slot,
+            error_stack_slot: self.error_stack_slot,
+            backtrace_slot: self.backtrace_slot,
             parameters: self.parameters,
             return_slot: self.return_slot,
             globals: self.globals,

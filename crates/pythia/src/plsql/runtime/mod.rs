@@ -173,6 +173,26 @@ impl Exception {
         }
     }
 
+    /// DBMS_UTILITY.FORMAT_ERROR_BACKTRACE: the `ORA-06512` lines the exception brought
+    /// from the subprograms it crossed, then where this unit raised it.
+    fn backtrace(&self, unit: &Unit) -> String {
+        let mut lines = String::new();
+        if self.user.is_none() {
+            for line in self.message.lines().skip(1) {
+                if line.starts_with("ORA-06512: ") {
+                    lines.push_str(line);
+                    lines.push('\n');
+                }
+            }
+        }
+        let at = match &unit.name {
+            Some(name) => format!("at \"{name}\", line {}", self.line),
+            None => format!("at line {}", self.line),
+        };
+        // Innermost first, as Oracle lists them: the unit's own line is the last.
+        format!("{lines}ORA-06512: {at}\n")
+    }
+
     /// The error the caller sees: Oracle's, then where the unit raised it.
     fn into_error(self, unit: &Unit) -> Error {
         let (code, message) = match self.user {
@@ -602,12 +622,28 @@ impl<'a> Machine<'a> {
     /// SQLCODE and SQLERRM: the exception being handled, or 0 and "normal, successful
     /// completion" outside handlers.
     fn set_exception_slots(&mut self) {
-        let (code, message) = match self.exceptions.last() {
-            Some(exception) => (exception.sqlcode(), exception.sqlerrm()),
-            None => (0, "ORA-0000: normal, successful completion".to_string()),
+        let (code, message, stack, backtrace) = match self.exceptions.last() {
+            Some(exception) => {
+                let message = exception.sqlerrm();
+                let stack = format!("{message}\n");
+                (
+                    exception.sqlcode(),
+                    message,
+                    Value::text(stack),
+                    Value::text(exception.backtrace(self.unit)),
+                )
+            }
+            None => (
+                0,
+                "ORA-0000: normal, successful completion".to_string(),
+                Value::Null,
+                Value::Null,
+            ),
         };
         self.slots[self.unit.sqlcode_slot] = Value::integer(code);
         self.slots[self.unit.sqlerrm_slot] = Value::text(message);
+        self.slots[self.unit.error_stack_slot] = stack;
+        self.slots[self.unit.backtrace_slot] = backtrace;
     }
 
     fn reset_sql_attributes(&mut self) {
