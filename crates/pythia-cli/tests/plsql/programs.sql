@@ -208,3 +208,8 @@ create procedure transfer is begin null; end;
 /
 drop function factorial;
 select object_name from user_objects where object_name = 'FACTORIAL';
+
+REM A unit's static SQL in v$sql: the unit (program_id) and the line that built the cursor.
+select o.object_name, s.program_line#, s.sql_text
+  from v$sql s join user_objects o on o.object_id = s.program_id
+ where o.object_name in ('TRANSFER', 'BALANCE_OF') order by o.object_name, s.program_line#;

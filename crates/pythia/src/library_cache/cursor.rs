@@ -329,6 +329,9 @@ pub struct ChildCursor {
     summary: OnceLock<PlanSummary>,
     /// Names of the objects the statement depends on (upper case): DDL on any invalidates it.
     dependencies: OnceLock<Box<[String]>>,
+    /// The PL/SQL unit whose static SQL built it, and the line (v$sql.program_id,
+    /// program_line#); None for a client's statement.
+    program: OnceLock<(u32, u32)>,
     valid: AtomicBool,
     /// Built: `publish` ran. False while building, and for a child that failed.
     built: AtomicBool,
@@ -358,6 +361,7 @@ impl ChildCursor {
             plan: OnceLock::new(),
             summary: OnceLock::new(),
             dependencies: OnceLock::new(),
+            program: OnceLock::new(),
             valid: AtomicBool::new(true),
             built: AtomicBool::new(false),
             sharable_bytes: AtomicU64::new(0),
@@ -388,6 +392,16 @@ impl ChildCursor {
 
     pub fn summary(&self) -> Option<&PlanSummary> {
         self.summary.get()
+    }
+
+    /// The PL/SQL unit (object id, 0 for an anonymous block) and line whose static SQL
+    /// built this child.
+    pub fn program(&self) -> Option<(u32, u32)> {
+        self.program.get().copied()
+    }
+
+    pub(crate) fn set_program(&self, object_id: u32, line: u32) {
+        let _ = self.program.set((object_id, line));
     }
 
     pub fn dependencies(&self) -> &[String] {
@@ -451,7 +465,11 @@ impl CursorPin {
         summary: PlanSummary,
         dependencies: Vec<String>,
         plan_bytes: u64,
+        program: Option<(u32, u32)>,
     ) -> crate::Result<()> {
+        if let Some((object_id, line)) = program {
+            self.child.set_program(object_id, line);
+        }
         assert!(self.building, "publish by the builder only");
         let bytes = CHILD_BYTES + if plan.is_some() { plan_bytes } else { 0 };
         self.library

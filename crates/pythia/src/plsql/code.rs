@@ -21,6 +21,9 @@ pub struct Unit {
     /// The unit's name in `ORA-06512: at ...` lines: None for an anonymous block (`at line
     /// n`), `"SYSTEM.P"` for a stored one.
     pub name: Option<String>,
+    /// The stored unit's object id (0 for an anonymous block): v$sql.program_id of its
+    /// static SQL.
+    pub object_id: u32,
     pub code: Vec<Instruction>,
     /// The source line of each instruction.
     pub lines: Vec<u32>,

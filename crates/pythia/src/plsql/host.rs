@@ -116,13 +116,15 @@ pub trait Host {
     /// Runs one SQL statement as recursive SQL, one level below the unit's caller, with
     /// `binds` for `:B1, :B2, ...` in order of first appearance; a query returns at most
     /// `row_limit` rows. `state` is the session's PL/SQL state, which the stored functions
-    /// the statement calls run with.
+    /// the statement calls run with; `origin` the unit's object id and the line of the
+    /// statement (v$sql.program_id, program_line#).
     fn execute(
         &mut self,
         text: &str,
         binds: &[Value],
         row_limit: usize,
         state: &mut SessionState,
+        origin: (u32, u32),
     ) -> Result<SqlOutcome>;
 
     /// Runs a procedure `resolve_procedure` accepted, with its arguments' values.

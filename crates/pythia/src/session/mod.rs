@@ -149,6 +149,9 @@ pub struct Session {
     plsql: std::cell::RefCell<crate::plsql::SessionState>,
     /// How deep recursive SQL (PL/SQL's static SQL) nests now.
     recursive_depth: usize,
+    /// The PL/SQL unit (object id) and line of the static SQL running now, which a child
+    /// cursor it builds records (v$sql.program_id, program_line#).
+    sql_origin: Option<(u32, u32)>,
     /// How deep calls of stored subprograms nest now.
     plsql_depth: std::cell::Cell<usize>,
     /// The redo a COMMIT inside the running PL/SQL call did not wait for: the call waits
@@ -210,6 +213,7 @@ impl Session {
             client_settings: ClientSettings::default(),
             plsql: Default::default(),
             recursive_depth: 0,
+            sql_origin: None,
             plsql_depth: std::cell::Cell::new(0),
             plsql_commit_lsn: None,
             compiling: std::cell::RefCell::new(Vec::new()),

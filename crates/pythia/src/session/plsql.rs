@@ -279,6 +279,7 @@ impl Host for QueryHost<'_> {
         binds: &[Value],
         row_limit: usize,
         state: &mut plsql::SessionState,
+        _origin: (u32, u32),
     ) -> Result<SqlOutcome> {
         let Statement::Select(query) = parser::parse(text)? else {
             return Err(dml_in_query());
@@ -377,6 +378,7 @@ impl Host for SessionHost<'_> {
         binds: &[Value],
         row_limit: usize,
         state: &mut plsql::SessionState,
+        origin: (u32, u32),
     ) -> Result<SqlOutcome> {
         let session = &mut *self.session;
         check_recursive_depth(session.recursive_depth)?;
@@ -384,7 +386,9 @@ impl Host for SessionHost<'_> {
         session.recursive_depth += 1;
         // The statement's stored functions run with the caller's state.
         std::mem::swap(session.plsql.get_mut(), state);
+        let outer_origin = session.sql_origin.replace(origin);
         let (result, _child) = session.parse_and_run(text, binds, false);
+        session.sql_origin = outer_origin;
         std::mem::swap(session.plsql.get_mut(), state);
         session.recursive_depth -= 1;
         let mut result = result?;

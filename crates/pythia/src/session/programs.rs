@@ -231,9 +231,10 @@ impl Session {
             catalog.set_program_status(name, kind, compiled)?;
             program = find()?;
         }
-        let Some((unit, bytes)) = unit else {
+        let Some((mut unit, bytes)) = unit else {
             return Err(invalid(name));
         };
+        unit.object_id = program.object_id;
         Ok(cache.put_object(
             namespace(kind),
             OWNER,

@@ -285,6 +285,6 @@ impl Session {
     ) -> Result<()> {
         let bytes = bytes.unwrap_or(text.len() as u64 * 16);
         let dependencies = self.dependencies(text, dictionary);
-        pin.publish(kept, summary, dependencies, bytes)
+        pin.publish(kept, summary, dependencies, bytes, self.sql_origin)
     }
 }

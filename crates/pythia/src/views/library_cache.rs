@@ -149,6 +149,8 @@ const SQL_COLUMNS: Columns = &[
     ("EXACT_MATCHING_SIGNATURE", NUMBER),
     ("FORCE_MATCHING_SIGNATURE", NUMBER),
     ("OBJECT_STATUS", varchar2(19)),
+    ("PROGRAM_ID", NUMBER),
+    ("PROGRAM_LINE#", NUMBER),
 ];
 
 const SQLAREA_COLUMNS: Columns = &[
@@ -421,6 +423,10 @@ fn sql_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 number(handle.signatures().0),
                 number(handle.signatures().1),
                 text(if child.is_valid() { "VALID" } else { "INVALID" }),
+                // The PL/SQL unit whose static SQL built the child, and its line; 0 for
+                // a client's statement, as Oracle shows it.
+                number(child.program().map_or(0, |(id, _)| id.into())),
+                number(child.program().map_or(0, |(_, line)| line.into())),
             ]);
             rows.push(row);
         }
@@ -853,6 +859,7 @@ mod tests {
             },
             vec!["DUAL".into()],
             0,
+            None,
         )
         .unwrap();
         pin.child().statistics.record(3, 0, 1, 10, 5);

@@ -170,6 +170,7 @@ impl<'a> Compiler<'a> {
         );
         Ok(Unit {
             name,
+            object_id: 0,
             code: self.code,
             lines: self.lines,
             slots: self.slots,

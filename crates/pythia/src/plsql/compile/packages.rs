@@ -179,17 +179,22 @@ pub fn compile_package(
     }
     init.emit(Instruction::Return, 0);
     init.scopes.pop();
-    let init = init.finish(Some(qualified.to_string()))?;
+    let mut init = init.finish(Some(qualified.to_string()))?;
+    init.object_id = object_id;
     let mut subprograms = Vec::new();
     for ((subprogram, public, text), signature) in members.iter().zip(&context.subprograms) {
         let unit = match (&subprogram.body, has_body) {
-            (Some(_), _) => Some(compile_subprogram_in(
-                text,
-                subprogram,
-                qualified,
-                names,
-                Some(context.clone()),
-            )?),
+            (Some(_), _) => {
+                let mut unit = compile_subprogram_in(
+                    text,
+                    subprogram,
+                    qualified,
+                    names,
+                    Some(context.clone()),
+                )?;
+                unit.object_id = object_id;
+                Some(unit)
+            }
             (None, true) => {
                 let mut compiler = Compiler::new(text, names);
                 compiler.scopes.push(None);

@@ -239,6 +239,8 @@ struct Machine<'a> {
     handlers: Vec<ActiveHandlers>,
     exceptions: Vec<Exception>,
     cursors: Vec<Option<OpenCursor>>,
+    /// The instruction running now.
+    pc: usize,
 }
 
 impl<'a> Machine<'a> {
@@ -251,6 +253,7 @@ impl<'a> Machine<'a> {
             handlers: Vec::new(),
             exceptions: Vec::new(),
             cursors: vec![None; unit.cursors.len()],
+            pc: 0,
         };
         machine.reset_sql_attributes();
         machine.set_exception_slots();
@@ -264,6 +267,12 @@ impl<'a> Machine<'a> {
         let result = self.execute();
         self.store_globals();
         result
+    }
+
+    /// Where the statement running now is: the unit's object id and the line.
+    fn origin(&self) -> (u32, u32) {
+        let line = self.unit.lines.get(self.pc).copied().unwrap_or(0);
+        (self.unit.object_id, line)
     }
 
     /// Makes sure the session has the state of every package the unit names, and loads
@@ -317,6 +326,7 @@ impl<'a> Machine<'a> {
             let Some(instruction) = self.unit.code.get(pc) else {
                 return Err(Error::internal("PL/SQL code ends without RETURN"));
             };
+            self.pc = pc;
             match self.step(instruction) {
                 Ok(Flow::Next) => pc += 1,
                 Ok(Flow::Jump(to)) => pc = to,
@@ -676,7 +686,7 @@ impl<'a> Machine<'a> {
         self.store_globals();
         let outcome = self
             .host
-            .execute(&statement.text, &binds, limit, self.state);
+            .execute(&statement.text, &binds, limit, self.state, self.origin());
         self.load_globals();
         let sql = self.unit.sql_cursor;
         let outcome = match outcome {
@@ -743,9 +753,13 @@ impl<'a> Machine<'a> {
         let statement = &self.unit.statements[definition.statement];
         let binds = self.binds(statement);
         self.store_globals();
-        let outcome = self
-            .host
-            .execute(&statement.text, &binds, usize::MAX, self.state);
+        let outcome = self.host.execute(
+            &statement.text,
+            &binds,
+            usize::MAX,
+            self.state,
+            self.origin(),
+        );
         self.load_globals();
         let outcome = outcome?;
         self.cursors[cursor] = Some(OpenCursor {
