@@ -159,6 +159,10 @@ pub(crate) struct SessionRecord {
     pub(crate) username: Mutex<String>,
     pub(crate) program: Mutex<String>,
     sql_id: Mutex<TextSlot>,
+    /// v$session.plsql_entry_object_id and plsql_object_id: the outermost and the
+    /// innermost stored PL/SQL unit the session is running, 0 for none.
+    pub(crate) plsql_entry_object: AtomicU32,
+    pub(crate) plsql_object: AtomicU32,
     status: AtomicU8,
     pub(crate) counters: Box<Counters>,
     pub(crate) current_wait: CurrentWaitSlot,
@@ -246,6 +250,8 @@ impl SessionInstrumentation {
             username: Mutex::new(username.to_owned()),
             program: Mutex::new(program.to_owned()),
             sql_id: Mutex::new(TextSlot::EMPTY),
+            plsql_entry_object: AtomicU32::new(0),
+            plsql_object: AtomicU32::new(0),
             status: AtomicU8::new((session_type == SessionType::Background) as u8),
             counters,
             current_wait: CurrentWaitSlot::new(),
@@ -329,6 +335,20 @@ impl SessionInstrumentation {
 
     pub fn status(&self) -> SessionStatus {
         self.record.status()
+    }
+
+    /// The stored PL/SQL units the session runs: the outermost and the innermost (0 for
+    /// none), as v$session shows them.
+    pub fn plsql_objects(&self) -> (u32, u32) {
+        (
+            self.record.plsql_entry_object.load(Relaxed),
+            self.record.plsql_object.load(Relaxed),
+        )
+    }
+
+    pub fn set_plsql_objects(&self, entry: u32, current: u32) {
+        self.record.plsql_entry_object.store(entry, Relaxed);
+        self.record.plsql_object.store(current, Relaxed);
     }
 
     /// Normally maintained by `user_call`; exposed for the connection layer.

@@ -92,6 +92,9 @@ pub struct SessionRow {
     pub session_type: SessionType,
     pub status: SessionStatus,
     pub sql_id: Option<String>,
+    /// The outermost and innermost stored PL/SQL unit running (object ids), 0 for none.
+    pub plsql_entry_object_id: u32,
+    pub plsql_object_id: u32,
     pub logon_time: SystemTime,
     /// The current or last wait, as in v$session_wait.
     pub event: Option<WaitEvent>,
@@ -328,6 +331,12 @@ pub fn sessions() -> Vec<SessionRow> {
                     session_type: session.session_type,
                     status: session.status(),
                     sql_id: session.sql_id(),
+                    plsql_entry_object_id: session
+                        .plsql_entry_object
+                        .load(std::sync::atomic::Ordering::Relaxed),
+                    plsql_object_id: session
+                        .plsql_object
+                        .load(std::sync::atomic::Ordering::Relaxed),
                     logon_time: session.logon_time,
                     event: wait.event,
                     state: wait.state,

@@ -366,11 +366,21 @@ pub(super) fn run_call(
         ));
     }
     depth.set(depth.get() + 1);
+    // v$session's PL/SQL objects: the first stored unit the call entered, and this one.
+    let (entry, current) = context.session().instrumentation.plsql_objects();
+    if unit.object_id != 0 {
+        let first = if entry == 0 { unit.object_id } else { entry };
+        context
+            .session()
+            .instrumentation
+            .set_plsql_objects(first, unit.object_id);
+    }
     let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
         context.call(unit, arguments, state)
     });
-    let depth = &context.session().plsql_depth;
-    depth.set(depth.get() - 1);
+    let session = context.session();
+    session.instrumentation.set_plsql_objects(entry, current);
+    session.plsql_depth.set(session.plsql_depth.get() - 1);
     result
 }
 

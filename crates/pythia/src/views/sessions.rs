@@ -29,6 +29,8 @@ const SESSION_COLUMNS: Columns = &[
     ("PROGRAM", varchar2(48)),
     ("TYPE", varchar2(10)),
     ("SQL_ID", varchar2(13)),
+    ("PLSQL_ENTRY_OBJECT_ID", NUMBER),
+    ("PLSQL_OBJECT_ID", NUMBER),
     ("LOGON_TIME", DataType::Date),
     ("EVENT#", NUMBER),
     ("EVENT", varchar2(64)),
@@ -72,6 +74,15 @@ fn session_rows(_context: &ViewContext) -> Vec<Vec<Value>> {
                 text(&row.program),
                 text(row.session_type.name()),
                 row.sql_id.as_deref().map_or(Value::Null, text),
+                // NULL when no stored unit runs, as Oracle shows it.
+                match row.plsql_entry_object_id {
+                    0 => Value::Null,
+                    id => number(id.into()),
+                },
+                match row.plsql_object_id {
+                    0 => Value::Null,
+                    id => number(id.into()),
+                },
                 date(row.logon_time),
                 row.event
                     .map_or(Value::Null, |event| number(event.number().into())),
