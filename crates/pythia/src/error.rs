@@ -263,6 +263,37 @@ fn sqlstate_for(code: u32) -> &'static str {
     }
 }
 
+/// The message Oracle gives an error raised by its exception's name (`RAISE NO_DATA_FOUND`)
+/// or by a number EXCEPTION_INIT gave a user exception.
+pub fn standard_message(code: u32) -> String {
+    match code {
+        1 => "unique constraint (.) violated",
+        51 => "timeout occurred while waiting for a resource",
+        1001 => "invalid cursor",
+        1012 => "not logged on",
+        1017 => "invalid username/password; logon denied",
+        1403 => "no data found",
+        1410 => "invalid ROWID",
+        1422 => "exact fetch returns more than requested number of rows",
+        1476 => "divisor is equal to zero",
+        1722 => "invalid number",
+        6500 => "PL/SQL: storage error",
+        6501 => "PL/SQL: program error",
+        6502 => "PL/SQL: numeric or value error",
+        6503 => "PL/SQL: Function returned without value",
+        6504 => "PL/SQL: Return types of Result Set variables or query do not match",
+        6511 => "PL/SQL: cursor already open",
+        6530 => "Reference to uninitialized composite",
+        6531 => "Reference to uninitialized collection",
+        6532 => "Subscript outside of limit",
+        6533 => "Subscript beyond count",
+        6592 => "CASE not found while executing CASE statement",
+        30625 => "method dispatch on NULL SELF argument is disallowed",
+        _ => "",
+    }
+    .to_string()
+}
+
 #[cfg(test)]
 mod tests {
     use super::*;

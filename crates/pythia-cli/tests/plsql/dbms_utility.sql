@@ -24,3 +24,15 @@ begin
 end;
 /
 select case when dbms_utility.get_time() > 0 then 'ticks' end from dual;
+
+REM SQLERRM(code): an error's message by its SQLCODE.
+begin
+  dbms_output.put_line(sqlerrm(-1403));
+  dbms_output.put_line(sqlerrm(100));
+  dbms_output.put_line(sqlerrm(0));
+  dbms_output.put_line(sqlerrm(1));
+  dbms_output.put_line(sqlerrm(-1476));
+  dbms_output.put_line(sqlerrm(-20001));
+  dbms_output.put_line(nvl(sqlerrm(null), 'null'));
+end;
+/

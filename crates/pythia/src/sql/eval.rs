@@ -187,6 +187,9 @@ pub enum Function {
     AddMonths,
     /// `DBMS_UTILITY.GET_TIME`: hundredths of a second on a clock that wraps at 2^31.
     GetTime,
+    /// PL/SQL's `SQLERRM(code)`: the message of an Oracle error by its SQLCODE (PL/SQL
+    /// compiles it; SQL has no such function).
+    Sqlerrm,
     /// `DBMS_UTILITY.GET_CPU_TIME`: hundredths of a second of the session's CPU.
     GetCpuTime,
     /// `REGEXP_LIKE(source, pattern[, match_parameter])`, and PostgreSQL's `~` operators.
@@ -1015,6 +1018,31 @@ fn call(function: Function, arguments: &[Expr], row: &[Value], context: &Context
                 .map(Value::Boolean)
         }
         F::Sysdate => Ok(Value::Date(now_micros() / 1_000_000)),
+        F::Sqlerrm => {
+            let code = match values.first() {
+                None | Some(Value::Null) => return Ok(Value::Null),
+                Some(value) => value.to_decimal()?,
+            };
+            let code = i64::try_from(code.trunc()).unwrap_or(i64::MIN);
+            let message = match code {
+                0 => "ORA-0000: normal, successful completion".to_string(),
+                100 => "ORA-01403: no data found".to_string(),
+                1 => "User-Defined Exception".to_string(),
+                // RAISE_APPLICATION_ERROR's numbers have no message of their own.
+                code if (-20999..=-20000).contains(&code) => format!("ORA-{:05}: ", -code),
+                code if code < 0 && code > -1_000_000 => {
+                    let number = (-code) as u32;
+                    match crate::error::standard_message(number) {
+                        message if message.is_empty() => format!(
+                            "ORA-{number:05}: Message {number} not found;  product=RDBMS; facility=ORA"
+                        ),
+                        message => format!("ORA-{number:05}: {message}"),
+                    }
+                }
+                code => format!("{code}: non-ORACLE exception "),
+            };
+            Ok(Value::text(message))
+        }
         F::GetTime => Ok(Value::integer((now_micros() / 10_000).rem_euclid(1 << 31))),
         F::GetCpuTime => Ok(Value::integer(
             (crate::instrumentation::thread_cpu_micros() / 10_000) as i64,

@@ -157,6 +157,10 @@ impl Compiler<'_> {
             return self.cursor_attribute(cursor, attribute, position);
         }
         match (name, args.len()) {
+            ("SQLERRM", 1) => {
+                let code = self.expression(&args[0], position)?;
+                return Ok(Expr::Function(Function::Sqlerrm, vec![code]));
+            }
             ("DBMS_UTILITY.FORMAT_ERROR_STACK", 0) => {
                 return Ok(Expr::Column(self.error_stack_slot))
             }
