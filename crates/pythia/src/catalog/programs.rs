@@ -171,32 +171,15 @@ impl Catalog {
         compiled: Compiled,
     ) -> Result<()> {
         self.statement(|statement| {
-            let program = statement
-                .dictionary
-                .program(name, kind)
-                .cloned()
-                .ok_or_else(|| object_not_found(name))?;
-            statement.delete_program_rows(&program)?;
-            statement.put_program(ProgramParts {
-                object_id: program.object_id,
-                name,
-                kind,
-                source: &program.source,
-                compiled,
-                created: program.created,
-                last_ddl: now_seconds(),
-            })
+            let program = statement.existing_program(name, kind)?;
+            statement.rewrite_program(&program, compiled, now_seconds())
         })
     }
 
     /// DROP PROCEDURE / FUNCTION / PACKAGE (with its body) / PACKAGE BODY.
     pub fn drop_program(&self, name: &str, kind: ProgramKind) -> Result<()> {
         self.statement(|statement| {
-            let program = statement
-                .dictionary
-                .program(name, kind)
-                .cloned()
-                .ok_or_else(|| object_not_found(name))?;
+            let program = statement.existing_program(name, kind)?;
             statement.delete_program_rows(&program)?;
             match kind {
                 ProgramKind::PackageBody => {
@@ -230,6 +213,34 @@ struct ProgramParts<'a> {
 }
 
 impl DdlStatement<'_> {
+    /// The unit `name` of `kind` as the statement sees the dictionary, or ORA-04043.
+    fn existing_program(&self, name: &str, kind: ProgramKind) -> Result<Arc<ProgramDef>> {
+        self.dictionary
+            .program(name, kind)
+            .cloned()
+            .ok_or_else(|| object_not_found(name))
+    }
+
+    /// A unit's rows written again with what a compilation gave: the same source, object
+    /// number and creation time.
+    fn rewrite_program(
+        &mut self,
+        program: &ProgramDef,
+        compiled: Compiled,
+        last_ddl: i64,
+    ) -> Result<()> {
+        self.delete_program_rows(program)?;
+        self.put_program(ProgramParts {
+            object_id: program.object_id,
+            name: &program.name,
+            kind: program.kind,
+            source: &program.source,
+            compiled,
+            created: program.created,
+            last_ddl,
+        })
+    }
+
     fn delete_program_rows(&mut self, program: &ProgramDef) -> Result<()> {
         self.context.delete(program.dictionary_row)?;
         for row in &program.source_rows {
@@ -267,19 +278,11 @@ impl DdlStatement<'_> {
                 .cloned()
                 .collect();
             for program in dependents {
-                self.delete_program_rows(&program)?;
-                self.put_program(ProgramParts {
-                    object_id: program.object_id,
-                    name: &program.name,
-                    kind: program.kind,
-                    source: &program.source,
-                    compiled: Compiled {
-                        valid: false,
-                        errors: Vec::new(),
-                    },
-                    created: program.created,
-                    last_ddl: program.last_ddl,
-                })?;
+                let invalid = Compiled {
+                    valid: false,
+                    errors: Vec::new(),
+                };
+                self.rewrite_program(&program, invalid, program.last_ddl)?;
                 changed.push(program.name.clone());
             }
         }

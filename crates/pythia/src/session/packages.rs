@@ -11,7 +11,7 @@ use super::Session;
 use crate::catalog::{ProgramDef, OWNER};
 use crate::error::{Error, Result};
 use crate::library_cache::cursor::Namespace;
-use crate::library_cache::objects::Shared;
+use crate::library_cache::objects::{CachedObject, Shared};
 use crate::plsql::ast::Program;
 use crate::plsql::code::PackageUnit;
 use crate::plsql::host::{Called, PackageVariable};
@@ -20,6 +20,15 @@ use crate::plsql::{self, PackageSource, SessionState};
 use crate::sql::eval::RoutineCall;
 use crate::syntax::ast::ProgramKind;
 use crate::types::Value;
+
+/// The compiled package a library cache object holds.
+fn package_of(object: &CachedObject) -> Result<Arc<PackageUnit>> {
+    object
+        .unit
+        .clone()
+        .downcast::<PackageUnit>()
+        .map_err(|_| Error::internal("a library cache object that is not a package"))
+}
 
 /// The dictionary versions a compiled package was made from: its specification and body.
 type PackageDefinitions = (Arc<ProgramDef>, Option<Arc<ProgramDef>>);
@@ -70,10 +79,15 @@ impl Session {
         )
     }
 
-    /// The compiled package `name`: the library cache's when it was compiled from the
+    /// The compiled package `name` (see [`Session::package_object`]).
+    pub(super) fn package_unit(&self, name: &str) -> Result<Arc<PackageUnit>> {
+        package_of(&*self.package_object(name)?)
+    }
+
+    /// The library cache's object of package `name`: kept when it was compiled from the
     /// dictionary's specification and body as they are, else compiled now, each one's
     /// status recorded.
-    pub(super) fn package_unit(&self, name: &str) -> Result<Arc<PackageUnit>> {
+    fn package_object(&self, name: &str) -> Result<Arc<CachedObject>> {
         let catalog = self.instance.catalog();
         let cache = self.instance.library_cache();
         let definitions = || -> Result<PackageDefinitions> {
@@ -102,11 +116,7 @@ impl Session {
                 })
         };
         if let Some(object) = cache.object(Namespace::TableProcedure, OWNER, name, &current) {
-            return object
-                .unit
-                .clone()
-                .downcast::<PackageUnit>()
-                .map_err(|_| Error::internal("a library cache object that is not a package"));
+            return Ok(object);
         }
         let record = |program: &ProgramDef, compiled: &crate::catalog::Compiled| {
             if compiled.valid != program.valid || compiled.errors != program.errors {
@@ -136,18 +146,16 @@ impl Session {
             unit = full;
             bytes = full_bytes;
         }
-        let unit = Arc::new(unit);
         let kept: PackageDefinitions = definitions()?;
-        cache.put_object(
+        Ok(cache.put_object(
             Namespace::TableProcedure,
             OWNER,
             name,
             ProgramKind::Package.name(),
             Arc::new(kept),
-            unit.clone(),
+            Arc::new(unit),
             bytes,
-        );
-        Ok(unit)
+        ))
     }
 
     /// The public variable `package.name`, for the units that name it.
@@ -224,7 +232,8 @@ pub(super) fn call_member(
 ) -> Result<Called> {
     let mut parts = routine.name.rsplit('.');
     let (_, package) = (parts.next(), parts.next().unwrap_or_default().to_string());
-    let unit = context.session().package_unit(&package)?;
+    let object = context.session().package_object(&package)?;
+    let unit = package_of(&object)?;
     package_state(context, &package, state)?;
     let Some(subprogram) = unit.subprograms.get(member as usize) else {
         return Err(not_found(&routine.name));
@@ -235,13 +244,10 @@ pub(super) fn call_member(
             format!("not executed, package body \"{OWNER}.{package}\" does not exist"),
         ));
     };
-    let cache = context.session().instance.library_cache();
-    if let Some(object) = cache
-        .cached_objects()
-        .into_iter()
-        .find(|object| object.name == package && object.namespace == Namespace::TableProcedure)
-    {
-        cache.pin_object(&object);
-    }
+    context
+        .session()
+        .instance
+        .library_cache()
+        .pin_object(&object);
     run_call(context, code, arguments, state)
 }

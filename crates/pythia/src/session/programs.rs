@@ -309,8 +309,26 @@ impl Session {
     }
 
     /// Whether a top-level CALL names a stored subprogram.
+    /// A standalone one is found in the dictionary alone: nothing of its source is parsed
+    /// or compiled for the question (the CALL's own compilation does that).
     pub(super) fn calls_stored(&self, name: &str) -> bool {
         let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+        let standalone = match parts.as_slice() {
+            [name] => Some(name),
+            [schema, name] if schema == OWNER && !self.is_package(schema) => Some(name),
+            _ => None,
+        };
+        if let Some(name) = standalone {
+            return self
+                .instance
+                .catalog()
+                .current()
+                .programs
+                .get(name)
+                .is_some_and(|program| {
+                    matches!(program.kind, ProgramKind::Procedure | ProgramKind::Function)
+                });
+        }
         match self.routine_signatures(&parts) {
             Ok(found) => !found.is_empty(),
             Err(_) => true,

@@ -298,7 +298,11 @@ impl Drop for PostgreSql {
     }
 }
 
-fn setting(parameters: &[(String, String)], name: &str, default: u64) -> pythia::Result<u64> {
+pub(super) fn setting(
+    parameters: &[(String, String)],
+    name: &str,
+    default: u64,
+) -> pythia::Result<u64> {
     match parameters.iter().find(|(key, _)| key == name) {
         Some((_, value)) => value
             .parse()

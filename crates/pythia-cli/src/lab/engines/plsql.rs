@@ -26,7 +26,7 @@ use std::time::{Duration, Instant};
 use comfy_table::Table;
 use pythia::{Instance, Session};
 
-use super::pgbench::{run_to_end, PostgreSql};
+use super::pgbench::{run_to_end, setting, PostgreSql};
 use crate::lab::common::{lab_error, median};
 
 /// The `-p` settings [`run`] takes.
@@ -75,15 +75,6 @@ const WORKLOADS: &[Workload] = &[
         target: 2.0,
     },
 ];
-
-fn setting(parameters: &[(String, String)], name: &str, default: u64) -> pythia::Result<u64> {
-    match parameters.iter().find(|(key, _)| key == name) {
-        Some((_, value)) => value
-            .parse()
-            .map_err(|_| lab_error(format!("-p {name}={value}: not a whole number"))),
-        None => Ok(default),
-    }
-}
 
 /// psql against the lab's PostgreSQL: runs `sql` with \timing and returns the milliseconds
 /// of its last statement.
