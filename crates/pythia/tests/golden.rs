@@ -495,4 +495,4 @@ fn script(name: &str) -> PathBuf {
     script_dir().join(format!("{name}.txt"))
 }
 
-golden_tests!(sql, library_cache, buffer, redo, optimizer);
+golden_tests!(sql, library_cache, buffer, redo, optimizer, rowid);

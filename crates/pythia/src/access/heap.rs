@@ -115,6 +115,39 @@ impl RowId {
         push(self.slot as u64, 3);
         text
     }
+
+    /// The (object id, rowid) an extended ROWID text names; None when it is not 18
+    /// characters of the base-64 alphabet, or names a datafile or slot this database cannot
+    /// have (ORA-01410 for the caller).
+    pub fn from_oracle_string(text: &str) -> Option<(u32, RowId)> {
+        let bytes = text.as_bytes();
+        if bytes.len() != 18 {
+            return None;
+        }
+        let digit = |byte: u8| -> Option<u64> {
+            Some(match byte {
+                b'A'..=b'Z' => byte - b'A',
+                b'a'..=b'z' => byte - b'a' + 26,
+                b'0'..=b'9' => byte - b'0' + 52,
+                b'+' => 62,
+                b'/' => 63,
+                _ => return None,
+            } as u64)
+        };
+        let number = |digits: &[u8]| -> Option<u64> {
+            digits
+                .iter()
+                .try_fold(0u64, |value, &byte| Some(value << 6 | digit(byte)?))
+        };
+        let object = u32::try_from(number(&bytes[0..6])?).ok()?;
+        let file = number(&bytes[6..9])?;
+        let block = u32::try_from(number(&bytes[9..15])?).ok()?;
+        let slot = u16::try_from(number(&bytes[15..18])?).ok()?;
+        if file != SYSTEM_FILE as u64 || slot as usize >= SLOTS_MAX {
+            return None;
+        }
+        Some((object, RowId { block, slot }))
+    }
 }
 
 /// A row piece as stored.
@@ -671,6 +704,20 @@ mod tests {
         };
         assert_eq!(rowid.to_oracle_string(73), "AAAABJAABAAAACCAAA");
         assert_eq!(RowId::from_u64(rowid.to_u64()), rowid);
+    }
+
+    #[test]
+    fn rowid_text_reads_back_and_malformed_text_is_refused() {
+        let rowid = RowId {
+            block: 70_000,
+            slot: 41,
+        };
+        let text = rowid.to_oracle_string(1234);
+        assert_eq!(RowId::from_oracle_string(&text), Some((1234, rowid)));
+        assert_eq!(RowId::from_oracle_string("AAAABJAABAAAACCAA"), None);
+        assert_eq!(RowId::from_oracle_string("AAAABJAABAAAACCAA*"), None);
+        // Another datafile than the one this database has.
+        assert_eq!(RowId::from_oracle_string("AAAABJAACAAAACCAAA"), None);
     }
 
     proptest! {

@@ -208,9 +208,10 @@ impl Session {
                     constraints::enforce_checks(&table.checks, &checks, &row, &reader.row_context())
                 })?;
             }
-            rows::insert_row(&storage, transaction, &table, &row)?;
+            let rowid = rows::insert_row(&storage, transaction, &table, &row)?;
             if let Some(returning) = &returning {
-                returned.push(self.returned_values(returning, &row, binds)?);
+                let scope_row = returning.scope_row(&row, rowid);
+                returned.push(self.returned_values(&returning.expressions, &scope_row, binds)?);
             }
             if !table.foreign_keys.is_empty() {
                 inserted.push(row);
@@ -235,7 +236,8 @@ impl Session {
         })
     }
 
-    /// RETURNING's expressions compiled over the table's row (None without RETURNING).
+    /// RETURNING's expressions compiled over the table's row, as a plan's expressions
+    /// (None without RETURNING).
     fn returning_plan(
         &self,
         dictionary: &Arc<Dictionary>,
@@ -243,7 +245,7 @@ impl Session {
         table: &Arc<TableDef>,
         returning: &[ast::Expr],
         binds: &[Value],
-    ) -> Result<Option<Vec<crate::sql::eval::Expr>>> {
+    ) -> Result<Option<query::TablePlan>> {
         if returning.is_empty() {
             return Ok(None);
         }
@@ -260,7 +262,7 @@ impl Session {
                 &expressions,
                 None,
             )?;
-            Ok(Some(plan.expressions))
+            Ok(Some(plan))
         })
     }
 
@@ -344,12 +346,13 @@ impl Session {
                     let mut change = None;
                     let updated =
                         rows::update_row(&storage, transaction, &table, rowid, &mut |current| {
-                            if !plan.accepts(current, &context)? {
+                            let scope_row = plan.scope_row(current, rowid);
+                            if !plan.accepts(&scope_row, &context)? {
                                 return Ok(None);
                             }
                             let mut row = current.to_vec();
                             for (expr, &target) in plan.expressions.iter().zip(&targets) {
-                                row[target] = expr.evaluate(current, &context)?;
+                                row[target] = expr.evaluate(&scope_row, &context)?;
                             }
                             if !checks.is_empty() || keyed {
                                 row = rows::check_row(&table, row)?;
@@ -364,10 +367,11 @@ impl Session {
                                 change = Some((current.to_vec(), row.clone()));
                             }
                             if !returning.is_empty() {
+                                let new_row = plan.scope_row(&row, rowid);
                                 returned.push(
                                     returning
                                         .iter()
-                                        .map(|expr| expr.evaluate(&row, &context))
+                                        .map(|expr| expr.evaluate(&new_row, &context))
                                         .collect::<Result<Vec<_>>>()?,
                                 );
                             }
@@ -528,7 +532,8 @@ impl Session {
                     let mut removed = None;
                     let deleted =
                         rows::delete_row(&storage, transaction, &table, rowid, &mut |current| {
-                            let accepted = plan.accepts(current, &context)?;
+                            let scope_row = plan.scope_row(current, rowid);
+                            let accepted = plan.accepts(&scope_row, &context)?;
                             if accepted && referenced {
                                 removed = Some(current.to_vec());
                             }
@@ -536,7 +541,7 @@ impl Session {
                                 returned.push(
                                     plan.expressions
                                         .iter()
-                                        .map(|expr| expr.evaluate(current, &context))
+                                        .map(|expr| expr.evaluate(&scope_row, &context))
                                         .collect::<Result<Vec<_>>>()?,
                                 );
                             }

@@ -74,14 +74,29 @@ pub(super) fn scope_facts(reader: &Reader, sources: &[Source]) -> ScopeFacts {
 
 fn source_facts(reader: &Reader, source: &Source) -> SourceFacts {
     match &source.kind {
-        SourceKind::Table { table, .. } => optimizer::table_facts(
-            table,
-            || {
-                segment::allocated_blocks(&reader.storage.cache, table.segment, table.buffer_pool)
+        SourceKind::Table { table, .. } => {
+            let mut facts = optimizer::table_facts(
+                table,
+                || {
+                    segment::allocated_blocks(
+                        &reader.storage.cache,
+                        table.segment,
+                        table.buffer_pool,
+                    )
                     .ok()
-            },
-            &reader.optimizer,
-        ),
+                },
+                &reader.optimizer,
+            );
+            if source.rowid.is_some() {
+                // The ROWID pseudo-column: a distinct value per row, never NULL.
+                facts.columns.push(optimizer::ColumnFacts {
+                    distinct: Some(facts.rows.max(1.0)),
+                    len: 18.0,
+                    ..optimizer::ColumnFacts::default()
+                });
+            }
+            facts
+        }
         SourceKind::Rows(rows, _) => optimizer::row_facts(rows.len() as f64, source.width),
         SourceKind::Series(series) => optimizer::row_facts(
             series.constant_rows().unwrap_or(DEFAULT_COLLECTION_ROWS),
@@ -217,7 +232,23 @@ fn cheapest_access(
     let SourceKind::Table { table, .. } = &source.kind else {
         return best;
     };
-    for candidate in access_candidates(table, source.offset, conditions) {
+    for candidate in access_candidates(table, source.offset, source.rowid.is_some(), conditions) {
+        if let Access::Rowid(_) = candidate.access {
+            // One block, one row: cheaper than any index.
+            let row_bytes = best.2.table.bytes / best.2.table.rows.max(1.0);
+            return (
+                candidate.access,
+                candidate.implied,
+                AccessEstimate {
+                    table: Estimate {
+                        cost: 1.0,
+                        rows: 1.0,
+                        bytes: row_bytes,
+                    },
+                    index: None,
+                },
+            );
+        }
         let mut used = candidate.used.clone();
         used.sort_unstable();
         used.dedup();
@@ -561,9 +592,10 @@ pub(super) fn estimates_above_join(
 pub(super) fn table_access(
     reader: &Reader,
     table: &Arc<TableDef>,
+    rowid: bool,
     conditions: &[&Expr],
 ) -> Option<(Access, AccessEstimate)> {
-    let source = Source::new(
+    let mut source = Source::new(
         SourceKind::Table {
             table: table.clone(),
             access: Access::Full,
@@ -574,6 +606,10 @@ pub(super) fn table_access(
         table.name.clone(),
         false,
     );
+    if rowid {
+        source.width += 1;
+        source.rowid = Some(table.object_id);
+    }
     let sources = std::slice::from_ref(&source);
     if !costed(&reader.optimizer, sources) {
         return None;

@@ -100,6 +100,9 @@ fn access_node(
         Access::Full => PlanNode::new("TABLE ACCESS", Some("FULL"))
             .on(table, "TABLE")
             .estimated(table_estimate),
+        Access::Rowid(_) => PlanNode::new("TABLE ACCESS", Some("BY USER ROWID"))
+            .on(table, "TABLE")
+            .estimated(table_estimate),
         Access::Index {
             index,
             equal,

@@ -10,7 +10,7 @@ use super::plan::Access;
 use super::reader::Reader;
 use crate::access::heap::RowId;
 use crate::catalog::{IndexDef, TableDef};
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::sql::eval::Expr;
 use crate::types::{encode_key, key_prefix_successor, DataType, GroupKey, Value};
 
@@ -27,6 +27,9 @@ pub(super) fn access_rowids(
     access: &Access,
     row: &[Value],
 ) -> Result<Option<IndexScan>> {
+    if let Access::Rowid(value) = access {
+        return user_rowid(reader, table, value, row).map(Some);
+    }
     let Access::Index {
         index,
         equal,
@@ -77,6 +80,32 @@ pub(super) fn access_rowids(
         }
     }
     Ok(Some(combined))
+}
+
+/// TABLE ACCESS BY USER ROWID: the rowid `value` names, when it names one of `table`'s
+/// (its object id; the block is checked at the read, `ReadOptions::segment`). Text that is
+/// not a ROWID is ORA-01410.
+fn user_rowid(reader: &Reader, table: &TableDef, value: &Expr, row: &[Value]) -> Result<IndexScan> {
+    let mut scan = IndexScan {
+        rowids: Vec::new(),
+        live: Vec::new(),
+        exact: false,
+    };
+    let text = match value.evaluate(row, &reader.context(0))? {
+        Value::Null => return Ok(scan),
+        Value::Text(text) => text,
+        _ => return Err(invalid_rowid()),
+    };
+    let (object_id, rowid) = RowId::from_oracle_string(&text).ok_or_else(invalid_rowid)?;
+    if object_id == table.object_id {
+        scan.rowids.push(rowid);
+        scan.live.push(true);
+    }
+    Ok(scan)
+}
+
+pub(super) fn invalid_rowid() -> Error {
+    Error::new(1410, "invalid ROWID")
 }
 
 /// What an index scan proposes: rowids, each once, in index order.

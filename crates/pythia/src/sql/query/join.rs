@@ -415,9 +415,12 @@ fn read_source(
             cache,
         } => {
             let scan = match access {
-                Access::Index { .. } if !full_scan => access_rowids(reader, table, access, row)?,
+                Access::Index { .. } | Access::Rowid(_) if !full_scan => {
+                    access_rowids(reader, table, access, row)?
+                }
                 _ => None,
             };
+            let segment = matches!(access, Access::Rowid(_)).then_some(table.segment.block);
             if let Some(scan) = scan {
                 debug_assert_eq!(
                     scan.live.len(),
@@ -433,6 +436,8 @@ fn read_source(
                     vouching,
                     visit_under_latch: plan.rows_touch_no_block,
                     cache: None,
+                    rowid: source.rowid,
+                    segment,
                 };
                 return reader.fetch_rows(table, &scan.rowids, options, &mut |found, candidate| {
                     let identity = scan.rowids[found.position].to_u64();
@@ -446,6 +451,8 @@ fn read_source(
                 vouching: None,
                 visit_under_latch: plan.rows_touch_no_block,
                 cache: *cache,
+                rowid: source.rowid,
+                segment: None,
             };
             let result = reader.scan_table_columns(table, options, &mut |rowid, candidate| {
                 visit(candidate, false, rowid.to_u64(), &mut outer_row)

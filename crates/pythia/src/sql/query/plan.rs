@@ -33,6 +33,9 @@ pub enum Access {
         lower: Option<(Expr, bool)>,
         upper: Option<(Expr, bool)>,
     },
+    /// TABLE ACCESS BY USER ROWID: the row whose ROWID the value names (`WHERE ROWID =
+    /// :b`), none when it names no row of the table.
+    Rowid(Expr),
 }
 
 #[derive(Clone, Debug)]
@@ -227,6 +230,9 @@ pub(super) struct Source {
     /// The second source of a FULL join (also `outer`): its rows that match no row of the
     /// first are added, the first's columns NULL.
     pub(super) full: bool,
+    /// A table source whose last column is its ROWID pseudo-column: the table's object id,
+    /// which the rowid text carries. Its reads fill that column with each row's address.
+    pub(super) rowid: Option<u32>,
     /// How the source is joined to the rows before it.
     pub(super) join: Join,
     /// Cost-based plans: what the plan up to and including this level costs and yields.
@@ -286,6 +292,7 @@ impl Source {
             needed: None,
             needed_vouched: None,
             full: false,
+            rowid: None,
             join: Join::NestedLoops,
             estimate: None,
             access_estimate: None,
@@ -397,6 +404,13 @@ impl QueryPlan {
             {
                 expressions.extend(equal.iter().chain(in_list));
                 expressions.extend(lower.iter().chain(upper.iter()).map(|(expr, _)| expr));
+            }
+            if let SourceKind::Table {
+                access: Access::Rowid(value),
+                ..
+            } = &source.kind
+            {
+                expressions.push(value);
             }
         }
         expressions.extend(&self.rownum_filters);

@@ -7,7 +7,7 @@ use super::compile::heading;
 use super::costing;
 use super::plan::{GroupedPlan, QueryPlan, Source, SourceKind};
 use super::reader::{BindValues, Reader};
-use super::resolve::Scope;
+use super::resolve::{names_rowid, Scope};
 use super::rule::{choose_access, choose_joins_by_rule, order_connected};
 use super::set_operation::plan_set_expression;
 use crate::error::{Error, Result};
@@ -69,6 +69,7 @@ pub(super) fn plan_subquery(
         ctes,
         outer_join_marks_allowed: false,
         hints: Hints::parse(select.hint.as_deref()),
+        names_rowid: names_rowid(ast::Node::Query(query)),
     };
     // Sized for what the FROM clause names: a plan is kept in the shared pool, and a source
     // is some 450 bytes (a vector's first growth would reserve four).
@@ -171,9 +172,10 @@ pub(super) fn plan_subquery(
                     }
                 }
                 for (index, column) in planner.scope.columns.iter().enumerate() {
-                    if qualifier
-                        .as_ref()
-                        .map_or(!column.merged, |q| &column.qualifier == q)
+                    if !column.hidden
+                        && qualifier
+                            .as_ref()
+                            .map_or(!column.merged, |q| &column.qualifier == q)
                     {
                         projection.push(Expr::Column(index));
                         columns.push(Column {
@@ -345,7 +347,8 @@ pub(super) fn arrange_sources(
                     source.filters.iter().collect()
                 };
                 if let SourceKind::Table { table, .. } = &source.kind {
-                    let (chosen, implied) = choose_access(table, source.offset, &candidates);
+                    let (chosen, implied) =
+                        choose_access(table, source.offset, source.rowid.is_some(), &candidates);
                     let outer = source.outer;
                     if let SourceKind::Table { access, .. } = &mut source.kind {
                         *access = chosen;
@@ -467,6 +470,9 @@ pub(super) struct Planner<'r, 'a> {
     pub(super) outer_join_marks_allowed: bool,
     /// The query block's hints (CACHE / NOCACHE for its tables).
     pub(super) hints: Hints,
+    /// The statement names ROWID: its tables get the pseudo-column
+    /// (`Planner::add_rowid_column`).
+    pub(super) names_rowid: bool,
 }
 
 impl<'r, 'a> Planner<'r, 'a> {
@@ -484,6 +490,7 @@ impl<'r, 'a> Planner<'r, 'a> {
             ctes: &[],
             outer_join_marks_allowed: false,
             hints: Hints::default(),
+            names_rowid: false,
         }
     }
 }

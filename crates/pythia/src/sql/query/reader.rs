@@ -13,7 +13,7 @@ use crate::buffer::{AccessKind, BlockAccess};
 use crate::catalog::{Dictionary, Storage, TableDef};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, Statistic};
-use crate::io::block::BlockId;
+use crate::io::block::{self, BlockId, BlockType};
 use crate::sql::eval::{Context, Expr, SequenceAccess, SubqueryRunner};
 use crate::sql::optimizer::OptimizerEnvironment;
 use crate::syntax::ast;
@@ -213,7 +213,10 @@ impl<'a> Reader<'a> {
             },
             1,
         );
-        let mut batch = RowBatch::new(table.columns.len(), options);
+        let mut batch = RowBatch::new(
+            table.columns.len() + options.rowid.is_some() as usize,
+            options,
+        );
         let cached = options.cache.unwrap_or(table.cache);
         let access = cache.scan_access(blocks, table.buffer_pool, cached);
         let mut scan = FullScan::new(cache, extents, access, self.multiblock_read_count);
@@ -271,7 +274,10 @@ impl<'a> Reader<'a> {
                 .is_none_or(|vouching| vouching.live.len() == rowids.len()),
             "one entry state per rowid"
         );
-        let mut batch = RowBatch::new(table.columns.len(), options);
+        let mut batch = RowBatch::new(
+            table.columns.len() + options.rowid.is_some() as usize,
+            options,
+        );
         let mut slots = Vec::new();
         let mut run_start = 0;
         for run in rowids.chunk_by(|a, b| a.block == b.block) {
@@ -322,6 +328,12 @@ impl<'a> Reader<'a> {
         batch.row.resize(width, Value::Null);
         {
             let data = self.storage.cache.read(block, access)?;
+            if options.segment.is_some_and(|header| {
+                block::block_type(&data) != BlockType::HeapData
+                    || heap::segment_header(&data) != header
+            }) {
+                return Ok(true); // a rowid of another segment: none of this table's rows
+            }
             let count = match slots {
                 BlockSlots::All => heap::slot_count(&data),
                 BlockSlots::These(slots) => slots.len(),
@@ -376,6 +388,7 @@ impl<'a> Reader<'a> {
                     batch.rows.push((found, None));
                 } else {
                     decode_row_into(piece.data, needed, &mut batch.row)?;
+                    stamp_rowid(&mut batch.row, options.rowid, block.block, slot);
                     if !visit(found, &mut batch.row)? {
                         return Ok(false);
                     }
@@ -399,6 +412,7 @@ impl<'a> Reader<'a> {
                     &mut batch.row[..]
                 }
             };
+            stamp_rowid(row, options.rowid, block.block, found.slot);
             if !visit(found, row)? {
                 return Ok(false);
             }
@@ -425,6 +439,19 @@ pub struct ReadOptions<'m> {
     /// A full scan's CACHE (true) / NOCACHE (false) hint: wins over the table's CACHE
     /// attribute (`BufferCache::scan_access`). None: the table's attribute.
     pub cache: Option<bool>,
+    /// Rows carry their ROWID pseudo-column, one value after the table's columns: the
+    /// table's object id, which the rowid text names.
+    pub rowid: Option<u32>,
+    /// The rowids come from a user (a ROWID value): a block that is not a heap block of the
+    /// segment with this header block holds none of the table's rows.
+    pub segment: Option<u32>,
+}
+
+/// Fills a row's ROWID pseudo-column, its last value, when the read carries it.
+fn stamp_rowid(row: &mut [Value], object_id: Option<u32>, block: u32, slot: u16) {
+    if let (Some(object_id), Some(last)) = (object_id, row.last_mut()) {
+        *last = Value::Text(RowId { block, slot }.to_oracle_string(object_id));
+    }
 }
 
 /// A row `read_block_rows` found.

@@ -20,6 +20,9 @@ pub(super) struct ScopeColumn {
     /// One of the two columns a USING or NATURAL join merged: an unqualified name and `*`
     /// reach the merged column (`Scope::merged`) instead.
     pub(super) merged: bool,
+    /// A pseudo-column (a table's ROWID): reached by its name, left out of `*` and of
+    /// NATURAL joins.
+    pub(super) hidden: bool,
 }
 
 #[derive(Clone, Debug, Default)]
@@ -149,7 +152,14 @@ impl Planner<'_, '_> {
                             None => return Err(Error::table_not_found()),
                         },
                     };
+                let rowid = match &kind {
+                    SourceKind::Table { table, .. } if self.names_rowid => Some(table.object_id),
+                    _ => None,
+                };
                 self.add_source(kind, qualifier, name.name.clone(), &columns, outer, sources);
+                if let Some(object_id) = rowid {
+                    self.add_rowid_column(object_id, sources);
+                }
                 Ok(())
             }
             ast::TableReference::TableFunction {
@@ -257,9 +267,10 @@ impl Planner<'_, '_> {
                         let names: Vec<String> = self.scope.columns[before..]
                             .iter()
                             .filter(|right| {
-                                self.scope.columns[start..before]
-                                    .iter()
-                                    .any(|left| !left.merged && left.name == right.name)
+                                !right.hidden
+                                    && self.scope.columns[start..before]
+                                        .iter()
+                                        .any(|left| !left.merged && left.name == right.name)
                             })
                             .map(|column| column.name.clone())
                             .collect();
@@ -481,6 +492,7 @@ impl Planner<'_, '_> {
             outer_join_marks_allowed: false,
             // The group is part of this query block: its tables take its hints.
             hints: self.hints.clone(),
+            names_rowid: self.names_rowid,
         };
         let mut members = Vec::new();
         group.add_reference(reference, false, &mut members)?;
@@ -616,9 +628,26 @@ impl Planner<'_, '_> {
                 name: column.clone(),
                 data_type: *data_type,
                 merged: false,
+                hidden: false,
             });
         }
         sources.push(Source::new(kind, offset, columns.len(), name, outer));
+    }
+
+    /// Gives the table source just added its ROWID pseudo-column: one more column after
+    /// its own, hidden, that its reads fill with each row's address (`Source::rowid`).
+    fn add_rowid_column(&mut self, object_id: u32, sources: &mut [Source]) {
+        let source = sources.last_mut().expect("the table source just added");
+        let qualifier = self.scope.columns[source.offset].qualifier.clone();
+        self.scope.columns.push(ScopeColumn {
+            qualifier,
+            name: ROWID.to_string(),
+            data_type: Some(ROWID_TYPE),
+            merged: false,
+            hidden: true,
+        });
+        source.width += 1;
+        source.rowid = Some(object_id);
     }
 
     /// The outer query's column `table.name` as an `Expr::Outer` reference, if this is a
@@ -648,6 +677,23 @@ impl Planner<'_, '_> {
         };
         Expr::Outer(position)
     }
+}
+
+/// The pseudo-column that names a row's address, and its type: the extended ROWID text
+/// (`RowId::to_oracle_string`), as ROWIDTOCHAR shows it.
+pub(super) const ROWID: &str = "ROWID";
+pub(super) const ROWID_TYPE: DataType = DataType::Varchar2 { length: 18 };
+
+/// Whether a statement's tree names the ROWID pseudo-column anywhere (subqueries too), so
+/// that the tables it reads carry it.
+pub(super) fn names_rowid(node: ast::Node) -> bool {
+    let mut found = false;
+    node.walk(&mut |node| {
+        if let ast::Node::Expr(ast::Expr::Column { name, .. }) = node {
+            found |= name == ROWID;
+        }
+    });
+    found
 }
 
 pub(super) fn invalid_column(table: Option<&str>, name: &str) -> Error {

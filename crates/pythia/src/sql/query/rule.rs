@@ -86,10 +86,11 @@ pub(super) fn order_connected(sources: &mut Vec<Source>) {
 pub(super) fn choose_access(
     table: &Arc<TableDef>,
     offset: usize,
+    rowid: bool,
     conjuncts: &[&Expr],
 ) -> (Access, Vec<usize>) {
     let mut best: Option<AccessCandidate> = None;
-    for candidate in access_candidates(table, offset, conjuncts) {
+    for candidate in access_candidates(table, offset, rowid, conjuncts) {
         if best
             .as_ref()
             .is_none_or(|best| candidate.score > best.score)
@@ -116,20 +117,53 @@ pub(super) struct AccessCandidate {
     pub(super) score: u32,
 }
 
-/// The index accesses possible for a table at `offset` given conjuncts that may be
-/// evaluated when it is read (columns at `offset..` are the table's, earlier ones come from
-/// outer sources): for each index, the longest equality prefix and a range on the next
-/// column.
+/// The accesses possible for a table at `offset` given conjuncts that may be evaluated
+/// when it is read (columns at `offset..` are the table's, earlier ones come from outer
+/// sources): for each index, the longest equality prefix and a range on the next column;
+/// and with `rowid` (the table's ROWID pseudo-column follows its columns), an equality on
+/// it: TABLE ACCESS BY USER ROWID, which beats them all.
 pub(super) fn access_candidates(
     table: &Arc<TableDef>,
     offset: usize,
+    rowid: bool,
     conjuncts: &[&Expr],
 ) -> Vec<AccessCandidate> {
     let width = table.columns.len();
+    let own = offset..offset + width + usize::from(rowid);
     let is_outer_value = |expr: &Expr| {
-        !expr.reads_columns_in(offset..offset + width)
-            && !matches!(expr, Expr::NextValue(_) | Expr::Rownum)
+        !expr.reads_columns_in(own.clone()) && !matches!(expr, Expr::NextValue(_) | Expr::Rownum)
     };
+    let mut candidates = Vec::new();
+    if rowid {
+        let rowid_column = offset + width;
+        let by_rowid = conjuncts
+            .iter()
+            .enumerate()
+            .find_map(|(position, conjunct)| {
+                let Expr::Binary(left, BinaryOperator::Equal, right) = *conjunct else {
+                    return None;
+                };
+                match (&**left, &**right) {
+                    (Expr::Column(c), value) | (value, Expr::Column(c))
+                        if *c == rowid_column && is_outer_value(value) =>
+                    {
+                        Some((value.clone(), position))
+                    }
+                    _ => None,
+                }
+            });
+        if let Some((value, position)) = by_rowid {
+            // The conjunct stays a filter: a rowid that names no row of this table finds
+            // nothing, and one that does holds it by definition.
+            candidates.push(AccessCandidate {
+                access: Access::Rowid(value),
+                implied: Vec::new(),
+                used: vec![position],
+                unique: true,
+                score: 2000,
+            });
+        }
+    }
     // A constant that is not text cannot probe a text column's index: the comparison
     // converts the column (see `Probe::Unusable`, which catches binds at execution).
     let probes = |column: usize, value: &Expr| match value {
@@ -236,7 +270,6 @@ pub(super) fn access_candidates(
             _ => {}
         }
     }
-    let mut candidates = Vec::new();
     for index in &table.indexes {
         let mut prefix = Vec::new();
         let mut used = Vec::new();

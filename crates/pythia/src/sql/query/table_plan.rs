@@ -1,6 +1,7 @@
 //! The plan of an UPDATE or DELETE (`TablePlan`): its table's access path and WHERE
 //! conjuncts, and the rows they match.
 
+use std::borrow::Cow;
 use std::sync::Arc;
 
 use super::costing;
@@ -8,7 +9,7 @@ use super::index_scan::access_rowids;
 use super::plan::Access;
 use super::planner::{split_conjuncts, Planner};
 use super::reader::{BindValues, ReadOptions, Reader};
-use super::resolve::ScopeColumn;
+use super::resolve::{names_rowid, ScopeColumn, ROWID, ROWID_TYPE};
 use super::rule::choose_access;
 use crate::access::heap::RowId;
 use crate::catalog::TableDef;
@@ -29,9 +30,26 @@ pub struct TablePlan {
     /// Whether the plan holds nothing read at planning time (a subquery's rows), so that
     /// the statement's cursor can keep it, as a query's keeps its [`QueryPlan`].
     pub reusable: bool,
+    /// The statement names ROWID: its expressions read rows with the table's ROWID
+    /// pseudo-column after its columns (`TablePlan::scope_row`); the table's object id.
+    pub rowid: Option<u32>,
 }
 
 impl TablePlan {
+    /// The row the plan's expressions read for the table's row `current` at `rowid`: the
+    /// row itself, or with the ROWID pseudo-column after it when the statement names it.
+    pub fn scope_row<'v>(&self, current: &'v [Value], rowid: RowId) -> Cow<'v, [Value]> {
+        match self.rowid {
+            None => Cow::Borrowed(current),
+            Some(object_id) => {
+                let mut row = Vec::with_capacity(current.len() + 1);
+                row.extend_from_slice(current);
+                row.push(Value::Text(rowid.to_oracle_string(object_id)));
+                Cow::Owned(row)
+            }
+        }
+    }
+
     /// Whether every WHERE conjunct is TRUE for `row`.
     pub fn accepts(&self, row: &[Value], context: &Context) -> Result<bool> {
         for filter in &self.filters {
@@ -72,6 +90,22 @@ pub fn plan_table_statement(
             name: column.name.clone(),
             data_type: Some(column.data_type),
             merged: false,
+            hidden: false,
+        });
+    }
+    let rowid = expressions
+        .iter()
+        .copied()
+        .chain(where_clause)
+        .any(|expr| names_rowid(ast::Node::Expr(expr)))
+        .then_some(table.object_id);
+    if rowid.is_some() {
+        planner.scope.columns.push(ScopeColumn {
+            qualifier: qualifier.clone(),
+            name: ROWID.to_string(),
+            data_type: Some(ROWID_TYPE),
+            merged: false,
+            hidden: true,
         });
     }
     let mut conjuncts = Vec::new();
@@ -87,10 +121,14 @@ pub fn plan_table_statement(
         .map(|expr| planner.compile(expr))
         .collect::<Result<Vec<_>>>()?;
     let conditions: Vec<&Expr> = filters.iter().collect();
-    let (access, access_estimate) = match costing::table_access(reader, table, &conditions) {
-        Some((access, estimate)) => (access, Some(estimate)),
-        None => (choose_access(table, 0, &conditions).0, None),
-    };
+    let (access, access_estimate) =
+        match costing::table_access(reader, table, rowid.is_some(), &conditions) {
+            Some((access, estimate)) => (access, Some(estimate)),
+            None => (
+                choose_access(table, 0, rowid.is_some(), &conditions).0,
+                None,
+            ),
+        };
     let cache = planner.hints.cache(&qualifier);
     Ok(TablePlan {
         access,
@@ -99,6 +137,7 @@ pub fn plan_table_statement(
         filters,
         expressions,
         reusable: !planner.read_rows,
+        rowid,
     })
 }
 
@@ -112,7 +151,7 @@ pub fn matching_rows(
     let context = reader.context(0);
     let mut rows = Vec::new();
     let mut keep = |rowid: RowId, values: &mut [Value]| -> Result<bool> {
-        if plan.accepts(values, &context)? {
+        if plan.accepts(&plan.scope_row(values, rowid), &context)? {
             rows.push((rowid, values.to_vec()));
         }
         Ok(true)
@@ -125,16 +164,18 @@ pub fn matching_rows(
         Access::Full => {
             reader.scan_table_columns(table, scan_options, &mut keep)?;
         }
-        access @ Access::Index { .. } => {
+        access @ (Access::Index { .. } | Access::Rowid(_)) => {
             let Some(scan) = access_rowids(reader, table, access, &[])? else {
                 reader.scan_table_columns(table, scan_options, &mut keep)?;
                 return Ok(rows);
             };
-            for rowid in scan.rowids {
-                if let Some(mut values) = reader.fetch(table, rowid)? {
-                    keep(rowid, &mut values)?;
-                }
-            }
+            let options = ReadOptions {
+                segment: matches!(access, Access::Rowid(_)).then_some(table.segment.block),
+                ..ReadOptions::default()
+            };
+            reader.fetch_rows(table, &scan.rowids, options, &mut |found, values| {
+                keep(scan.rowids[found.position], values)
+            })?;
         }
     }
     Ok(rows)

@@ -23,6 +23,7 @@ pub(super) fn scope(columns: &[(&str, &str, DataType)]) -> Scope {
                 name: name.to_string(),
                 data_type: Some(*data_type),
                 merged: false,
+                hidden: false,
             })
             .collect(),
         merged: Vec::new(),

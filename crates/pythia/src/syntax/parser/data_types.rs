@@ -44,6 +44,12 @@ impl Parser<'_> {
                 length: self.parse_optional_length()?.unwrap_or(4000),
             },
             "TEXT" => DataType::Varchar2 { length: 4000 },
+            // A row's address, held as its extended text (ROWIDTOCHAR's 18 characters);
+            // UROWID's optional length is the most bytes it holds.
+            "ROWID" => DataType::Varchar2 { length: 18 },
+            "UROWID" => DataType::Varchar2 {
+                length: self.parse_optional_length()?.unwrap_or(4000),
+            },
             "CHAR" | "CHARACTER" | "NCHAR" if self.eat_word("VARYING") => DataType::Varchar2 {
                 length: self.parse_optional_length()?.unwrap_or(4000),
             },
