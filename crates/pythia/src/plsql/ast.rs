@@ -57,6 +57,14 @@ pub enum Declaration {
         fields: Vec<Field>,
         position: usize,
     },
+    /// `TYPE name IS TABLE OF element [NOT NULL] INDEX BY key;`: an associative array.
+    Collection {
+        name: String,
+        element: TypeName,
+        not_null: bool,
+        key: CollectionKeyType,
+        position: usize,
+    },
     /// `SUBTYPE name IS type [NOT NULL];`
     Subtype {
         name: String,
@@ -76,6 +84,15 @@ pub enum Declaration {
         query: Box<Sql>,
         position: usize,
     },
+}
+
+/// What an associative array is indexed by.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectionKeyType {
+    /// `PLS_INTEGER`, `BINARY_INTEGER` (and their subtypes).
+    Integer,
+    /// `VARCHAR2(n)`, `STRING(n)`, `LONG`: keys of at most `n` bytes.
+    Text(u32),
 }
 
 /// A record type's field.
@@ -269,6 +286,12 @@ pub enum Target {
     Name(Vec<String>, usize),
     /// A host bind, `:x`.
     Bind(String, usize),
+    /// An element of a collection: `name(index)`.
+    Element {
+        name: Vec<String>,
+        index: Expr,
+        position: usize,
+    },
 }
 
 /// Where a cursor FOR loop's rows come from.

@@ -11,7 +11,7 @@
 
 use std::sync::Arc;
 
-use crate::plsql::ast::Mode;
+use crate::plsql::ast::{CollectionKeyType, Mode};
 use crate::sql::eval::{Expr, RoutineCall};
 use crate::types::DataType;
 
@@ -53,6 +53,17 @@ pub struct Unit {
     /// frame (its mirror): loaded from the session's package state when the unit starts and
     /// after each call out of it, stored back before each call out and when it ends.
     pub globals: Vec<GlobalMirror>,
+    /// The associative arrays the unit declares, by number (`Expr::Collection`'s): each
+    /// run holds their elements beside its frame.
+    pub collections: Vec<CollectionDef>,
+}
+
+/// An associative array (`TYPE t IS TABLE OF element INDEX BY key`) a unit declares: how
+/// an element converts on assignment (a slot's rules) and what indexes it.
+#[derive(Debug, Clone, PartialEq)]
+pub struct CollectionDef {
+    pub element: Slot,
+    pub key: CollectionKeyType,
 }
 
 /// A package variable as a unit sees it: the package, the variable's place in the
@@ -309,6 +320,23 @@ pub enum Instruction {
         routine: Arc<RoutineCall>,
         arguments: Vec<Option<Expr>>,
         outs: Vec<(usize, usize)>,
+    },
+    /// `collection(key) := value`: the element made or replaced.
+    SetElement {
+        collection: u32,
+        key: Expr,
+        value: Expr,
+    },
+    /// `collection.DELETE` (every element; also where its declaration is met),
+    /// `DELETE(key)`, `DELETE(low, high)`: the arguments' values.
+    DeleteElements {
+        collection: u32,
+        keys: Vec<Expr>,
+    },
+    /// `to := from`: every element copied.
+    CopyCollection {
+        from: u32,
+        to: u32,
     },
     Return,
 }

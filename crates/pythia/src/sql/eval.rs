@@ -79,6 +79,25 @@ pub enum Expr {
     /// A stored PL/SQL function, run by the context's [`RoutineRunner`] with its arguments'
     /// values (the ones left out take the function's defaults).
     Routine(Arc<RoutineCall>, Vec<Expr>),
+    /// A PL/SQL collection's element or method (`a(i)`, `a.COUNT`, `a.NEXT(i)`): the
+    /// collection by its number in the unit, read through the context's
+    /// [`RoutineRunner`], which holds the running unit's collections.
+    Collection(u32, CollectionMethod, Vec<Expr>),
+}
+
+/// What an expression reads of a PL/SQL collection.
+#[derive(Debug, Clone, Copy, PartialEq, Eq)]
+pub enum CollectionMethod {
+    /// `a(key)`: NO_DATA_FOUND when the element does not exist.
+    Element,
+    Count,
+    First,
+    Last,
+    /// `a.NEXT(key)`, `a.PRIOR(key)`: the next or previous key that exists, or NULL.
+    Next,
+    Prior,
+    /// `a.EXISTS(key)`.
+    Exists,
 }
 
 /// A stored function as an expression calls it: its name as the dictionary knows it.
@@ -94,6 +113,18 @@ pub struct RoutineCall {
 /// Runs the stored functions an expression calls (the session, through PL/SQL).
 pub trait RoutineRunner {
     fn call_function(&self, routine: &RoutineCall, arguments: Vec<Value>) -> Result<Value>;
+
+    /// Reads collection `collection` of the running PL/SQL unit; only a unit's own
+    /// expressions name collections.
+    fn collection(
+        &self,
+        collection: u32,
+        method: CollectionMethod,
+        arguments: &[Value],
+    ) -> Result<Value> {
+        let _ = (collection, method, arguments);
+        Err(Error::internal("a collection read outside PL/SQL"))
+    }
 }
 
 /// A correlated subquery: its plan, the outer row's values it reads, and how its rows
@@ -646,6 +677,16 @@ impl Expr {
                     .collect::<Result<Vec<_>>>()?;
                 runner.call_function(routine, values)
             }
+            Expr::Collection(collection, method, arguments) => {
+                let runner = context
+                    .routines
+                    .ok_or_else(|| Error::internal("a collection read outside PL/SQL"))?;
+                let values = arguments
+                    .iter()
+                    .map(|argument| argument.evaluate(row, context))
+                    .collect::<Result<Vec<_>>>()?;
+                runner.collection(*collection, *method, &values)
+            }
         }
     }
 
@@ -684,7 +725,8 @@ impl Expr {
             | Expr::Rownum
             | Expr::Outer(_)
             | Expr::Subquery(_)
-            | Expr::Routine(..) => false,
+            | Expr::Routine(..)
+            | Expr::Collection(..) => false,
             Expr::Function(function, arguments) => {
                 !matches!(
                     function,
@@ -833,9 +875,9 @@ impl Expr {
                     visit(result);
                 }
             }
-            Expr::Function(_, arguments) | Expr::Routine(_, arguments) => {
-                arguments.iter().for_each(visit)
-            }
+            Expr::Function(_, arguments)
+            | Expr::Routine(_, arguments)
+            | Expr::Collection(_, _, arguments) => arguments.iter().for_each(visit),
         }
     }
 }

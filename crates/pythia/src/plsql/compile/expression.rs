@@ -8,7 +8,7 @@ use super::scope::Resolved;
 use super::Compiler;
 use crate::catalog::data_type_from_ast;
 use crate::error::Result;
-use crate::sql::eval::{Expr, Function};
+use crate::sql::eval::{CollectionMethod, Expr, Function};
 use crate::sql::query::literal_value;
 use crate::syntax::ast;
 
@@ -121,8 +121,18 @@ impl Compiler<'_> {
 
     /// A name in an expression: a variable, a record field, SQLCODE or SQLERRM.
     fn name_expression(&mut self, parts: &[String], position: usize) -> Result<Expr> {
+        if let Some(read) = self.collection_method(parts, &[], position)? {
+            return Ok(read);
+        }
         match self.resolve(parts)? {
             Some(Resolved::Scalar { slot, .. }) => Ok(Expr::Column(slot)),
+            Some(Resolved::Collection { .. }) => Err(self.error(
+                position,
+                &format!(
+                    "PLS-00382: expression is of wrong type (the collection '{}' where a value is expected)",
+                    parts.join(".")
+                ),
+            )),
             Some(Resolved::Record { .. }) => Err(self.error(
                 position,
                 &format!(
@@ -169,6 +179,10 @@ impl Compiler<'_> {
             }
             _ => {}
         }
+        let parts: Vec<String> = name.split('.').map(str::to_string).collect();
+        if let Some(read) = self.collection_method(&parts, args, position)? {
+            return Ok(read);
+        }
         if SQL_ONLY.contains(&name) {
             return Err(self.sql_only(position, name));
         }
@@ -194,6 +208,69 @@ impl Compiler<'_> {
             .map(|arg| self.expression(arg, position))
             .collect::<Result<Vec<_>>>()?;
         Ok(Expr::Function(function, args))
+    }
+
+    /// A read of a collection: `a(key)` (the whole name a collection), or a method after its
+    /// name (`a.COUNT`, `a.FIRST`, `a.LAST`, `a.EXISTS(k)`, `a.NEXT(k)`, `a.PRIOR(k)`); None
+    /// when the name is not a collection's.
+    fn collection_method(
+        &mut self,
+        parts: &[String],
+        args: &[ast::Expr],
+        position: usize,
+    ) -> Result<Option<Expr>> {
+        let (id, method) = match self.resolve(parts)? {
+            Some(Resolved::Collection { id, .. }) if args.len() == 1 => {
+                (id, CollectionMethod::Element)
+            }
+            Some(Resolved::Collection { .. }) if !args.is_empty() => {
+                return Err(self.error(
+                    position,
+                    &format!(
+                        "PLS-00306: wrong number or types of arguments in call to '{}'",
+                        parts.join(".")
+                    ),
+                ))
+            }
+            Some(_) => return Ok(None),
+            None => {
+                let Some((method_name, collection)) = parts.split_last() else {
+                    return Ok(None);
+                };
+                let Some(Resolved::Collection { id, .. }) = (!collection.is_empty())
+                    .then(|| self.scopes.resolve(collection))
+                    .flatten()
+                else {
+                    return Ok(None);
+                };
+                let (method, arity) = match method_name.as_str() {
+                    "COUNT" => (CollectionMethod::Count, 0),
+                    "FIRST" => (CollectionMethod::First, 0),
+                    "LAST" => (CollectionMethod::Last, 0),
+                    "EXISTS" => (CollectionMethod::Exists, 1),
+                    "NEXT" => (CollectionMethod::Next, 1),
+                    "PRIOR" => (CollectionMethod::Prior, 1),
+                    _ => {
+                        return Err(self.error(
+                            position,
+                            &format!("PLS-00302: component '{method_name}' must be declared"),
+                        ))
+                    }
+                };
+                if args.len() != arity {
+                    return Err(self.error(
+                        position,
+                        &format!("PLS-00306: wrong number or types of arguments in call to '{method_name}'"),
+                    ));
+                }
+                (id, method)
+            }
+        };
+        let args = args
+            .iter()
+            .map(|arg| self.expression(arg, position))
+            .collect::<Result<Vec<_>>>()?;
+        Ok(Some(Expr::Collection(id, method, args)))
     }
 
     fn cursor_attribute(&mut self, cursor: &str, attribute: &str, position: usize) -> Result<Expr> {

@@ -113,6 +113,8 @@ pub(super) struct Compiler<'a> {
     package: Option<std::sync::Arc<packages::PackageContext>>,
     /// The package variables the unit names, each mirrored by a slot.
     globals: Vec<GlobalMirror>,
+    /// The unit's collection variables, by number.
+    collections: Vec<CollectionDef>,
 }
 
 impl<'a> Compiler<'a> {
@@ -152,6 +154,7 @@ impl<'a> Compiler<'a> {
             own: None,
             package: None,
             globals: Vec::new(),
+            collections: Vec::new(),
         };
         compiler.sql_cursor = compiler.cursor_slots("SQL");
         compiler.sqlcode_slot = compiler.hidden_slot("SQLCODE");
@@ -187,6 +190,7 @@ impl<'a> Compiler<'a> {
             parameters: self.parameters,
             return_slot: self.return_slot,
             globals: self.globals,
+            collections: self.collections,
         })
     }
 

@@ -96,7 +96,10 @@ pub fn compile_package(
                     let kind = match init.resolve_type(type_name, *position)? {
                         Member::Scalar { kind, .. } => kind,
                         Member::Record(_) => {
-                            return Err(not_yet(&init, *position, "a record variable"))
+                            return Err(not_yet(&init, *position, "record variables"))
+                        }
+                        Member::Collection(_) => {
+                            return Err(not_yet(&init, *position, "collection variables"))
                         }
                     };
                     if context.global(variable).is_some() {
@@ -141,6 +144,7 @@ pub fn compile_package(
                 Declaration::Exception { position, .. }
                 | Declaration::ExceptionInit { position, .. }
                 | Declaration::Record { position, .. }
+                | Declaration::Collection { position, .. }
                 | Declaration::Subtype { position, .. }
                 | Declaration::Cursor { position, .. }
                 | Declaration::Autonomous { position } => {

@@ -3,6 +3,7 @@
 
 use std::sync::Arc;
 
+use crate::plsql::ast::CollectionKeyType;
 use crate::plsql::code::SlotKind;
 
 /// A record type: its fields in order, each a scalar or a record.
@@ -13,8 +14,22 @@ pub(super) struct RecordType {
 
 #[derive(Debug, Clone, PartialEq)]
 pub(super) enum Member {
-    Scalar { kind: SlotKind, not_null: bool },
+    Scalar {
+        kind: SlotKind,
+        not_null: bool,
+    },
     Record(Arc<RecordType>),
+    /// An associative array type (a variable of it holds no slot: its elements live beside
+    /// the frame).
+    Collection(Arc<CollectionType>),
+}
+
+/// `TABLE OF element INDEX BY key`.
+#[derive(Debug, PartialEq)]
+pub(super) struct CollectionType {
+    pub(super) element: SlotKind,
+    pub(super) not_null: bool,
+    pub(super) key: CollectionKeyType,
 }
 
 impl RecordType {
@@ -41,6 +56,7 @@ impl RecordType {
             match member {
                 Member::Scalar { kind, not_null } => out.push((*kind, *not_null)),
                 Member::Record(record) => record.scalars(out),
+                Member::Collection(_) => {}
             }
         }
     }
@@ -51,6 +67,7 @@ impl Member {
         match self {
             Member::Scalar { .. } => 1,
             Member::Record(record) => record.width(),
+            Member::Collection(_) => 0,
         }
     }
 }
@@ -66,6 +83,11 @@ pub(super) enum Symbol {
     Record {
         first: usize,
         record: Arc<RecordType>,
+    },
+    /// A variable of a collection type: its number in the unit.
+    Collection {
+        id: u32,
+        collection: Arc<CollectionType>,
     },
     Exception(usize),
     Cursor(usize),
@@ -84,6 +106,10 @@ pub(super) enum Resolved {
     Record {
         first: usize,
         record: Arc<RecordType>,
+    },
+    Collection {
+        id: u32,
+        collection: Arc<CollectionType>,
     },
 }
 
@@ -179,6 +205,10 @@ impl Scopes {
                 first: *first,
                 record: record.clone(),
             },
+            Symbol::Collection { id, collection } => Resolved::Collection {
+                id: *id,
+                collection: collection.clone(),
+            },
             _ => return None,
         };
         for field in fields {
@@ -196,6 +226,7 @@ impl Scopes {
                     first: first + offset,
                     record: inner.clone(),
                 },
+                Member::Collection(_) => return None,
             };
         }
         Some(resolved)

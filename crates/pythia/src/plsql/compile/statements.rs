@@ -6,7 +6,8 @@
 
 use std::sync::Arc;
 
-use super::scope::{Member, RecordType, Resolved, Symbol};
+use super::scope::{CollectionType, Member, RecordType, Resolved, Symbol};
+use super::SLOTS_MAX;
 use super::{leave, Compiler, Goto, Label, Loop};
 use crate::catalog::data_type_from_ast;
 use crate::error::Result;
@@ -62,7 +63,49 @@ impl Compiler<'_> {
                         let first = self.record_slots(name, &record, *position)?;
                         self.declare(name, Symbol::Record { first, record }, *position)
                     }
+                    Member::Collection(collection) => {
+                        if default.is_some() {
+                            return Err(self.error(
+                                *position,
+                                "PLS-00999: implementation restriction (may be temporary) a collection's default",
+                            ));
+                        }
+                        let id = self.collection(name, &collection)?;
+                        // Empty wherever the declaration is met (a block entered again).
+                        self.emit(
+                            Instruction::DeleteElements {
+                                collection: id,
+                                keys: Vec::new(),
+                            },
+                            *position,
+                        );
+                        self.declare(name, Symbol::Collection { id, collection }, *position)
+                    }
                 }
+            }
+            Declaration::Collection {
+                name,
+                element,
+                not_null,
+                key,
+                position,
+            } => {
+                let Member::Scalar {
+                    kind,
+                    not_null: element_not_null,
+                } = self.resolve_type(element, *position)?
+                else {
+                    return Err(self.error(
+                        *position,
+                        "PLS-00999: implementation restriction (may be temporary) a collection of records or of collections",
+                    ));
+                };
+                let collection = Arc::new(CollectionType {
+                    element: kind,
+                    not_null: *not_null || element_not_null,
+                    key: *key,
+                });
+                self.declare(name, Symbol::Type(Member::Collection(collection)), *position)
             }
             Declaration::Exception { name, position } => {
                 self.exceptions.push(UserException {
@@ -161,6 +204,25 @@ impl Compiler<'_> {
         }
     }
 
+    /// A collection variable's number in the unit.
+    fn collection(&mut self, name: &str, collection: &CollectionType) -> Result<u32> {
+        if self.collections.len() >= SLOTS_MAX {
+            return Err(self.error(
+                0,
+                &format!("PLS-00123: program too large (more than {SLOTS_MAX} collections)"),
+            ));
+        }
+        self.collections.push(CollectionDef {
+            element: Slot {
+                name: name.to_string(),
+                kind: collection.element,
+                not_null: collection.not_null,
+            },
+            key: collection.key,
+        });
+        Ok(self.collections.len() as u32 - 1)
+    }
+
     /// Slots for a record's fields, each initialised to NULL; returns the first.
     fn record_slots(&mut self, name: &str, record: &RecordType, position: usize) -> Result<usize> {
         let mut scalars = Vec::new();
@@ -201,6 +263,7 @@ impl Compiler<'_> {
                     return Ok(match resolved {
                         Resolved::Scalar { kind, .. } => scalar(kind),
                         Resolved::Record { record, .. } => Member::Record(record),
+                        Resolved::Collection { collection, .. } => Member::Collection(collection),
                     });
                 }
                 let [table, column] = parts.as_slice() else {
@@ -549,6 +612,32 @@ impl Compiler<'_> {
                 return Ok(());
             }
             Target::Name(parts, position) => (parts, *position),
+            Target::Element {
+                name,
+                index,
+                position: target_position,
+            } => {
+                let Some(Resolved::Collection { id, .. }) = self.resolve(name)? else {
+                    return Err(self.error(
+                        *target_position,
+                        &format!(
+                            "PLS-00308: this construct is not allowed as the origin of an assignment: '{}' is not a collection",
+                            name.join(".")
+                        ),
+                    ));
+                };
+                let key = self.expression(index, position)?;
+                let value = self.expression(value, position)?;
+                self.emit(
+                    Instruction::SetElement {
+                        collection: id,
+                        key,
+                        value,
+                    },
+                    position,
+                );
+                return Ok(());
+            }
         };
         match self.resolve(parts)? {
             Some(Resolved::Scalar { constant: true, .. }) => Err(self.error(
@@ -589,6 +678,30 @@ impl Compiler<'_> {
                             },
                             position,
                         );
+                        Ok(())
+                    }
+                    _ => Err(self.error(position, "PLS-00382: expression is of wrong type")),
+                }
+            }
+            Some(Resolved::Collection { id, collection }) => {
+                // A collection from a collection of the same type.
+                let source = match value {
+                    crate::syntax::ast::Expr::Column {
+                        schema,
+                        table,
+                        name,
+                    } => {
+                        let parts = super::name_parts(schema, table, name);
+                        self.resolve(&parts)?
+                    }
+                    _ => None,
+                };
+                match source {
+                    Some(Resolved::Collection {
+                        id: from,
+                        collection: source,
+                    }) if Arc::ptr_eq(&source, &collection) => {
+                        self.emit(Instruction::CopyCollection { from, to: id }, position);
                         Ok(())
                     }
                     _ => Err(self.error(position, "PLS-00382: expression is of wrong type")),
@@ -784,6 +897,25 @@ impl Compiler<'_> {
         arguments: &[ast::Argument],
         position: usize,
     ) -> Result<()> {
+        if let Some((method, collection)) = name.split_last() {
+            if let Some(Resolved::Collection { id, .. }) = self.scopes.resolve(collection) {
+                if method != "DELETE" || arguments.len() > 2 {
+                    return Err(self.wrong_arguments(method, position));
+                }
+                let keys = arguments
+                    .iter()
+                    .map(|argument| self.expression(&argument.value, position))
+                    .collect::<Result<Vec<_>>>()?;
+                self.emit(
+                    Instruction::DeleteElements {
+                        collection: id,
+                        keys,
+                    },
+                    position,
+                );
+                return Ok(());
+            }
+        }
         let joined = name.join(".");
         let bare = joined
             .strip_prefix("SYS.")

@@ -173,8 +173,17 @@ impl Compiler<'_> {
                     Some(Resolved::Record { first, record }) => {
                         slots.extend(first..first + record.width())
                     }
+                    Some(Resolved::Collection { .. }) => {
+                        return Err(self.error(*position, "PLS-00597: expression in the INTO list is of wrong type"))
+                    }
                     None => return Err(self.undeclared(*position, parts)),
                 },
+                Target::Element { position, .. } => {
+                    return Err(self.error(
+                        *position,
+                        "PLS-00999: implementation restriction (may be temporary) a collection element as an INTO target",
+                    ))
+                }
             }
         }
         Ok(slots)
@@ -187,7 +196,7 @@ impl Compiler<'_> {
             [qualifier, ..] if parts.len() > 1 && names.qualifiers.contains(qualifier) => None,
             _ => match self.resolve(parts).ok()?? {
                 Resolved::Scalar { slot, .. } => Some(slot),
-                Resolved::Record { .. } => None,
+                Resolved::Record { .. } | Resolved::Collection { .. } => None,
             },
         }
     }

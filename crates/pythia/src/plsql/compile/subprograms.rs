@@ -49,10 +49,10 @@ pub(super) fn compile_subprogram_in(
     if let Some(returns) = &subprogram.returns {
         let kind = match compiler.resolve_type(returns, subprogram.position)? {
             Member::Scalar { kind, .. } => kind,
-            Member::Record(_) => {
+            Member::Record(_) | Member::Collection(_) => {
                 return Err(compiler.error(
                     subprogram.position,
-                    "PLS-00999: implementation restriction (may be temporary) a function returning a record",
+                    "PLS-00999: implementation restriction (may be temporary) a function returning a record or a collection",
                 ))
             }
         };
@@ -74,9 +74,9 @@ impl Compiler<'_> {
         let kind =
             match self.resolve_type(&parameter.type_name, position)? {
                 Member::Scalar { kind, .. } => kind,
-                Member::Record(_) => return Err(self.error(
+                Member::Record(_) | Member::Collection(_) => return Err(self.error(
                     position,
-                    "PLS-00999: implementation restriction (may be temporary) a record parameter",
+                    "PLS-00999: implementation restriction (may be temporary) a record or collection parameter",
                 )),
             };
         let slot = self.slot(&parameter.name, kind, false)?;

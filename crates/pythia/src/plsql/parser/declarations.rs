@@ -75,35 +75,20 @@ impl UnitParser<'_> {
                 self.tokens.advance();
                 let name = self.identifier("<an identifier>")?;
                 self.expect_word("IS", "is")?;
-                if !self.tokens.eat_word("RECORD") {
-                    return Err(errors::compilation(
-                        self.text(),
-                        self.tokens.position(),
-                        "PLS-00999: implementation restriction (may be temporary) only RECORD types are declared in this release",
-                    ));
-                }
-                self.expect(&TokenKind::LeftParen, "(")?;
-                let mut fields = Vec::new();
-                loop {
-                    let name = self.identifier("<an identifier>")?;
-                    let type_name = self.type_name()?;
+                if self.tokens.eat_word("TABLE") {
+                    self.expect_word("OF", "of")?;
+                    let element = self.type_name()?;
                     let not_null = self.not_null()?;
-                    let default = self.default()?;
-                    fields.push(Field {
+                    let key = self.index_by()?;
+                    Declaration::Collection {
                         name,
-                        type_name,
+                        element,
                         not_null,
-                        default,
-                    });
-                    if !self.tokens.eat(&TokenKind::Comma) {
-                        break;
+                        key,
+                        position,
                     }
-                }
-                self.expect(&TokenKind::RightParen, ", )")?;
-                Declaration::Record {
-                    name,
-                    fields,
-                    position,
+                } else {
+                    self.record_type(name, position)?
                 }
             }
             Some("SUBTYPE") => {
@@ -219,6 +204,74 @@ impl UnitParser<'_> {
 
     /// A type: an SQL type, an integer type, BOOLEAN, a declared name, or `name%TYPE` /
     /// `name%ROWTYPE`.
+    /// `RECORD (field type [NOT NULL] [:= default], ...)` after `TYPE name IS`.
+    fn record_type(&mut self, name: String, position: usize) -> Result<Declaration> {
+        if !self.tokens.eat_word("RECORD") {
+            let message = if self.tokens.is_word("VARRAY") || self.tokens.is_word("VARYING") {
+                "PLS-00999: implementation restriction (may be temporary) VARRAY types are not supported yet"
+            } else {
+                "PLS-00999: implementation restriction (may be temporary) only RECORD and INDEX BY TABLE types are declared in this release"
+            };
+            return Err(errors::compilation(
+                self.text(),
+                self.tokens.position(),
+                message,
+            ));
+        }
+        self.expect(&TokenKind::LeftParen, "(")?;
+        let mut fields = Vec::new();
+        loop {
+            let name = self.identifier("<an identifier>")?;
+            let type_name = self.type_name()?;
+            let not_null = self.not_null()?;
+            let default = self.default()?;
+            fields.push(Field {
+                name,
+                type_name,
+                not_null,
+                default,
+            });
+            if !self.tokens.eat(&TokenKind::Comma) {
+                break;
+            }
+        }
+        self.expect(&TokenKind::RightParen, ", )")?;
+        Ok(Declaration::Record {
+            name,
+            fields,
+            position,
+        })
+    }
+
+    /// `INDEX BY PLS_INTEGER | BINARY_INTEGER | VARCHAR2(n) | STRING(n) | LONG` after a
+    /// collection's element type; a nested table (no INDEX BY) comes with part 2.
+    fn index_by(&mut self) -> Result<CollectionKeyType> {
+        if !self.tokens.is_word("INDEX") {
+            return Err(errors::compilation(
+                self.text(),
+                self.tokens.position(),
+                "PLS-00999: implementation restriction (may be temporary) nested tables (TABLE OF without INDEX BY) are not supported yet",
+            ));
+        }
+        self.tokens.advance();
+        self.expect_word("BY", "by")?;
+        let position = self.tokens.position();
+        if self.tokens.eat_word("LONG") {
+            return Ok(CollectionKeyType::Text(32_760));
+        }
+        match self.type_name()? {
+            TypeName::PlsInteger => Ok(CollectionKeyType::Integer),
+            TypeName::Sql(crate::syntax::ast::DataType::Varchar2 { length }) => {
+                Ok(CollectionKeyType::Text(length))
+            }
+            _ => Err(errors::compilation(
+                self.text(),
+                position,
+                "PLS-00315: Implementation restriction: unsupported table index type",
+            )),
+        }
+    }
+
     pub(super) fn type_name(&mut self) -> Result<TypeName> {
         if let Some(word) = self.tokens.peek_word() {
             if INTEGER_TYPES.contains(&word) {

@@ -222,6 +222,12 @@ impl<'a> UnitParser<'a> {
             && self.tokens.peek_nth(1) != Some(&TokenKind::Period)
         {
             self.tokens.advance();
+            // A reserved word may follow a period: a collection's method (`a.DELETE`).
+            if let Some(word) = self.tokens.peek_word().map(str::to_string) {
+                self.tokens.advance();
+                parts.push(word);
+                continue;
+            }
             parts.push(self.identifier("<an identifier>")?);
         }
         Ok(parts)

@@ -189,12 +189,20 @@ impl UnitParser<'_> {
                 }
                 let arguments = self.arguments()?;
                 if self.assignment_operator() {
-                    // `x(i) := ...`: collections come with part 2.
-                    return Err(errors::compilation(
-                        self.text(),
-                        position,
-                        "PLS-00999: implementation restriction (may be temporary) collections are not supported yet",
-                    ));
+                    // `x(i) := ...`: an element of a collection.
+                    let index = match <[Argument; 1]>::try_from(arguments) {
+                        Ok([Argument { name: None, value }]) => value,
+                        _ => return Err(self.unexpected(";")),
+                    };
+                    let value = self.expression()?;
+                    return Ok(StatementKind::Assign {
+                        target: Target::Element {
+                            name,
+                            index,
+                            position,
+                        },
+                        value,
+                    });
                 }
                 Ok(StatementKind::Call { name, arguments })
             }

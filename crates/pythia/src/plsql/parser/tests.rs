@@ -234,6 +234,12 @@ const VOCABULARY: &[&str] = &[
     "SQL",
     "AND",
     "OR",
+    "TABLE",
+    "OF",
+    "INDEX",
+    "BY",
+    "ROWID",
+    "PRIOR",
 ];
 
 const CORPUS: &[&str] = &[
@@ -242,6 +248,7 @@ const CORPUS: &[&str] = &[
     "BEGIN SELECT a INTO :x FROM t WHERE b = 1; EXCEPTION WHEN NO_DATA_FOUND THEN NULL; END;",
     "<<o>> DECLARE e EXCEPTION; BEGIN IF 1 = 1 THEN RAISE e; ELSIF 2 > 1 THEN NULL; ELSE GOTO x; END IF; <<x>> NULL; EXCEPTION WHEN e THEN RAISE; END o;",
     "BEGIN CASE WHEN 1 = 1 THEN dbms_output.put_line('a'); END CASE; UPDATE t SET a = 1; COMMIT; END;",
+    "DECLARE TYPE a IS TABLE OF ROWID INDEX BY BINARY_INTEGER; x a; k PLS_INTEGER; BEGIN x(1) := 'r'; k := x.PRIOR(x.LAST); x.DELETE(1, 2); UPDATE t SET b = 1 WHERE ROWID = x(k); END;",
 ];
 
 /// Parses `text`, which must not panic; a failure must be a compilation error.

@@ -25,11 +25,14 @@ use crate::plsql::code::*;
 use crate::plsql::errors::{self, sqlcode};
 use crate::plsql::host::{Called, Host};
 use crate::plsql::output::Output;
-use crate::sql::eval::{self, Context, Expr, RoutineCall, RoutineRunner};
+use crate::sql::eval::{self, CollectionMethod, Context, Expr, RoutineCall, RoutineRunner};
 use crate::types::Value;
 
+mod collections;
 mod convert;
 
+use collections::Collection;
+pub use collections::SESSION_PLSQL_MEMORY_MAX;
 pub use convert::pls_integer;
 
 /// Instructions between two interrupt checks.
@@ -44,6 +47,9 @@ const EXCEPTIONS_MAX: usize = 256;
 pub struct SessionState {
     pub output: Output,
     pub packages: std::collections::HashMap<String, PackageInstance>,
+    /// The bytes the session's running units hold in collections, bounded by
+    /// [`SESSION_PLSQL_MEMORY_MAX`].
+    pub memory: u64,
 }
 
 /// A session's state of a package: its variables' values, for the compiled package they
@@ -121,10 +127,13 @@ pub fn call(
     Ok(Called { parameters, value })
 }
 
-/// Runs the stored functions a unit's expressions call, through its host.
+/// Runs the stored functions a unit's expressions call, through its host, and reads the
+/// unit's collections.
 struct Runner<'r> {
     host: RefCell<&'r mut dyn Host>,
     state: RefCell<&'r mut SessionState>,
+    unit: &'r Unit,
+    collections: &'r [Collection],
 }
 
 impl RoutineRunner for Runner<'_> {
@@ -136,6 +145,22 @@ impl RoutineRunner for Runner<'_> {
         called
             .value
             .ok_or_else(|| Error::internal("a function returned no value"))
+    }
+
+    fn collection(
+        &self,
+        collection: u32,
+        method: CollectionMethod,
+        arguments: &[Value],
+    ) -> Result<Value> {
+        let index = collection as usize;
+        match (
+            self.collections.get(index),
+            self.unit.collections.get(index),
+        ) {
+            (Some(collection), Some(definition)) => collection.read(definition, method, arguments),
+            _ => Err(Error::internal("a collection the unit does not declare")),
+        }
     }
 }
 
@@ -239,8 +264,18 @@ struct Machine<'a> {
     handlers: Vec<ActiveHandlers>,
     exceptions: Vec<Exception>,
     cursors: Vec<Option<OpenCursor>>,
+    /// The unit's collections' elements (`Unit::collections`).
+    collections: Vec<Collection>,
     /// The instruction running now.
     pc: usize,
+}
+
+impl Drop for Machine<'_> {
+    /// The collections' elements go with the run: the session's PL/SQL memory is given back.
+    fn drop(&mut self) {
+        let held: u64 = self.collections.iter().map(Collection::bytes).sum();
+        self.state.memory = self.state.memory.saturating_sub(held);
+    }
 }
 
 impl<'a> Machine<'a> {
@@ -253,6 +288,7 @@ impl<'a> Machine<'a> {
             handlers: Vec::new(),
             exceptions: Vec::new(),
             cursors: vec![None; unit.cursors.len()],
+            collections: vec![Collection::default(); unit.collections.len()],
             pc: 0,
         };
         machine.reset_sql_attributes();
@@ -366,6 +402,8 @@ impl<'a> Machine<'a> {
         let runner = Runner {
             host: RefCell::new(&mut *self.host),
             state: RefCell::new(&mut *self.state),
+            unit: self.unit,
+            collections: &self.collections,
         };
         let context = Context {
             routines: Some(&runner),
@@ -588,6 +626,38 @@ impl<'a> Machine<'a> {
                         .map_or(Value::Null, |value| std::mem::replace(value, Value::Null));
                     self.assign(*slot, value)?;
                 }
+            }
+            Instruction::SetElement {
+                collection,
+                key,
+                value,
+            } => {
+                let key = self.evaluate(key)?;
+                let value = self.evaluate(value)?;
+                let index = *collection as usize;
+                self.collections[index].set(
+                    &self.unit.collections[index],
+                    key,
+                    value,
+                    &mut self.state.memory,
+                )?;
+            }
+            Instruction::DeleteElements { collection, keys } => {
+                let keys = keys
+                    .iter()
+                    .map(|key| self.evaluate(key))
+                    .collect::<Result<Vec<_>>>()?;
+                let index = *collection as usize;
+                self.collections[index].delete(
+                    &self.unit.collections[index],
+                    keys,
+                    &mut self.state.memory,
+                )?;
+            }
+            Instruction::CopyCollection { from, to } => {
+                let copy = self.collections[*from as usize].copy(&mut self.state.memory)?;
+                let old = std::mem::replace(&mut self.collections[*to as usize], copy);
+                self.state.memory = self.state.memory.saturating_sub(old.bytes());
             }
             Instruction::Return => return Ok(Flow::Return),
         }

@@ -646,6 +646,13 @@ impl Parser<'_> {
         // `..` is PL/SQL's range (`FOR i IN lo..hi`), never a qualification.
         while self.is(&TokenKind::Period) && self.peek_nth(1) != Some(&TokenKind::Period) {
             self.index += 1;
+            // PL/SQL names a collection's methods after its name, reserved words among them
+            // (`a.PRIOR(k)`, `a.EXISTS(k)`).
+            if let Some(word) = self.peek_word().filter(|_| self.plsql).map(str::to_string) {
+                self.index += 1;
+                parts.push(word);
+                continue;
+            }
             parts.push(self.parse_name_part(Syntax::InvalidIdentifier)?);
         }
         if parts.len() > 3 {
