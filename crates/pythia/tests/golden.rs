@@ -495,4 +495,12 @@ fn script(name: &str) -> PathBuf {
     script_dir().join(format!("{name}.txt"))
 }
 
-golden_tests!(sql, library_cache, buffer, redo, optimizer, rowid);
+golden_tests!(
+    sql,
+    library_cache,
+    buffer,
+    redo,
+    optimizer,
+    rowid,
+    for_update
+);

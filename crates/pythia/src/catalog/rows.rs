@@ -31,6 +31,7 @@ use crate::access::segment;
 use crate::catalog::{IndexDef, Storage, TableDef, OWNER};
 use crate::error::{Error, Result};
 use crate::instrumentation::{Latch, LatchName};
+use crate::syntax::ast::LockWait;
 use crate::transaction::{RowChange, RowOutcome, Transaction, TransactionStatus};
 use crate::types::{coerce_to_named_column, decode_row, encode_key, encode_row, Value};
 
@@ -235,6 +236,45 @@ pub type RowComputation<'a> = dyn FnMut(&[Value]) -> Result<Option<Vec<Value>>> 
 
 /// Updates one row: `compute` gets the row's current values and returns the new ones, or
 /// None to leave it (it no longer qualifies). Returns whether the row was updated.
+/// Locks the row at `rowid` for `transaction`, as `SELECT ... FOR UPDATE` does: the row is
+/// written again unchanged, so that its head carries the transaction (undo and redo as
+/// Oracle's lock byte costs) and another writer waits for it. A row another active
+/// transaction holds is waited for as `wait` says: ORA-00054 at once (NOWAIT), ORA-30006
+/// after n seconds (WAIT n), or left out (SKIP LOCKED, false). False too for a row deleted
+/// since the query read it.
+pub fn lock_row(
+    storage: &Storage,
+    transaction: &mut Transaction,
+    table: &TableDef,
+    rowid: RowId,
+    wait: LockWait,
+) -> Result<bool> {
+    if let Some(holder) =
+        storage
+            .transactions
+            .row_holder(transaction.xid, table.buffer_pool, rowid)?
+    {
+        match wait {
+            LockWait::NoWait => {
+                return Err(Error::new(
+                    54,
+                    "resource busy and acquire with NOWAIT specified or timeout expired",
+                ))
+            }
+            LockWait::SkipLocked => return Ok(false),
+            LockWait::WaitSeconds(seconds) => storage.transactions.wait_for_at_most(
+                transaction.xid,
+                holder,
+                Some(std::time::Duration::from_secs(seconds as u64)),
+            )?,
+            LockWait::Wait => {}
+        }
+    }
+    update_row(storage, transaction, table, rowid, &mut |current| {
+        Ok(Some(current.to_vec()))
+    })
+}
+
 pub fn update_row(
     storage: &Storage,
     transaction: &mut Transaction,

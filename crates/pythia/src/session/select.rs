@@ -7,7 +7,8 @@ use std::sync::Arc;
 
 use super::dml::SessionSequences;
 use super::{Column, Session, StatementResult};
-use crate::catalog::Dictionary;
+use crate::access::heap::RowId;
+use crate::catalog::{rows, Dictionary};
 use crate::error::{Error, Result};
 use crate::instrumentation::{self, interrupt, TimeModelStatistic};
 use crate::library_cache::{CursorPin, Executable, PlanSummary};
@@ -204,6 +205,10 @@ impl Session {
             let rows = interrupt::interruptible(limit, || query::execute(reader, &plan))?;
             Ok((plan, rows))
         })?;
+        let rows = match &plan.for_update {
+            Some(lock) => self.lock_rows(lock, plan.columns.len(), rows)?,
+            None => rows,
+        };
         let rows = RowSet {
             columns: plan.row_set_columns(),
             rows,
@@ -214,6 +219,40 @@ impl Session {
             .map(|(name, data_type)| Column { name, data_type })
             .collect();
         Ok(StatementResult::query(columns, rows.rows))
+    }
+
+    /// `SELECT ... FOR UPDATE`: locks each row's rows of the locked tables, in the
+    /// session's transaction (begun if none is), as one statement (an error undoes the
+    /// locks it took); returns the rows without their rowids, less those SKIP LOCKED left
+    /// out. `visible`: the rows' own columns, before the rowids.
+    fn lock_rows(
+        &mut self,
+        lock: &query::ForUpdatePlan,
+        visible: usize,
+        rows: Vec<Vec<Value>>,
+    ) -> Result<Vec<Vec<Value>>> {
+        let storage = self.instance.catalog().storage().clone();
+        self.dml(|_, transaction| {
+            let mut locked = Vec::with_capacity(rows.len());
+            for mut row in rows {
+                let mut keep = true;
+                for (table, rowid) in lock.tables.iter().zip(&row[visible..]) {
+                    // NULL: an outer join's missing row, nothing to lock.
+                    let Value::Text(rowid) = rowid else {
+                        continue;
+                    };
+                    let Some((_, rowid)) = RowId::from_oracle_string(rowid) else {
+                        return Err(Error::internal("a FOR UPDATE rowid that is no rowid"));
+                    };
+                    keep &= rows::lock_row(&storage, transaction, table, rowid, lock.wait)?;
+                }
+                if keep {
+                    row.truncate(visible);
+                    locked.push(row);
+                }
+            }
+            Ok(locked)
+        })
     }
 
     /// The summary of a child that has no plan (or no optimizer's choice in it).

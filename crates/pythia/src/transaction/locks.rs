@@ -12,6 +12,18 @@ impl TransactionManager {
     /// Waits until `holder` ends, as transaction `waiter` ('enq: TX - row lock contention').
     /// ORA-00060 when the wait would close a cycle.
     pub fn wait_for(&self, waiter: u64, holder: u64) -> Result<()> {
+        self.wait_for_at_most(waiter, holder, None)
+    }
+
+    /// `wait_for`, for at most `timeout` (None: as long as it takes): then ORA-30006, as
+    /// `SELECT ... FOR UPDATE WAIT n` has it.
+    pub fn wait_for_at_most(
+        &self,
+        waiter: u64,
+        holder: u64,
+        timeout: Option<Duration>,
+    ) -> Result<()> {
+        let deadline = timeout.map(|timeout| std::time::Instant::now() + timeout);
         let entry = match self.shard(holder).lock().get(&holder).cloned() {
             Some(entry) => entry,
             None => return Ok(()),
@@ -45,6 +57,13 @@ impl TransactionManager {
             let mut status = entry.status.lock();
             let mut waited = Ok(());
             while *status == TransactionStatus::Active && waited.is_ok() {
+                if deadline.is_some_and(|deadline| std::time::Instant::now() >= deadline) {
+                    waited = Err(Error::new(
+                        30006,
+                        "resource busy; acquire with WAIT timeout expired",
+                    ));
+                    break;
+                }
                 entry
                     .finished
                     .wait_for(&mut status, Duration::from_millis(100));

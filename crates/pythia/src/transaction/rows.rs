@@ -132,6 +132,17 @@ impl TransactionManager {
     /// essay's "Row migration"): its ROWID stays. The blocks it reads (the row's, its
     /// migrated piece's, a block to migrate into, the segment header, a new block) go to
     /// `pool`, its table's.
+    /// The active transaction other than `xid` whose change the row at `rowid` carries: the
+    /// one a change of the row would wait for (None: none, or no row).
+    pub fn row_holder(&self, xid: u64, pool: BufferPool, rowid: RowId) -> Result<Option<u64>> {
+        let Some(head) = self.current_piece(rowid, pool)? else {
+            return Ok(None);
+        };
+        let held =
+            head.xid != xid && head.xid != 0 && self.status(head.xid) == TransactionStatus::Active;
+        Ok(held.then_some(head.xid))
+    }
+
     pub fn change_row(
         &self,
         transaction: &mut Transaction,

@@ -17,7 +17,8 @@ pub fn execute(reader: &Reader, plan: &QueryPlan) -> Result<Vec<Vec<Value>>> {
     let mut groups: Vec<GroupState> = Vec::new();
     let mut group_index: HashMap<Vec<GroupKey>, usize> = HashMap::new();
     let mut rownum = 0u64;
-    let visible = plan.columns.len();
+    // FOR UPDATE's rowids follow the visible columns and stay (the session drops them).
+    let visible = plan.columns.len() + plan.for_update.as_ref().map_or(0, |lock| lock.tables.len());
     debug_assert!(
         visible <= plan.projection.len(),
         "every column is projected"

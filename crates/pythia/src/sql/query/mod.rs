@@ -122,7 +122,7 @@ mod table_plan;
 #[cfg(test)]
 mod testing;
 
-use crate::error::Result;
+use crate::error::{Error, Result};
 use crate::syntax::ast;
 use crate::types::RowSet;
 
@@ -131,7 +131,7 @@ pub use compile::{compile_row_free, heading, literal_value, plan_values, ValuesP
 pub use execute::execute;
 pub use explain::{explain_insert, explain_query, explain_table_statement, format_plan, PlanLine};
 pub use index_scan::{index_rowids, IndexScan, IN_LIST_PROBES_MAX};
-pub use plan::{Access, QueryPlan};
+pub use plan::{Access, ForUpdatePlan, QueryPlan};
 pub use reader::{
     evaluate_constant, BindValues, ReadOptions, Reader, RowFound, SqlFunctions, TableFunctions,
     Vouching, WorkArea,
@@ -141,8 +141,16 @@ pub use table_plan::{matching_rows, plan_table_statement, TablePlan};
 use planner::plan_subquery;
 
 /// Plans and runs a query; returns its columns and rows.
+/// FOR UPDATE is the session's to run (it locks rows): here, inside another statement or a
+/// read-only context, it is ORA-01786.
 pub fn run_query(reader: &Reader, binds: &mut BindValues, query: &ast::Query) -> Result<RowSet> {
     let plan = plan_query(reader, binds, query)?;
+    if plan.for_update.is_some() {
+        return Err(Error::new(
+            1786,
+            "FOR UPDATE of this query expression is not allowed",
+        ));
+    }
     let rows = execute(reader, &plan)?;
     Ok(RowSet {
         columns: plan.row_set_columns(),

@@ -327,6 +327,18 @@ pub struct QueryPlan {
     /// Cost-based plans: the estimates of the steps above the join (grouping, DISTINCT,
     /// ORDER BY, ROWNUM), in the order `query_node` adds them.
     pub(super) above_estimates: Vec<Estimate>,
+    /// `FOR UPDATE`: the tables whose rows the query locks. The rows `execute` returns
+    /// carry, after the visible columns, one ROWID per table here (NULL for an outer join's
+    /// missing row), for the session to lock them and drop them.
+    pub for_update: Option<ForUpdatePlan>,
+}
+
+/// What `SELECT ... FOR UPDATE [OF ...] [NOWAIT | WAIT n | SKIP LOCKED]` locks, and how it
+/// waits for a row another transaction holds.
+#[derive(Debug, Clone)]
+pub struct ForUpdatePlan {
+    pub tables: Vec<Arc<TableDef>>,
+    pub wait: ast::LockWait,
 }
 
 pub(super) struct GroupedPlan {

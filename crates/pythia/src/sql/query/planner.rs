@@ -2,14 +2,17 @@
 //! placed at their levels, the join order and access paths (by cost or by rule), grouping,
 //! projection, ORDER BY and the row limit.
 
+use std::sync::Arc;
+
 use super::aggregate::{contains_aggregate, Grouping};
 use super::compile::heading;
 use super::costing;
-use super::plan::{GroupedPlan, QueryPlan, Source, SourceKind};
+use super::plan::{ForUpdatePlan, GroupedPlan, QueryPlan, Source, SourceKind};
 use super::reader::{BindValues, Reader};
 use super::resolve::{names_rowid, Scope};
 use super::rule::{choose_access, choose_joins_by_rule, order_connected};
 use super::set_operation::plan_set_expression;
+use crate::catalog::TableDef;
 use crate::error::{Error, Result};
 use crate::sql::eval::Expr;
 use crate::sql::hints::Hints;
@@ -30,8 +33,8 @@ pub(super) fn plan_subquery(
     // This query's WITH queries follow the enclosing ones: a later name hides an earlier.
     let ctes: Vec<ast::CommonTableExpression> = ctes.iter().chain(&query.with).cloned().collect();
     let ctes = ctes.as_slice();
-    if query.for_update.is_some() {
-        return Err(unsupported("SELECT ... FOR UPDATE"));
+    if query.for_update.is_some() && !outer.is_empty() {
+        return Err(for_update_not_allowed());
     }
     // A set operation, or a parenthesized query with its own ORDER BY or row limit, is
     // planned as the one source of `SELECT *`, which then takes the ORDER BY and limits.
@@ -69,8 +72,10 @@ pub(super) fn plan_subquery(
         ctes,
         outer_join_marks_allowed: false,
         hints: Hints::parse(select.hint.as_deref()),
-        names_rowid: names_rowid(ast::Node::Query(query)),
+        // FOR UPDATE locks rows by their rowids: its tables carry them.
+        names_rowid: query.for_update.is_some() || names_rowid(ast::Node::Query(query)),
     };
+    let set_operation = planned_source.is_some();
     // Sized for what the FROM clause names: a plan is kept in the shared pool, and a source
     // is some 450 bytes (a vector's first growth would reserve four).
     let mut sources = Vec::with_capacity(select.from.len() + usize::from(planned_source.is_some()));
@@ -249,6 +254,23 @@ pub(super) fn plan_subquery(
         };
         order_by.push((key, item.descending, nulls_first));
     }
+    // FOR UPDATE: the locked tables' rowids follow the visible columns.
+    let for_update = match &query.for_update {
+        Some(lock) => {
+            if set_operation || select.distinct || planner.grouping.is_some() {
+                return Err(for_update_not_allowed());
+            }
+            let tables = locked_tables(&mut planner, &sources, &lock.columns)?;
+            for (_, rowid_column) in &tables {
+                projection.push(Expr::Column(*rowid_column));
+            }
+            Some(ForUpdatePlan {
+                tables: tables.into_iter().map(|(table, _)| table).collect(),
+                wait: lock.wait,
+            })
+        }
+        None => None,
+    };
     // Order keys that are outputs are evaluated as projection columns appended at the end.
     let visible = projection.len();
     let mut order_exprs = Vec::new();
@@ -294,6 +316,7 @@ pub(super) fn plan_subquery(
         costed: facts.is_some(),
         estimate: None,
         above_estimates: Vec::new(),
+        for_update,
     };
     if let (Some(joined), Some(facts)) = (joined, &facts) {
         plan.above_estimates = costing::estimates_above_join(&plan, joined, facts);
@@ -368,6 +391,40 @@ pub(super) fn arrange_sources(
 enum OrderKey {
     Output(usize),
     Computed(Expr),
+}
+
+/// The tables FOR UPDATE locks, with the scope column of each one's ROWID: those the OF
+/// columns belong to, or without OF every table of the FROM list.
+fn locked_tables(
+    planner: &mut Planner,
+    sources: &[Source],
+    columns: &[ast::Expr],
+) -> Result<Vec<(Arc<TableDef>, usize)>> {
+    let mut wanted: Vec<usize> = Vec::new();
+    for column in columns {
+        let Expr::Column(position) = planner.compile(column)? else {
+            return Err(Error::new(904, "invalid identifier in FOR UPDATE OF"));
+        };
+        wanted.push(position);
+    }
+    let mut tables = Vec::new();
+    for source in sources {
+        let (SourceKind::Table { table, .. }, Some(_)) = (&source.kind, source.rowid) else {
+            continue;
+        };
+        let own = source.offset..source.offset + source.width;
+        if wanted.is_empty() || wanted.iter().any(|position| own.contains(position)) {
+            tables.push((table.clone(), own.end - 1));
+        }
+    }
+    if tables.is_empty() {
+        return Err(for_update_not_allowed());
+    }
+    Ok(tables)
+}
+
+fn for_update_not_allowed() -> Error {
+    Error::new(1786, "FOR UPDATE of this query expression is not allowed")
 }
 
 pub(super) fn unsupported(what: &str) -> Error {

@@ -533,6 +533,7 @@ impl Planner<'_, '_> {
             costed: joined.is_some(),
             estimate: joined,
             above_estimates: Vec::new(),
+            for_update: None,
         };
         plan.finish(read_rows);
         self.read_rows |= read_rows;

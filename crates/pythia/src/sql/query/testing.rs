@@ -64,5 +64,6 @@ pub(super) fn plan(columns: usize) -> QueryPlan {
         costed: false,
         estimate: None,
         above_estimates: Vec::new(),
+        for_update: None,
     }
 }
