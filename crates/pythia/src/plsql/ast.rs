@@ -318,4 +318,10 @@ pub struct Sql {
     pub columns: Vec<ColumnSpan>,
     /// `SELECT ... INTO targets`.
     pub into: Vec<Target>,
+    /// A query's first FROM outside parentheses: its offset in `text` (where a cursor
+    /// declared FOR UPDATE fetches its rowid too).
+    pub from_at: Option<usize>,
+    /// `UPDATE / DELETE ... WHERE CURRENT OF cursor`: the cursor, and the offset in `text`
+    /// where the clause was (blanked out of `text`, and of `statement`).
+    pub current_of: Option<(String, usize)>,
 }

@@ -170,6 +170,9 @@ pub struct Cursor {
     pub parameters: Vec<usize>,
     pub defaults: Vec<Option<Expr>>,
     pub attributes: CursorSlots,
+    /// A cursor declared FOR UPDATE: the slot of the last fetched row's ROWID (its query
+    /// fetches it after its own columns), which WHERE CURRENT OF reads.
+    pub rowid: Option<usize>,
 }
 
 /// The slots of a cursor's `%FOUND`, `%NOTFOUND`, `%ISOPEN` and `%ROWCOUNT`.

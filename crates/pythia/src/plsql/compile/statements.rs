@@ -331,9 +331,20 @@ impl Compiler<'_> {
             )?;
             slots.push(slot);
         }
-        let statement = self.static_sql(query);
+        // A cursor FOR UPDATE fetches each row's rowid too, for WHERE CURRENT OF.
+        let for_update = query.from_at.is_some()
+            && matches!(&query.statement, crate::syntax::ast::Statement::Select(select) if select.for_update.is_some());
+        let statement = self.static_sql_fetching(query, for_update);
         self.scopes.pop();
         let statement = statement?;
+        let rowid = if for_update {
+            if let Some(Some(columns)) = self.described.get_mut(statement) {
+                columns.pop();
+            }
+            Some(self.hidden_slot(&format!("{name}%ROWID")))
+        } else {
+            None
+        };
         let attributes = self.cursor_slots(name);
         self.cursors.push(Cursor {
             name: name.to_string(),
@@ -341,6 +352,7 @@ impl Compiler<'_> {
             parameters: slots,
             defaults,
             attributes,
+            rowid,
         });
         Ok(self.cursors.len() - 1)
     }
@@ -603,6 +615,19 @@ impl Compiler<'_> {
         }
     }
 
+    /// What an assignment's value names when it is a bare name (a whole record or collection
+    /// assigned from another); None for any other expression.
+    fn resolve_value(&mut self, value: &SqlExpr) -> Result<Option<Resolved>> {
+        match value {
+            SqlExpr::Column {
+                schema,
+                table,
+                name,
+            } => self.resolve(&super::name_parts(schema, table, name)),
+            _ => Ok(None),
+        }
+    }
+
     fn assignment(&mut self, target: &Target, value: &SqlExpr, position: usize) -> Result<()> {
         let (parts, target_position) = match target {
             Target::Bind(name, _) => {
@@ -654,17 +679,7 @@ impl Compiler<'_> {
             }
             Some(Resolved::Record { first, record }) => {
                 // A record from a record of the same type.
-                let source = match value {
-                    crate::syntax::ast::Expr::Column {
-                        schema,
-                        table,
-                        name,
-                    } => {
-                        let parts = super::name_parts(schema, table, name);
-                        self.resolve(&parts)?
-                    }
-                    _ => None,
-                };
+                let source = self.resolve_value(value)?;
                 match source {
                     Some(Resolved::Record {
                         first: from,
@@ -685,17 +700,7 @@ impl Compiler<'_> {
             }
             Some(Resolved::Collection { id, collection }) => {
                 // A collection from a collection of the same type.
-                let source = match value {
-                    crate::syntax::ast::Expr::Column {
-                        schema,
-                        table,
-                        name,
-                    } => {
-                        let parts = super::name_parts(schema, table, name);
-                        self.resolve(&parts)?
-                    }
-                    _ => None,
-                };
+                let source = self.resolve_value(value)?;
                 match source {
                     Some(Resolved::Collection {
                         id: from,

@@ -37,6 +37,12 @@ struct SqlNames {
 impl Compiler<'_> {
     /// Compiles a static SQL statement; returns its index in the unit's statements.
     pub(super) fn static_sql(&mut self, sql: &Sql) -> Result<usize> {
+        self.static_sql_fetching(sql, false)
+    }
+
+    /// `static_sql`; with `rowid`, a query that also fetches ROWID after its own columns
+    /// (a cursor declared FOR UPDATE, for WHERE CURRENT OF).
+    pub(super) fn static_sql_fetching(&mut self, sql: &Sql, rowid: bool) -> Result<usize> {
         let kind = match &sql.statement {
             Statement::Select(_) if sql.into.is_empty() => SqlKind::Query,
             Statement::Select(_) => SqlKind::SelectInto,
@@ -54,12 +60,30 @@ impl Compiler<'_> {
             }
         };
         let names = self.sql_names(sql)?;
-        // Which spans are PL/SQL's: (start, end, slot), in text order.
-        let mut replacements: Vec<(usize, usize, usize)> = Vec::new();
+        // What the text becomes: (start, end, text written first, the bind then), in text
+        // order: PL/SQL's names and host binds become binds; a cursor's rowid and CURRENT
+        // OF are written in.
+        let mut replacements: Vec<(usize, usize, &str, Option<usize>)> = Vec::new();
         for span in &sql.columns {
             if let Some(slot) = self.variable_in_sql(&span.parts, &names) {
-                replacements.push((span.start, span.end, slot));
+                replacements.push((span.start, span.end, "", Some(slot)));
             }
+        }
+        if let (true, Some(from)) = (rowid, sql.from_at) {
+            replacements.push((from, from, ", ROWID ", None));
+        }
+        if let Some((cursor, at)) = &sql.current_of {
+            let id = self
+                .scopes
+                .cursor(cursor)
+                .ok_or_else(|| self.undeclared(sql.start, std::slice::from_ref(cursor)))?;
+            let Some(slot) = self.cursors[id].rowid else {
+                return Err(self.error(
+                    sql.start,
+                    &format!("PLS-00404: cursor '{cursor}' must be declared with FOR UPDATE to use with CURRENT OF"),
+                ));
+            };
+            replacements.push((*at, *at, "WHERE ROWID = ", Some(slot)));
         }
         let tokens = tokenize(&sql.text).map_err(|error| {
             errors::sql_statement_ignored(self.text, sql.start, sql.start, &error)
@@ -67,22 +91,25 @@ impl Compiler<'_> {
         for token in &tokens {
             if let TokenKind::Bind(name) = &token.kind {
                 let slot = self.bind_slot(name);
-                replacements.push((token.start, token.end, slot));
+                replacements.push((token.start, token.end, "", Some(slot)));
             }
         }
         replacements.sort_unstable();
         let mut binds: Vec<usize> = Vec::new();
-        for (_, _, slot) in &replacements {
-            if !binds.contains(slot) {
-                binds.push(*slot);
+        for slot in replacements.iter().filter_map(|(_, _, _, slot)| *slot) {
+            if !binds.contains(&slot) {
+                binds.push(slot);
             }
         }
         let mut rewritten = String::with_capacity(sql.text.len() + 8 * replacements.len());
         let mut copied = 0;
-        for (start, end, slot) in &replacements {
+        for (start, end, written, slot) in &replacements {
             rewritten.push_str(&sql.text[copied..*start]);
-            let number = binds.len() - binds.iter().position(|bind| bind == slot).unwrap_or(0);
-            rewritten.push_str(&format!(":B{number} "));
+            rewritten.push_str(written);
+            if let Some(slot) = slot {
+                let number = binds.len() - binds.iter().position(|bind| bind == slot).unwrap_or(0);
+                rewritten.push_str(&format!(":B{number} "));
+            }
             copied = *end;
         }
         rewritten.push_str(&sql.text[copied..]);

@@ -439,6 +439,9 @@ impl UnitParser<'_> {
         // A query's INTO, and the FROM after it: the targets lie between.
         let mut into_at: Option<usize> = None;
         let mut from_at: Option<usize> = None;
+        let mut first_from: Option<usize> = None;
+        // `WHERE CURRENT OF cursor`: the WHERE's token and the cursor's name.
+        let mut current_of: Option<(usize, String)> = None;
         while let Some(token) = tokens.get(last) {
             match &token.kind {
                 TokenKind::LeftParen => depth += 1,
@@ -447,6 +450,9 @@ impl UnitParser<'_> {
                 TokenKind::Semicolon if depth == 0 => break,
                 TokenKind::Word(word) if depth == 0 && is_query => match word.as_str() {
                     "INTO" if into_at.is_none() => into_at = Some(last),
+                    "FROM" if first_from.is_none() && (into_at.is_none() || from_at.is_some()) => {
+                        first_from = Some(last)
+                    }
                     "FROM" if into_at.is_some() && from_at.is_none() => from_at = Some(last),
                     "BULK" => {
                         return Err(errors::compilation(
@@ -459,6 +465,21 @@ impl UnitParser<'_> {
                 },
                 TokenKind::Word(word) if depth == 0 && is_dml => match word.as_str() {
                     "RETURNING" | "RETURN" => returning = true,
+                    "WHERE"
+                        if matches!(tokens.get(last + 1).map(|t| &t.kind), Some(TokenKind::Word(w)) if w == "CURRENT")
+                            && matches!(tokens.get(last + 2).map(|t| &t.kind), Some(TokenKind::Word(w)) if w == "OF") =>
+                    {
+                        let Some(TokenKind::Word(cursor)) = tokens.get(last + 3).map(|t| &t.kind)
+                        else {
+                            return Err(errors::compilation(
+                                self.text(),
+                                tokens.get(last + 3).map_or(token.end, |t| t.start),
+                                "PLS-00103: Encountered the symbol \"end-of-file\" when expecting one of the following:\n\n   <an identifier>",
+                            ));
+                        };
+                        current_of = Some((last, cursor.clone()));
+                        last += 3;
+                    }
                     "INTO" if returning && into_at.is_none() => into_at = Some(last),
                     "BULK" if returning => {
                         return Err(errors::compilation(
@@ -479,6 +500,17 @@ impl UnitParser<'_> {
         let start = tokens[first].start;
         let end = tokens[last - 1].end;
         let mut text = self.text()[start..end].to_string();
+        // `WHERE CURRENT OF cursor`, blanked out: the compiler writes the rowid test there.
+        let current_of = match current_of {
+            Some((where_index, cursor)) => {
+                let blank_start = tokens[where_index].start - start;
+                let blank_end = tokens[where_index + 3].end - start;
+                text.replace_range(blank_start..blank_end, &" ".repeat(blank_end - blank_start));
+                Some((cursor, blank_start))
+            }
+            None => None,
+        };
+        let query_from = first_from.map(|index| tokens[index].start - start);
         // The INTO targets, read by the PL/SQL grammar, and blanked out of the SQL text.
         let mut targets = Vec::new();
         if let Some(into_index) = into_at {
@@ -513,6 +545,8 @@ impl UnitParser<'_> {
             statement,
             columns,
             into: targets,
+            from_at: query_from,
+            current_of,
         })
     }
 

@@ -495,9 +495,13 @@ impl<'a> Machine<'a> {
                     return Err(Error::new(1001, "invalid cursor"));
                 };
                 match open.rows.pop_front() {
-                    Some(row) => {
+                    Some(mut row) => {
                         open.fetched += 1;
                         let fetched = open.fetched;
+                        // A cursor FOR UPDATE: the row's rowid, for WHERE CURRENT OF.
+                        if let Some(slot) = self.unit.cursors[*cursor].rowid {
+                            self.slots[slot] = row.pop().unwrap_or(Value::Null);
+                        }
                         if row.len() != into.len() {
                             return Err(Error::new(
                                 6504,
