@@ -496,18 +496,26 @@ impl ExtendedQueryHandler for Handlers {
             wire::parameters(portal, &Self::parameter_types(&portal.statement))?;
         let formats = portal.result_column_format.clone();
         let running = parsed.clone();
-        let outcome = self
+        let (outcome, notices) = self
             .backend()?
-            .run(move |connection| connection.execute_parsed(&running, &values, &formats))
+            .run(move |connection| {
+                let outcome = connection.execute_parsed(&running, &values, &formats);
+                (outcome, connection.take_notices())
+            })
             .await?;
+        for line in &notices {
+            client.feed(crate::notice_response(line)).await?;
+        }
         let statement = parsed.statement();
         self.backend()?
             .note_traffic(0, crate::answer_bytes(&outcome));
         match outcome {
-            Ok(Outcome::Rows { fields, rows }) => Ok(Response::Query(QueryResponse::new(
-                fields,
-                stream::iter(rows.into_iter().map(Ok)),
-            ))),
+            Ok(Outcome::Rows { fields, rows, tag }) => {
+                let mut response =
+                    QueryResponse::new(fields, stream::iter(rows.into_iter().map(Ok)));
+                response.set_command_tag(tag);
+                Ok(Response::Query(response))
+            }
             Ok(Outcome::Done(tag, notice)) => {
                 if let Some(notice) = notice {
                     client.feed(crate::notice_response(&notice)).await?;

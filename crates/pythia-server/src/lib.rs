@@ -327,9 +327,21 @@ impl Connection {
     fn session(&mut self) -> pythia::Result<&mut Session> {
         if self.session.is_none() {
             let logon = &self.logon;
-            self.session = Some(self.instance.logon(&logon.user, &logon.client)?);
+            let mut session = self.instance.logon(&logon.user, &logon.client)?;
+            // DBMS_OUTPUT is on, its lines sent as notices after each statement (as a
+            // PostgreSQL client sees RAISE NOTICE); DBMS_OUTPUT.DISABLE turns it off.
+            session.set_server_output(Some(None));
+            self.session = Some(session);
         }
         Ok(self.session.as_mut().expect("connected above"))
+    }
+
+    /// DBMS_OUTPUT's lines since the last statement, for notices (none before a session).
+    fn take_notices(&mut self) -> Vec<String> {
+        self.session
+            .as_mut()
+            .map(Session::take_output)
+            .unwrap_or_default()
     }
 
     /// Runs one statement of a simple query. Outside an explicit transaction it commits
@@ -432,6 +444,8 @@ enum Outcome {
     Rows {
         fields: Arc<Vec<FieldInfo>>,
         rows: Vec<DataRow>,
+        /// The command tag: SELECT, or CALL for a CALL's OUT parameters.
+        tag: &'static str,
     },
     /// A statement without rows: its command tag, and what the client should be told
     /// besides (`StatementResult::notice`), sent as a NOTICE before the tag.
@@ -475,14 +489,14 @@ fn row_description_bytes(fields: &[FieldInfo]) -> u64 {
 fn answer_bytes(outcome: &pythia::Result<Outcome>) -> u64 {
     let command_complete = |tag: &str| MESSAGE_HEADER_BYTES + tag.len() as u64 + 1;
     match outcome {
-        Ok(Outcome::Rows { rows, .. }) => {
+        Ok(Outcome::Rows { rows, tag, .. }) => {
             let data: u64 = rows
                 .iter()
                 .map(|row| MESSAGE_HEADER_BYTES + 2 + row.data.len() as u64)
                 .sum();
             // The tag `SELECT n`, measured without formatting it.
             let digits = rows.len().checked_ilog10().map_or(1, |log| log + 1);
-            data + MESSAGE_HEADER_BYTES + "SELECT ".len() as u64 + u64::from(digits) + 1
+            data + MESSAGE_HEADER_BYTES + tag.len() as u64 + 1 + u64::from(digits) + 1
         }
         Ok(Outcome::Done(tag, notice)) => {
             command_complete(&CommandComplete::from(tag.clone()).tag)
@@ -515,6 +529,28 @@ fn encode(
     described: Option<&[(String, pgwire::api::Type)]>,
     formats: &Format,
 ) -> pythia::Result<Outcome> {
+    if !result.out_parameters.is_empty() {
+        // A CALL's OUT and IN OUT parameters, one row, as PostgreSQL returns them.
+        let (names, values): (Vec<String>, Vec<Value>) = result.out_parameters.into_iter().unzip();
+        let columns: Vec<pythia::Column> = names
+            .into_iter()
+            .zip(&values)
+            .map(|(name, value)| pythia::Column {
+                name,
+                data_type: value.data_type(),
+            })
+            .collect();
+        let fields = match described {
+            Some(described) if described.len() == columns.len() => wire::fields(described, formats),
+            _ => wire::fields(&wire::described(&columns), formats),
+        };
+        let rows = wire::encode_rows(&fields, &[values])?;
+        return Ok(Outcome::Rows {
+            fields,
+            rows,
+            tag: "CALL",
+        });
+    }
     if !result.is_query {
         return Ok(Outcome::Done(
             command_tag(sql, result.rows_affected),
@@ -533,7 +569,11 @@ fn encode(
         None => wire::fields(&wire::described(&result.columns), formats),
     };
     let rows = wire::encode_rows(&fields, &result.rows)?;
-    Ok(Outcome::Rows { fields, rows })
+    Ok(Outcome::Rows {
+        fields,
+        rows,
+        tag: "SELECT",
+    })
 }
 
 /// PostgreSQL's command tags: `INSERT 0 n`, `UPDATE n`, `CREATE TABLE`, ... Read from the
@@ -573,6 +613,15 @@ fn command_tag(sql: &str, rows: u64) -> Tag {
             Some(kind) => Tag::new(&format!("{verb} {kind}")),
             None => Tag::new(verb),
         },
+        // An anonymous PL/SQL block (a transaction's BEGIN never gets here): PostgreSQL's
+        // tag for an anonymous code block.
+        None if ["BEGIN", "DECLARE"]
+            .iter()
+            .any(|word| word.eq_ignore_ascii_case(first))
+            || first.starts_with("<<") =>
+        {
+            Tag::new("DO")
+        }
         None => Tag::new(&first.to_ascii_uppercase()),
     }
 }
@@ -917,20 +966,24 @@ impl SimpleQueryHandler for Handlers {
                 // with the round trip and the ReadyForQuery that ends it.
                 let mut received = MESSAGE_HEADER_BYTES + text.len() as u64 + 1;
                 for (offset, statement) in statements {
-                    let outcome = self
+                    let (outcome, notices) = self
                         .backend()?
                         .run(move |connection| {
                             let outcome = connection.run(&statement, deferred);
                             connection.count_traffic(received, &outcome);
-                            outcome
+                            (outcome, connection.take_notices())
                         })
                         .await?;
                     received = 0;
+                    for line in &notices {
+                        client.feed(notice_response(line)).await?;
+                    }
                     match outcome {
-                        Ok(Outcome::Rows { fields, rows }) => {
+                        Ok(Outcome::Rows { fields, rows, tag }) => {
                             let rows = stream::iter(rows.into_iter().map(Ok));
-                            send_query_response(client, QueryResponse::new(fields, rows), true)
-                                .await?
+                            let mut response = QueryResponse::new(fields, rows);
+                            response.set_command_tag(tag);
+                            send_query_response(client, response, true).await?
                         }
                         Ok(Outcome::Done(tag, notice)) => {
                             if let Some(notice) = notice {
@@ -1316,6 +1369,7 @@ mod tests {
             let outcome = Ok(Outcome::Rows {
                 fields: Arc::new(Vec::new()),
                 rows: (0..count).map(|_| row()).collect(),
+                tag: "SELECT",
             });
             let tag = format!("SELECT {count}");
             let framed = count as u64 * (MESSAGE_HEADER_BYTES + 2 + 3)
@@ -1358,6 +1412,8 @@ mod tests {
     #[test]
     fn command_tags_are_postgresqls() {
         let tag = |sql: &str, rows| command_tag(sql, rows);
+        assert_eq!(tag("begin p(1); end;", 0), Tag::new("DO"));
+        assert_eq!(tag("DECLARE n NUMBER; BEGIN NULL; END;", 0), Tag::new("DO"));
         assert_eq!(
             tag("insert into t values (1)", 1),
             Tag::new("INSERT").with_oid(0).with_rows(1)

@@ -291,6 +291,37 @@ fn psql_describes_tables_as_it_describes_postgresqls() {
     assert_eq!(server.stop(), 0);
 }
 
+/// psql shows a CALL's OUT parameters as a row and DBMS_OUTPUT's lines as NOTICEs, as it
+/// shows PostgreSQL's CALL and RAISE NOTICE.
+#[test]
+fn psql_shows_a_calls_out_parameters_and_dbms_output_as_notices() {
+    let (_instance, server) = start("clients-psql-plsql", &[]);
+    let address = server.local_addr();
+    psql(
+        address,
+        &["create procedure twice(a number, b out number) is \
+           begin b := a * 2; dbms_output.put_line('doubled ' || a); end;"],
+    );
+    let output = finish(&mut psql_command(
+        address,
+        &[
+            "-c",
+            "call twice(21, null)",
+            "-c",
+            "begin dbms_output.put_line('from a block'); end;",
+        ],
+    ));
+    let (stdout, stderr) = (
+        String::from_utf8_lossy(&output.stdout),
+        String::from_utf8_lossy(&output.stderr),
+    );
+    assert!(stdout.contains(" b  \n----\n 42\n(1 row)"), "{stdout}");
+    assert!(stderr.contains("NOTICE:  doubled 21"), "{stderr}");
+    assert!(stderr.contains("NOTICE:  from a block"), "{stderr}");
+    assert!(stdout.contains("DO"), "{stdout}");
+    assert_eq!(server.stop(), 0);
+}
+
 /// psql and psycopg 3 log on with SCRAM-SHA-256 (libpq's own implementation): the right
 /// password works, a wrong one gets ORA-01017.
 #[test]

@@ -283,3 +283,46 @@ fn each_session_has_its_own_package_state_and_a_recompilation_discards_it_once()
         },
     );
 }
+
+fn int(value: i64) -> pythia::Value {
+    pythia::Value::integer(value)
+}
+
+/// A top-level CALL returns its procedure's OUT and IN OUT parameters by name
+/// (`StatementResult::out_parameters`, the row the server sends), whether the caller gave a
+/// bind or NULL for them; a block's binds still come back as `out_binds`.
+#[test]
+fn a_call_returns_its_out_parameters_by_name() {
+    across_a_restart(
+        "programs-call-results",
+        |_, mut session| {
+            run(
+                &mut session,
+                "create procedure swap_sum(a in out number, b in out number, total out number) is \
+                 t number; begin t := a; a := b; b := t; total := a + b; end;",
+            );
+            let result = session.execute("call swap_sum(1, 2, null)").unwrap();
+            let by_name: Vec<(String, String)> = result
+                .out_parameters
+                .iter()
+                .map(|(name, value)| (name.clone(), value.to_string()))
+                .collect();
+            assert_eq!(
+                by_name,
+                [("a", "2"), ("b", "1"), ("total", "3")]
+                    .map(|(name, value)| (name.to_string(), value.to_string()))
+            );
+            // With binds for the OUT arguments, the binds come back too.
+            let prepared = session.prepare("call swap_sum(:x, :y, :z)").unwrap();
+            let result = session
+                .execute_prepared(&prepared, &[int(5), int(7), pythia::Value::Null])
+                .unwrap();
+            assert_eq!(result.out_binds, [int(7), int(5), int(12)]);
+            assert_eq!(result.out_parameters.len(), 3);
+            // A block returns no parameters of its own.
+            let block = session.execute("begin swap_sum(1, 2, null); end;");
+            assert_eq!(block.unwrap_err().code(), 6550);
+        },
+        |_, _, _| {},
+    );
+}

@@ -116,4 +116,37 @@ with psycopg.connect(conninfo) as writer, psycopg.connect(conninfo, autocommit=T
             assert cursor.fetchone()[0] == f"item {i}"
     writer.commit()
 
+# PL/SQL over the wire: a procedure's OUT and IN OUT parameters come back as CALL's row
+# (the client passes NULL for an OUT one, as for PostgreSQL), DBMS_OUTPUT's lines as notices,
+# and a block takes $n parameters.
+with psycopg.connect(conninfo, autocommit=True) as connection:
+    notices = []
+    connection.add_notice_handler(lambda notice: notices.append(notice.message_primary))
+    connection.execute(
+        "create or replace procedure split_price(p_id number, p_whole out number, "
+        "p_note in out varchar2) is "
+        "begin "
+        "  select trunc(price) into p_whole from items where id = p_id; "
+        "  p_note := p_note || ' #' || p_id; "
+        "  dbms_output.put_line('split ' || p_id); "
+        "end;"
+    )
+    for prepare in (False, True):
+        with connection.cursor() as cursor:
+            cursor.execute("call split_price(%s, null, %s)", (8, "item"), prepare=prepare)
+            assert [column.name for column in cursor.description] == ["p_whole", "p_note"], cursor.description
+            whole, note = cursor.fetchone()
+            assert int(whole) == 2 and note == "item #8", (whole, note)
+    assert notices == ["split 8", "split 8"], notices
+    notices.clear()
+    connection.execute(
+        "begin for i in 1 .. %s loop dbms_output.put_line('line ' || i); end loop; end;", (3,)
+    )
+    assert notices == ["line 1", "line 2", "line 3"], notices
+    try:
+        connection.execute("call split_price(%s, null, %s)", (999, "none"))
+        raise AssertionError("a missing row was found")
+    except psycopg.Error as error:
+        assert "ORA-01403" in str(error) and "ORA-06512" in str(error), str(error)
+
 print("psycopg_check: all checks passed")

@@ -56,6 +56,9 @@ pub struct Unit {
     /// The associative arrays the unit declares, by number (`Expr::Collection`'s): each
     /// run holds their elements beside its frame.
     pub collections: Vec<CollectionDef>,
+    /// A top-level CALL's OUT and IN OUT parameters: each one's name and the slot that
+    /// holds its value when the call returns (empty for other units).
+    pub call_results: Vec<(String, usize)>,
 }
 
 /// An associative array (`TYPE t IS TABLE OF element INDEX BY key`) a unit declares: how

@@ -57,7 +57,9 @@ pub mod parser;
 pub mod runtime;
 
 pub use code::Unit;
-pub use compile::{compile_block, compile_package, compile_subprogram, PackageSource};
+pub use compile::{
+    compile_block, compile_call, compile_package, compile_subprogram, PackageSource,
+};
 pub use host::{Host, Names, SqlOutcome};
 pub use parser::{parse_block, parse_program};
 pub use runtime::{run, SessionState};

@@ -350,6 +350,7 @@ impl Session {
                         .collect(),
                 )
             }
+            Statement::Call(call) if self.calls_stored(&call.name) => self.call_columns(call)?,
             _ => None,
         };
         Ok(Description { binds, columns })

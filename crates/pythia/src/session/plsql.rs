@@ -35,7 +35,7 @@ impl Session {
         binds: &[Value],
         pin: &mut CursorPin,
     ) -> Result<StatementResult> {
-        let out_binds = self.run_block(text, text, binds, pin)?;
+        let (out_binds, _, _) = self.run_block(text, text, binds, pin, false)?;
         Ok(StatementResult {
             out_binds,
             ..StatementResult::done("PL/SQL procedure successfully completed.")
@@ -58,9 +58,16 @@ impl Session {
             .map_or(trimmed, |_| &trimmed[4..]);
         let call = call.trim_end().trim_end_matches(';');
         let block = format!("BEGIN {call}; END;");
-        let out_binds = self.run_block(text, &block, binds, pin)?;
+        let (out_binds, results, unit) = self.run_block(text, &block, binds, pin, true)?;
+        let out_parameters = unit
+            .call_results
+            .iter()
+            .zip(results)
+            .map(|((name, _), value)| (name.to_lowercase(), value))
+            .collect();
         Ok(StatementResult {
             out_binds,
+            out_parameters,
             ..StatementResult::done("Call completed.")
         })
     }
@@ -74,7 +81,8 @@ impl Session {
         source: &str,
         binds: &[Value],
         pin: &mut CursorPin,
-    ) -> Result<Vec<Value>> {
+        call: bool,
+    ) -> Result<(Vec<Value>, Vec<Value>, std::sync::Arc<Unit>)> {
         let (dictionary, valid) = self
             .instance
             .catalog()
@@ -82,25 +90,31 @@ impl Session {
         let unit = self.plan_of(
             pin,
             (text, &dictionary, valid),
-            || self.compile_block(source),
+            || self.compile_block(source, call),
             |_| (true, self.unplanned()),
         )?;
         let given = binds.len();
         let mut binds = binds.to_vec();
         binds.resize(unit.bind_slots.len().max(given), Value::Null);
-        self.run_unit(&unit, &mut binds)?;
+        let results = self.run_unit(&unit, &mut binds)?;
         binds.truncate(given);
-        Ok(binds)
+        Ok((binds, results, unit))
     }
 
-    fn compile_block(&self, text: &str) -> Result<Unit> {
+    /// Compiles a block; `call`: a top-level CALL's, whose OUT parameters are its results.
+    fn compile_block(&self, text: &str, call: bool) -> Result<Unit> {
         let _timed = instrumentation::timed(TimeModelStatistic::PlsqlCompilationElapsedTime);
         let block = plsql::parse_block(text)?;
-        plsql::compile_block(text, &block, self)
+        if call {
+            plsql::compile_call(text, &block, self)
+        } else {
+            plsql::compile_block(text, &block, self)
+        }
     }
 
-    /// Runs a compiled unit, its work undone to where it began when it fails.
-    fn run_unit(&mut self, unit: &Unit, binds: &mut [Value]) -> Result<()> {
+    /// Runs a compiled unit, its work undone to where it began when it fails; returns its
+    /// call results (`Unit::call_results`).
+    fn run_unit(&mut self, unit: &Unit, binds: &mut [Value]) -> Result<Vec<Value>> {
         let _timed = instrumentation::timed(TimeModelStatistic::PlsqlExecutionElapsedTime);
         let start = self
             .transaction

@@ -246,6 +246,35 @@ impl Session {
         ))
     }
 
+    /// The row a top-level CALL returns (`StatementResult::out_parameters`): its procedure's
+    /// OUT and IN OUT parameters, by name; their types are known only once it runs. The
+    /// first procedure of the name whose parameters the arguments can fill; None without
+    /// OUT parameters.
+    pub(super) fn call_columns(
+        &self,
+        call: &crate::syntax::ast::ProcedureCall,
+    ) -> Result<Option<Vec<crate::types::Column>>> {
+        let parts: Vec<String> = call.name.split('.').map(str::to_string).collect();
+        let given = call.args.len() + call.named.len();
+        let signatures = self.routine_signatures(&parts)?;
+        let Some(signature) = signatures
+            .iter()
+            .find(|signature| !signature.function && signature.parameters.len() >= given)
+        else {
+            return Ok(None);
+        };
+        let columns: Vec<crate::types::Column> = signature
+            .parameters
+            .iter()
+            .filter(|parameter| parameter.mode != crate::plsql::ast::Mode::In)
+            .map(|parameter| crate::types::Column {
+                name: parameter.name.to_lowercase(),
+                data_type: None,
+            })
+            .collect();
+        Ok((!columns.is_empty()).then_some(columns))
+    }
+
     /// The stored procedures and functions `parts` names, as their callers see them: a
     /// standalone one from its source's specification (it need not compile for its callers
     /// to compile), a package's from the compiled package.

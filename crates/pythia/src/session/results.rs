@@ -23,6 +23,10 @@ pub struct StatementResult {
     /// A PL/SQL block's host binds as the block left them (its OUT and IN OUT values), in the
     /// order of the binds given to it; empty for other statements.
     pub out_binds: Vec<Value>,
+    /// A top-level CALL's OUT and IN OUT parameters, by name (lower case, as PostgreSQL
+    /// names a CALL's result columns), with the values the procedure left in them: the
+    /// server returns them as a row.
+    pub out_parameters: Vec<(String, Value)>,
 }
 
 /// What a prepared statement takes and gives, known before it runs

@@ -42,6 +42,18 @@ pub fn compile_block(text: &str, block: &Block, names: &dyn Names) -> Result<Uni
     compiler.finish(None)
 }
 
+/// Compiles a top-level `CALL p(...)`, given as the block `BEGIN p(...); END;`: as
+/// `compile_block`, and the procedure's OUT and IN OUT parameters are the call's results
+/// (`Unit::call_results`), as PostgreSQL returns them as a row. An OUT argument that is not
+/// a variable or a bind (PostgreSQL's clients pass NULL there) gets a slot of its own.
+pub fn compile_call(text: &str, block: &Block, names: &dyn Names) -> Result<Unit> {
+    let mut compiler = Compiler::new(text, names);
+    compiler.call_results = Some(Vec::new());
+    compiler.block(block)?;
+    compiler.emit(Instruction::Return, block.position);
+    compiler.finish(None)
+}
+
 /// A loop being compiled: where EXIT and CONTINUE go.
 struct Loop {
     label: Option<String>,
@@ -115,6 +127,8 @@ pub(super) struct Compiler<'a> {
     globals: Vec<GlobalMirror>,
     /// The unit's collection variables, by number.
     collections: Vec<CollectionDef>,
+    /// A top-level CALL's OUT and IN OUT parameters (`compile_call`): their names and slots.
+    call_results: Option<Vec<(String, usize)>>,
 }
 
 impl<'a> Compiler<'a> {
@@ -155,6 +169,7 @@ impl<'a> Compiler<'a> {
             package: None,
             globals: Vec::new(),
             collections: Vec::new(),
+            call_results: None,
         };
         compiler.sql_cursor = compiler.cursor_slots("SQL");
         compiler.sqlcode_slot = compiler.hidden_slot("SQLCODE");
@@ -191,6 +206,7 @@ impl<'a> Compiler<'a> {
             return_slot: self.return_slot,
             globals: self.globals,
             collections: self.collections,
+            call_results: self.call_results.unwrap_or_default(),
         })
     }
 

@@ -179,13 +179,29 @@ impl Compiler<'_> {
                 values.push(Some(self.expression(argument, position)?));
                 continue;
             }
-            let target = self.assignment_target(argument, position, &routine, parameter)?;
-            let slot = self.target_slots(std::slice::from_ref(&target), "procedure call")?[0];
+            let target = self.assignment_target(argument, position, &routine, parameter);
+            let (slot, value) = match (target, self.call_results.is_some()) {
+                (Ok(target), _) => {
+                    let slot =
+                        self.target_slots(std::slice::from_ref(&target), "procedure call")?[0];
+                    (slot, Expr::Column(slot))
+                }
+                // A top-level CALL's OUT argument may be any value (NULL, as PostgreSQL's
+                // clients write it): the result is the parameter's own slot.
+                (Err(_), true) => {
+                    let slot = self.hidden_slot(&parameter.name);
+                    (slot, self.expression(argument, position)?)
+                }
+                (Err(error), false) => return Err(error),
+            };
             values.push(match parameter.mode {
-                Mode::InOut => Some(Expr::Column(slot)),
+                Mode::InOut => Some(value),
                 _ => None,
             });
             outs.push((index, slot));
+            if let Some(results) = &mut self.call_results {
+                results.push((parameter.name.clone(), slot));
+            }
         }
         Ok(Instruction::Call {
             routine: Arc::new(routine.routine_call()),

@@ -61,24 +61,30 @@ pub struct PackageInstance {
 }
 
 /// Runs `unit` with `binds` for its host binds (in the order `unit.bind_slots` lists them),
-/// which come back with the values the unit left in them.
+/// which come back with the values the unit left in them; returns the values of its
+/// `call_results` (a top-level CALL's OUT parameters).
 pub fn run(
     unit: &Unit,
     host: &mut dyn Host,
     state: &mut SessionState,
     binds: &mut [Value],
-) -> Result<()> {
+) -> Result<Vec<Value>> {
     let mut machine = Machine::new(unit, host, state);
     for (index, slot) in unit.bind_slots.iter().enumerate() {
         machine.slots[*slot] = binds.get(index).cloned().unwrap_or(Value::Null);
     }
     let result = machine.run();
+    let results = unit
+        .call_results
+        .iter()
+        .map(|(_, slot)| machine.slots[*slot].clone())
+        .collect();
     for (index, slot) in unit.bind_slots.iter().enumerate() {
         if let Some(bind) = binds.get_mut(index) {
             *bind = std::mem::replace(&mut machine.slots[*slot], Value::Null);
         }
     }
-    result
+    result.map(|()| results)
 }
 
 /// Calls a stored subprogram: `arguments` holds a value for each parameter the caller gave
