@@ -50,6 +50,7 @@
 pub mod ast;
 pub mod code;
 pub mod compile;
+mod describe;
 pub mod errors;
 pub mod host;
 pub mod output;
@@ -60,6 +61,7 @@ pub use code::Unit;
 pub use compile::{
     compile_block, compile_call, compile_package, compile_subprogram, PackageSource,
 };
+pub use describe::describe_program;
 pub use host::{Host, Names, SqlOutcome};
 pub use parser::{parse_block, parse_program};
 pub use runtime::{run, SessionState};

@@ -105,7 +105,8 @@ impl Session {
         if name == "PLAN_TABLE" {
             return Ok(Some(self.plan_table_rows()));
         }
-        let context = ViewContext::of(&self.instance, self.sid(), &self.parameters, dictionary);
+        let mut context = ViewContext::of(&self.instance, self.sid(), &self.parameters, dictionary);
+        context.programs = Some(&PlsqlDescriber);
         views::resolve(name, &context)
     }
 
@@ -325,5 +326,19 @@ impl Session {
         let bytes = bytes.unwrap_or(text.len() as u64 * 16);
         let dependencies = self.dependencies(text, dictionary);
         pin.publish(kept, summary, dependencies, bytes, self.sql_origin)
+    }
+}
+
+/// dba_procedures' and dba_arguments' reading of a unit's source: PL/SQL's, which lies
+/// above the views.
+struct PlsqlDescriber;
+
+impl views::ProgramDescriber for PlsqlDescriber {
+    fn subprograms(
+        &self,
+        program: &crate::catalog::ProgramDef,
+        dictionary: &Dictionary,
+    ) -> Vec<views::SubprogramInfo> {
+        crate::plsql::describe_program(program, dictionary)
     }
 }

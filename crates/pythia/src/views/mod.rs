@@ -136,6 +136,52 @@ pub struct ViewContext<'a> {
     pub redo_log: Option<Arc<RedoLog>>,
     /// The instance's ARC0 state (v$archived_log).
     pub archiver: Option<Arc<Archiver>>,
+    /// What PL/SQL, a layer above, reads of a unit's source for dba_procedures and
+    /// dba_arguments (the session gives it; None: those views have no rows).
+    pub programs: Option<&'a dyn ProgramDescriber>,
+}
+
+/// A unit's subprograms and their parameters, read from its source by PL/SQL (which lies
+/// above the views): what dba_procedures and dba_arguments show.
+pub trait ProgramDescriber {
+    /// `program`'s rows; `dictionary` resolves what its parameters' types name.
+    fn subprograms(
+        &self,
+        program: &crate::catalog::ProgramDef,
+        dictionary: &Dictionary,
+    ) -> Vec<SubprogramInfo>;
+}
+
+/// One row of dba_procedures, with its dba_arguments rows.
+#[derive(Clone, Debug, PartialEq)]
+pub struct SubprogramInfo {
+    /// PROCEDURE_NAME: a package's subprogram; None for the unit itself.
+    pub name: Option<String>,
+    /// SUBPROGRAM_ID: 0 for a package itself, 1 for a standalone unit, 1.. in order for a
+    /// package's subprograms.
+    pub id: u32,
+    /// OVERLOAD: the n-th of a package's subprograms of this name, when there are several.
+    pub overload: Option<u32>,
+    /// OBJECT_TYPE: PROCEDURE, FUNCTION or PACKAGE.
+    pub object_type: &'static str,
+    pub deterministic: bool,
+    pub current_user: bool,
+    pub arguments: Vec<ArgumentInfo>,
+}
+
+/// One row of dba_arguments: a parameter, or a function's result (no name, position 0).
+#[derive(Clone, Debug, PartialEq)]
+pub struct ArgumentInfo {
+    pub name: Option<String>,
+    pub position: u32,
+    /// DATA_TYPE as Oracle names it (NUMBER, VARCHAR2, PL/SQL BOOLEAN, ...); None where the
+    /// type is a name only a compilation resolves.
+    pub data_type: Option<String>,
+    /// PLS_TYPE: the PL/SQL type written, where it differs from the SQL one.
+    pub pls_type: Option<String>,
+    /// IN, OUT or IN/OUT.
+    pub in_out: &'static str,
+    pub defaulted: bool,
 }
 
 impl<'a> ViewContext<'a> {
@@ -154,6 +200,7 @@ impl<'a> ViewContext<'a> {
             buffer_cache: Some(instance.cache().clone()),
             redo_log: Some(instance.log().clone()),
             archiver: Some(instance.archiver().clone()),
+            programs: None,
         }
     }
 
@@ -169,6 +216,7 @@ impl<'a> ViewContext<'a> {
             buffer_cache: None,
             redo_log: None,
             archiver: None,
+            programs: None,
         }
     }
 
