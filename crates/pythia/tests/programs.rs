@@ -326,3 +326,42 @@ fn a_call_returns_its_out_parameters_by_name() {
         |_, _, _| {},
     );
 }
+
+/// v$sql.plsql_exec_time: a block's cursor has its run's time, a query has the time of the
+/// stored functions it called, and a query that calls none has none.
+#[test]
+fn plsql_exec_time_is_the_time_of_the_plsql_a_cursor_ran() {
+    across_a_restart(
+        "programs-plsql-exec-time",
+        |_, mut session| {
+            run(
+                &mut session,
+                "create function spin(n number) return number is s number := 0; \
+                 begin for i in 1 .. n loop s := s + i; end loop; return s; end;",
+            );
+            run(
+                &mut session,
+                "declare s number := 0; begin for i in 1 .. 20000 loop s := s + i; end loop; end;",
+            );
+            run(&mut session, "select spin(20000) from dual");
+            run(&mut session, "select 42 from dual");
+            let time = |session: &mut Session, text: &str| -> i64 {
+                scalar(
+                    session,
+                    &format!("select plsql_exec_time from v$sql where sql_text = '{text}'"),
+                )
+                .parse()
+                .unwrap()
+            };
+            let block =
+                "declare s number := 0; begin for i in 1 .. 20000 loop s := s + i; end loop; end;";
+            assert!(time(&mut session, block) > 0, "the block's own run");
+            assert!(
+                time(&mut session, "select spin(20000) from dual") > 0,
+                "the function it called"
+            );
+            assert_eq!(time(&mut session, "select 42 from dual"), 0);
+        },
+        |_, _, _| {},
+    );
+}

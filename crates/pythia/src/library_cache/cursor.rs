@@ -300,6 +300,9 @@ pub struct ChildStatistics {
     pub rows_processed: AtomicU64,
     pub elapsed_micros: AtomicU64,
     pub cpu_micros: AtomicU64,
+    /// PL/SQL's time within the child's executions (v$sql.plsql_exec_time): a block's or
+    /// a CALL's run, or the stored functions a statement called, with what they ran.
+    pub plsql_exec_micros: AtomicU64,
     pub users_executing: AtomicU64,
     /// Unix seconds of the last execution.
     pub last_active: AtomicU64,

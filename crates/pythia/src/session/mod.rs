@@ -154,6 +154,10 @@ pub struct Session {
     sql_origin: Option<(u32, u32)>,
     /// How deep calls of stored subprograms nest now.
     plsql_depth: std::cell::Cell<usize>,
+    /// The children this session is executing, innermost last, each with the PL/SQL
+    /// sections open in it: the outermost section's time is the child's PL/SQL time
+    /// (`plsql::timed_for_cursor`).
+    executing: std::cell::RefCell<Vec<(Arc<ChildCursor>, u32)>>,
     /// The redo a COMMIT inside the running PL/SQL call did not wait for: the call waits
     /// for it before it returns.
     plsql_commit_lsn: Option<u64>,
@@ -215,6 +219,7 @@ impl Session {
             recursive_depth: 0,
             sql_origin: None,
             plsql_depth: std::cell::Cell::new(0),
+            executing: std::cell::RefCell::new(Vec::new()),
             plsql_commit_lsn: None,
             compiling: std::cell::RefCell::new(Vec::new()),
         })
@@ -445,7 +450,9 @@ impl Session {
             .statistic(Statistic::SessionLogicalReads);
         let reads_before = self.instrumentation.statistic(Statistic::PhysicalReads);
         let started = std::time::Instant::now();
+        self.executing.borrow_mut().push((child.clone(), 0));
         let result = self.run(&cursor.statement, &cursor.handle.text, binds, &mut pin);
+        self.executing.borrow_mut().pop();
         drop(pin);
         let rows = result.as_ref().map_or(0, |result| result.rows_affected);
         child.statistics.record(

@@ -122,9 +122,11 @@ impl Session {
             .map(|transaction| (transaction.xid, transaction.last_uba));
         let mut state = self.plsql.take();
         let limit = self.settings.statement_timeout;
+        let section = self.plsql_section_begin();
         let result = instrumentation::interrupt::interruptible(limit, || {
             plsql::run(unit, &mut SessionHost { session: self }, &mut state, binds)
         });
+        self.plsql_section_end(section);
         self.plsql.replace(state);
         // The commits the call made without waiting: one wait, for the last one's redo.
         let synced = match self.plsql_commit_lsn.take() {
@@ -147,6 +149,31 @@ impl Session {
         }
         synced?;
         result
+    }
+
+    /// A PL/SQL section begins (a block's or CALL's run, a stored call) in the child being
+    /// executed: when it is the child's outermost, its start, for `plsql_section_end`.
+    pub(super) fn plsql_section_begin(&self) -> Option<std::time::Instant> {
+        let mut executing = self.executing.borrow_mut();
+        let (_, open) = executing.last_mut()?;
+        *open += 1;
+        (*open == 1).then(std::time::Instant::now)
+    }
+
+    /// The section `plsql_section_begin` began ends: the outermost adds its time to the
+    /// child's v$sql.plsql_exec_time.
+    pub(super) fn plsql_section_end(&self, started: Option<std::time::Instant>) {
+        let mut executing = self.executing.borrow_mut();
+        let Some((child, open)) = executing.last_mut() else {
+            return;
+        };
+        *open = open.saturating_sub(1);
+        if let Some(started) = started {
+            child.statistics.plsql_exec_micros.fetch_add(
+                started.elapsed().as_micros() as u64,
+                std::sync::atomic::Ordering::Relaxed,
+            );
+        }
     }
 
     /// DBMS_OUTPUT's complete lines, taken from the buffer (what SQL*Plus's SET SERVEROUTPUT

@@ -422,10 +422,13 @@ pub(super) fn run_call(
             .instrumentation
             .set_plsql_objects(first, unit.object_id);
     }
+    let section = context.session().plsql_section_begin();
     let result = stacker::maybe_grow(STACK_RED_ZONE, STACK_SEGMENT, || {
+        let _timed = instrumentation::timed(TimeModelStatistic::PlsqlExecutionElapsedTime);
         context.call(unit, arguments, state)
     });
     let session = context.session();
+    session.plsql_section_end(section);
     session.instrumentation.set_plsql_objects(entry, current);
     session.plsql_depth.set(session.plsql_depth.get() - 1);
     result

@@ -151,6 +151,7 @@ const SQL_COLUMNS: Columns = &[
     ("OBJECT_STATUS", varchar2(19)),
     ("PROGRAM_ID", NUMBER),
     ("PROGRAM_LINE#", NUMBER),
+    ("PLSQL_EXEC_TIME", NUMBER),
 ];
 
 const SQLAREA_COLUMNS: Columns = &[
@@ -427,6 +428,7 @@ fn sql_rows(context: &ViewContext) -> Vec<Vec<Value>> {
                 // a client's statement, as Oracle shows it.
                 number(child.program().map_or(0, |(id, _)| id.into())),
                 number(child.program().map_or(0, |(_, line)| line.into())),
+                number(counter(&statistics.plsql_exec_micros)),
             ]);
             rows.push(row);
         }
