@@ -100,3 +100,9 @@ begin
   dbms_output.put_line('rows stuffed: ' || bcx.stuffed);
 end;
 /
+REM Kept in the shared pool as seed 000 keeps its package: DBMS_SHARED_POOL.KEEP(name, 'P').
+exec dbms_shared_pool.keep('BCX', 'P')
+select name, namespace, type, kept from v$db_object_cache where name = 'BCX' order by namespace;
+exec dbms_shared_pool.unkeep('BCX', 'P')
+select name, namespace, kept from v$db_object_cache where name = 'BCX' order by namespace;
+exec dbms_shared_pool.keep('NO_SUCH_UNIT', 'P')

@@ -21,3 +21,13 @@ print msg
 print nosuch
 select :undeclared from dual;
 variable n
+
+REM Words SQL reserves and PL/SQL does not may name variables and parameters.
+declare
+  increment pls_integer := 2;
+  comment varchar2(20) := 'noted';
+begin
+  increment := increment * 21;
+  dbms_output.put_line(comment || ' ' || increment);
+end;
+/

@@ -11,7 +11,7 @@
 //! object was current; each run a pin.
 
 use std::any::Any;
-use std::collections::BTreeMap;
+use std::collections::{BTreeMap, BTreeSet};
 use std::sync::atomic::{AtomicU64, Ordering};
 use std::sync::Arc;
 
@@ -38,10 +38,13 @@ pub struct CachedObject {
     pub executions: AtomicU64,
 }
 
-/// The objects, by namespace, owner and name.
+/// The objects, by namespace, owner and name, and the names DBMS_SHARED_POOL.KEEP kept.
 #[derive(Default)]
 pub(super) struct Objects {
     entries: BTreeMap<(usize, String, String), Arc<CachedObject>>,
+    /// (owner, name) of the units kept: a mark on the name, so that a unit compiled again
+    /// (replaced, reloaded) stays kept, as Oracle keeps the object's handle.
+    kept: BTreeSet<(String, String)>,
 }
 
 impl LibraryCache {
@@ -118,6 +121,37 @@ impl LibraryCache {
     /// Every kept object (v$db_object_cache).
     pub fn cached_objects(&self) -> Vec<Arc<CachedObject>> {
         self.objects.lock().entries.values().cloned().collect()
+    }
+
+    /// DBMS_SHARED_POOL.KEEP (`keep`) or UNKEEP of the unit `owner.name`, in every namespace
+    /// (a package's specification and body alike).
+    pub fn keep_object(&self, owner: &str, name: &str, keep: bool) {
+        let key = (owner.to_string(), name.to_string());
+        let mut objects = self.objects.lock();
+        if keep {
+            objects.kept.insert(key);
+        } else {
+            objects.kept.remove(&key);
+        }
+    }
+
+    /// Whether `owner.name` is kept (v$db_object_cache.kept).
+    pub fn is_object_kept(&self, owner: &str, name: &str) -> bool {
+        self.objects
+            .lock()
+            .kept
+            .contains(&(owner.to_string(), name.to_string()))
+    }
+
+    /// DBMS_SHARED_POOL.PURGE of a unit: its compiled objects leave the cache (the next
+    /// call loads them again, a reload), unless it is kept.
+    pub fn purge_object(&self, owner: &str, name: &str) {
+        if self.is_object_kept(owner, name) {
+            return;
+        }
+        for namespace in [Namespace::TableProcedure, Namespace::Body] {
+            self.drop_object(namespace, owner, name);
+        }
     }
 
     /// Forgets the object `owner.name` (its unit dropped): an invalidation in its namespace.

@@ -296,21 +296,33 @@ fn unqualified<'a>(name: &'a str, schemas: &[&str]) -> Option<&'a str> {
     }
 }
 
-/// Runs a resolved call against the library cache; `sequence_exists` answers for FLAG 'Q'.
+/// What KEEP, UNKEEP and PURGE act on once the name is checked.
+enum Checked {
+    Cursor(String),
+    /// A stored unit of the owner's, by name.
+    Unit(String),
+    /// A built-in package or a sequence: always there, nothing to age.
+    Nothing,
+}
+
+/// Runs a resolved call against the library cache; `sequence_exists` answers for FLAG 'Q',
+/// `unit_exists` for a stored procedure, function or package (FLAG 'P').
 pub fn run_call(
     library_cache: &LibraryCache,
     call: SharedPoolCall,
     sequence_exists: impl Fn(&str) -> bool,
+    unit_exists: impl Fn(&str) -> bool,
 ) -> Result<()> {
-    let check_object = |target: &Target| -> Result<Option<String>> {
+    let check_object = |target: &Target| -> Result<Checked> {
         match target {
-            Target::Cursor(name) => Ok(Some(name.clone())),
+            Target::Cursor(name) => Ok(Checked::Cursor(name.clone())),
             Target::Program(name) => match unqualified(name, &["SYS", OWNER]) {
-                Some(package) if BUILT_IN_PACKAGES.contains(&package) => Ok(None),
+                Some(package) if BUILT_IN_PACKAGES.contains(&package) => Ok(Checked::Nothing),
+                Some(unit) if unit_exists(unit) => Ok(Checked::Unit(unit.to_string())),
                 _ => Err(no_such_object(name)),
             },
             Target::Sequence(name) => match unqualified(name, &[OWNER]) {
-                Some(sequence) if sequence_exists(sequence) => Ok(None),
+                Some(sequence) if sequence_exists(sequence) => Ok(Checked::Nothing),
                 _ => Err(no_such_object(name)),
             },
             Target::Unsupported { name, .. } => Err(no_such_object(name)),
@@ -318,12 +330,20 @@ pub fn run_call(
     };
     match call {
         SharedPoolCall::Keep { target, keep } => match check_object(&target)? {
-            Some(cursor) => library_cache.keep(&cursor, keep),
-            None => Ok(()),
+            Checked::Cursor(cursor) => library_cache.keep(&cursor, keep),
+            Checked::Unit(unit) => {
+                library_cache.keep_object(OWNER, &unit, keep);
+                Ok(())
+            }
+            Checked::Nothing => Ok(()),
         },
         SharedPoolCall::Purge { target } => match check_object(&target)? {
-            Some(cursor) => library_cache.purge(&cursor),
-            None => Ok(()),
+            Checked::Cursor(cursor) => library_cache.purge(&cursor),
+            Checked::Unit(unit) => {
+                library_cache.purge_object(OWNER, &unit);
+                Ok(())
+            }
+            Checked::Nothing => Ok(()),
         },
         SharedPoolCall::MarkHotCursor { hash, hot } => library_cache.mark_hot(&hash, hot),
         SharedPoolCall::MarkHotObject {
@@ -348,9 +368,12 @@ pub fn run(
 ) -> Result<()> {
     let call = shared_pool_call(name, positional, named)?;
     let dictionary = instance.catalog().current();
-    run_call(instance.library_cache(), call, |sequence| {
-        dictionary.sequences.contains_key(sequence)
-    })
+    run_call(
+        instance.library_cache(),
+        call,
+        |sequence| dictionary.sequences.contains_key(sequence),
+        |unit| dictionary.programs.contains_key(unit),
+    )
 }
 
 #[cfg(test)]
@@ -503,13 +526,22 @@ mod tests {
                 vec![Value::text(name), Value::text(flag)],
                 vec![],
             )
-            .and_then(|call| run_call(&library_cache, call, |_| false))
+            .and_then(|call| run_call(&library_cache, call, |_| false, |_| false))
         };
         keep(&address_hash, "C").unwrap();
         keep(&handle.id.to_string(), "C").unwrap();
         assert_eq!(keep("ffffffff,1", "C").unwrap_err().code(), 6502);
         keep("DBMS_STATS", "P").unwrap();
         assert_eq!(keep("MY_PACKAGE", "P").unwrap_err().code(), 6564);
+        // A stored unit the dictionary has is kept by name, and let go by UNKEEP.
+        let keep_unit = |member: &str| {
+            call(member, vec![Value::text("LIBC"), Value::text("P")], vec![])
+                .and_then(|call| run_call(&library_cache, call, |_| false, |unit| unit == "LIBC"))
+        };
+        keep_unit("DBMS_SHARED_POOL.KEEP").unwrap();
+        assert!(library_cache.is_object_kept(OWNER, "LIBC"));
+        keep_unit("DBMS_SHARED_POOL.UNKEEP").unwrap();
+        assert!(!library_cache.is_object_kept(OWNER, "LIBC"));
         assert_eq!(keep("S1", "Q").unwrap_err().code(), 6564);
         assert_eq!(keep("TRG", "R").unwrap_err().code(), 6564);
         let mark = |hash: &str| {
@@ -518,7 +550,7 @@ mod tests {
                 vec![Value::text(hash), Value::integer(0)],
                 vec![],
             )
-            .and_then(|call| run_call(&library_cache, call, |_| false))
+            .and_then(|call| run_call(&library_cache, call, |_| false, |_| false))
         };
         mark(&handle.id.full_hash_value()).unwrap();
         assert!(handle.is_hot());

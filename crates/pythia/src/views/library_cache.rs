@@ -724,7 +724,13 @@ fn db_object_cache_rows(context: &ViewContext) -> Vec<Vec<Value>> {
             number(counter(&object.executions)),
             number(0),
             number(0),
-            text("NO"),
+            text(
+                if library_cache.is_object_kept(&object.owner, &object.name) {
+                    "YES"
+                } else {
+                    "NO"
+                },
+            ),
             Value::Null,
             number(0),
             Value::Null,

@@ -9,7 +9,7 @@ use super::query::into_set_expression;
 use super::{Parser, Syntax};
 use crate::error::{Error, Result};
 use crate::syntax::ast::*;
-use crate::syntax::lexer::{is_reserved_word, TokenKind};
+use crate::syntax::lexer::TokenKind;
 
 // Operator precedences, loosest first.
 const PRECEDENCE_OR: u8 = 1;
@@ -593,7 +593,7 @@ impl Parser<'_> {
                 self.parse_niladic_function()
             }
             "PRIOR" | "LEVEL" | "CONNECT_BY_ROOT" => Err(self.error(Syntax::UnimplementedFeature)),
-            word if is_reserved_word(word) => Err(self.error(Syntax::MissingExpression)),
+            word if self.is_reserved(word) => Err(self.error(Syntax::MissingExpression)),
             _ => self.parse_name_expression(),
         }
     }

@@ -115,6 +115,35 @@ pub fn parse_many(sql: &str) -> Result<Vec<Statement>> {
 /// Keywords after which a hint is read (Oracle reads it nowhere else).
 const HINTED_KEYWORDS: &[&str] = &["SELECT", "INSERT", "UPDATE", "DELETE", "MERGE"];
 
+/// SQL's reserved words that PL/SQL does not reserve (Oracle's PL/SQL Language Reference,
+/// "PL/SQL Reserved Words"), and that have no other role where a name is read: in a unit, a
+/// variable, parameter or field may be called so. Sorted for binary search. (DELETE, EXISTS,
+/// PRIOR, ROWID, ROWNUM, the type names and the like keep their SQL meaning.)
+pub(super) const PLSQL_UNRESERVED: &[&str] = &[
+    "ACCESS",
+    "ADD",
+    "AUDIT",
+    "COLUMN",
+    "COMMENT",
+    "FILE",
+    "IMMEDIATE",
+    "INCREMENT",
+    "INITIAL",
+    "MAXEXTENTS",
+    "MODIFY",
+    "NOAUDIT",
+    "OFFLINE",
+    "ONLINE",
+    "PCTFREE",
+    "PRIVILEGES",
+    "RENAME",
+    "SUCCESSFUL",
+    "SYNONYM",
+    "TRIGGER",
+    "VALIDATE",
+    "WHENEVER",
+];
+
 /// Non-reserved words that may follow a table reference, so are not taken as its alias.
 const TABLE_ALIAS_STOP_WORDS: &[&str] = &[
     "CROSS",
@@ -422,6 +451,13 @@ impl<'a> Parser<'a> {
 
     // ---- Names -----------------------------------------------------------------------------
 
+    /// Whether `word` is reserved here: one of Oracle's SQL reserved words, less, in PL/SQL
+    /// (a unit and the SQL inside it), those PL/SQL does not reserve
+    /// ([`PLSQL_UNRESERVED`]): a variable may be called INCREMENT or LEVEL.
+    pub(super) fn is_reserved(&self, word: &str) -> bool {
+        is_reserved_word(word) && !(self.plsql && PLSQL_UNRESERVED.binary_search(&word).is_ok())
+    }
+
     /// An identifier: a quoted identifier, or a word that is not reserved.
     fn parse_identifier(&mut self, missing: Syntax) -> Result<String> {
         let name = match self.peek() {
@@ -431,7 +467,7 @@ impl<'a> Parser<'a> {
             Some(TokenKind::Word(word)) if word.starts_with('_') => {
                 return Err(self.error(Syntax::InvalidCharacter))
             }
-            Some(TokenKind::Word(word)) if !is_reserved_word(word) => word.clone(),
+            Some(TokenKind::Word(word)) if !self.is_reserved(word) => word.clone(),
             _ => return Err(self.error(missing)),
         };
         self.index += 1;
@@ -442,7 +478,7 @@ impl<'a> Parser<'a> {
     fn identifier_nth(&self, offset: usize) -> Option<String> {
         match self.peek_nth(offset)? {
             TokenKind::QuotedIdentifier(name) => Some(name.clone()),
-            TokenKind::Word(word) if !word.starts_with('_') && !is_reserved_word(word) => {
+            TokenKind::Word(word) if !word.starts_with('_') && !self.is_reserved(word) => {
                 Some(word.clone())
             }
             _ => None,
@@ -482,7 +518,7 @@ impl<'a> Parser<'a> {
                 Ok(Some(self.parse_identifier(Syntax::InvalidIdentifier)?))
             }
             Some(TokenKind::Word(word))
-                if !is_reserved_word(word) && !stop_words.contains(&word.as_str()) =>
+                if !self.is_reserved(word) && !stop_words.contains(&word.as_str()) =>
             {
                 Ok(Some(self.parse_identifier(Syntax::InvalidIdentifier)?))
             }

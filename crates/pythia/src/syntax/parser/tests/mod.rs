@@ -168,3 +168,17 @@ fn call(name: &str, args: Vec<Expr>) -> Expr {
 fn text(value: &str) -> Expr {
     Expr::Literal(Literal::String(value.to_string()))
 }
+
+#[test]
+fn plsql_unreserved_words_are_sorted_sql_reserved_and_names_only_in_plsql() {
+    use crate::syntax::lexer::is_reserved_word;
+    use crate::syntax::parser::PLSQL_UNRESERVED;
+    assert!(PLSQL_UNRESERVED.windows(2).all(|pair| pair[0] < pair[1]));
+    assert!(PLSQL_UNRESERVED.iter().all(|word| is_reserved_word(word)));
+    // Plain SQL keeps them reserved; the SQL of a PL/SQL unit may name a variable so.
+    assert!(crate::syntax::parser::parse("SELECT increment FROM t").is_err());
+    assert!(
+        crate::syntax::parser::parse_embedded_statement("SELECT a FROM t WHERE b = increment")
+            .is_ok()
+    );
+}
