@@ -6,7 +6,7 @@ use std::sync::Arc;
 use super::aggregate::aggregate_function;
 use super::execute::execute;
 use super::plan::QueryPlan;
-use super::planner::{plan_subquery, unsupported, Planner};
+use super::planner::{plan_nested, unsupported, Planner};
 use super::reader::{BindValues, Reader};
 use super::resolve::{invalid_column, Scope};
 use crate::error::{Error, Result};
@@ -479,7 +479,7 @@ impl Planner<'_, '_> {
             .chain(self.outer.iter().copied())
             .collect();
         let (plan, outer_columns) =
-            plan_subquery(self.reader, self.binds, query, &scopes, self.ctes)?;
+            plan_nested(self.reader, self.binds, query, &scopes, self.ctes)?;
         if one_column && plan.columns.len() != 1 {
             return Err(Error::new(913, "too many values"));
         }

@@ -33,9 +33,6 @@ pub(super) fn plan_subquery(
     // This query's WITH queries follow the enclosing ones: a later name hides an earlier.
     let ctes: Vec<ast::CommonTableExpression> = ctes.iter().chain(&query.with).cloned().collect();
     let ctes = ctes.as_slice();
-    if query.for_update.is_some() && !outer.is_empty() {
-        return Err(for_update_not_allowed());
-    }
     // A set operation, or a parenthesized query with its own ORDER BY or row limit, is
     // planned as the one source of `SELECT *`, which then takes the ORDER BY and limits.
     let select_all = ast::Select {
@@ -391,6 +388,23 @@ pub(super) fn arrange_sources(
 enum OrderKey {
     Output(usize),
     Computed(Expr),
+}
+
+/// `plan_subquery` for a query inside another (an inline view, a view, a WITH query, a set
+/// operation's branch, a subquery in an expression): FOR UPDATE is a top-level query's
+/// only (ORA-01786), as its rowids are the session's to lock.
+pub(super) fn plan_nested(
+    reader: &Reader,
+    binds: &mut BindValues,
+    query: &ast::Query,
+    outer: &[&Scope],
+    ctes: &[ast::CommonTableExpression],
+) -> Result<(QueryPlan, Vec<(usize, usize)>)> {
+    let planned = plan_subquery(reader, binds, query, outer, ctes)?;
+    if planned.0.for_update.is_some() {
+        return Err(for_update_not_allowed());
+    }
+    Ok(planned)
 }
 
 /// The tables FOR UPDATE locks, with the scope column of each one's ROWID: those the OF

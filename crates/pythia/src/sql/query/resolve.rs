@@ -5,7 +5,7 @@
 use std::sync::Arc;
 
 use super::plan::{Access, PlannedRows, QueryPlan, Series, Source, SourceKind};
-use super::planner::{arrange_sources, level_of, plan_subquery, split_conjuncts, Planner};
+use super::planner::{arrange_sources, level_of, plan_nested, split_conjuncts, Planner};
 use super::reader::{BindValues, Reader};
 use crate::error::{Error, Result};
 use crate::sql::eval::{Expr, Function};
@@ -70,7 +70,7 @@ fn plan_view(
         return Err(Error::new(1731, "circular view definition encountered"));
     }
     VIEW_DEPTH.with(|cell| cell.set(depth + 1));
-    let planned = plan_subquery(reader, binds, &view.query, &[], &[]);
+    let planned = plan_nested(reader, binds, &view.query, &[], &[]);
     VIEW_DEPTH.with(|cell| cell.set(depth));
     let mut plan = match planned {
         Ok((plan, _)) => plan,
@@ -197,7 +197,7 @@ impl Planner<'_, '_> {
             ast::TableReference::Subquery { query, alias } => {
                 // An inline view is planned here and runs at each execution; it cannot read
                 // the columns of the FROM list it is in.
-                let (plan, _) = plan_subquery(self.reader, self.binds, query, &[], self.ctes)?;
+                let (plan, _) = plan_nested(self.reader, self.binds, query, &[], self.ctes)?;
                 let qualifier = alias.clone().unwrap_or_default();
                 self.add_planned_source(
                     PlannedRows::Query(Box::new(plan)),
@@ -429,7 +429,7 @@ impl Planner<'_, '_> {
     /// WITH queries defined before it, not itself; its column list renames its columns.
     fn plan_cte(&mut self, position: usize) -> Result<QueryPlan> {
         let cte = &self.ctes[position];
-        let (mut plan, _) = plan_subquery(
+        let (mut plan, _) = plan_nested(
             self.reader,
             self.binds,
             &cte.query,

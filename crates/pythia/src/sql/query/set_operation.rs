@@ -3,7 +3,7 @@
 use std::collections::HashSet;
 
 use super::plan::PlannedRows;
-use super::planner::plan_subquery;
+use super::planner::plan_nested;
 use super::reader::{BindValues, Reader};
 use crate::error::{Error, Result};
 use crate::syntax::ast;
@@ -78,11 +78,11 @@ pub(super) fn plan_set_expression(
         ast::SetExpr::Select(select) => {
             let query = ast::Query::from_body(ast::SetExpr::Select(select.clone()));
             Ok(PlannedRows::Query(Box::new(
-                plan_subquery(reader, binds, &query, &[], ctes)?.0,
+                plan_nested(reader, binds, &query, &[], ctes)?.0,
             )))
         }
         ast::SetExpr::Query(query) => Ok(PlannedRows::Query(Box::new(
-            plan_subquery(reader, binds, query, &[], ctes)?.0,
+            plan_nested(reader, binds, query, &[], ctes)?.0,
         ))),
     }
 }
