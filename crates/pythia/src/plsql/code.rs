@@ -88,6 +88,9 @@ pub struct PackageUnit {
     pub globals: Vec<Slot>,
     /// The variables the specification declares: what other units may name (`pkg.x`).
     pub public: Vec<PublicVariable>,
+    /// The exceptions the specification declares, each with the Oracle error its PRAGMA
+    /// EXCEPTION_INIT names: what other units raise and catch as `pkg.e`.
+    pub exceptions: Vec<(String, u32)>,
     /// Assigns each variable its default, in declaration order, then runs the
     /// initialisation section: once per session, at the package's first use.
     pub init: Unit,

@@ -109,6 +109,10 @@ pub trait Names {
     /// The package variable `package.name` names, when there is one (public, in the
     /// package's specification).
     fn package_variable(&self, package: &str, name: &str) -> Result<Option<PackageVariable>>;
+
+    /// The Oracle error of the exception `package.name` (public, in the package's
+    /// specification, with its PRAGMA EXCEPTION_INIT), when there is one.
+    fn package_exception(&self, package: &str, name: &str) -> Result<Option<u32>>;
 }
 
 /// What the interpreter asks: statements and procedures run.

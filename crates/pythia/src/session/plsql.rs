@@ -238,6 +238,20 @@ impl Names for Session {
     ) -> Result<Option<plsql::host::PackageVariable>> {
         self.package_variable_of(package, name)
     }
+
+    fn package_exception(&self, package: &str, name: &str) -> Result<Option<u32>> {
+        if !self.is_package(package) {
+            return Ok(None);
+        }
+        let unit = self
+            .package_unit(package)
+            .map_err(|_| super::programs::invalid(package))?;
+        Ok(unit
+            .exceptions
+            .iter()
+            .find(|(exception, _)| exception == name)
+            .map(|(_, code)| *code))
+    }
 }
 
 /// ORA-00036 at the deepest recursive SQL.

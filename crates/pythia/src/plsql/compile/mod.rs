@@ -414,13 +414,39 @@ impl<'a> Compiler<'a> {
         }
     }
 
-    /// The exception a name denotes: a user-declared one in scope, else a predefined one.
+    /// The exception a name denotes: a user-declared one in scope, else one of the unit's
+    /// own package (`e`, `pkg.e`) or of another package's specification (`other.e`), else
+    /// a predefined one.
     fn exception(&self, name: &[String], position: usize) -> Result<Raise> {
         if let Some(id) = self.scopes.exception(name) {
             return Ok(match self.exceptions[id].code {
                 Some(code) => Raise::Code(code),
                 None => Raise::User(id),
             });
+        }
+        if let Some(package) = &self.package {
+            let own = match name {
+                [exception] => package.exception(exception),
+                [qualifier, exception] if *qualifier == package.name => {
+                    package.exception(exception)
+                }
+                _ => None,
+            };
+            if let Some(code) = own {
+                return Ok(Raise::Code(code));
+            }
+        }
+        let other = match name {
+            [package, exception] => Some((package, exception)),
+            [schema, package, exception] if schema == crate::catalog::OWNER => {
+                Some((package, exception))
+            }
+            _ => None,
+        };
+        if let Some((package, exception)) = other {
+            if let Some(code) = self.names.package_exception(package, exception)? {
+                return Ok(Raise::Code(code));
+            }
         }
         let bare = match name {
             [name] => name.as_str(),

@@ -35,6 +35,8 @@ pub(crate) struct PackageContext {
     /// Each variable: name, kind, constant.
     globals: Vec<(String, SlotKind, bool)>,
     subprograms: Vec<Arc<Signature>>,
+    /// Each exception of the specification and the body: name, EXCEPTION_INIT's error.
+    exceptions: Vec<(String, Option<u32>)>,
 }
 
 impl PackageContext {
@@ -43,6 +45,14 @@ impl PackageContext {
             .iter()
             .position(|(global, _, _)| global == name)
             .map(|index| (index, self.globals[index].1, self.globals[index].2))
+    }
+
+    /// The Oracle error of the package's exception `name`.
+    pub(super) fn exception(&self, name: &str) -> Option<u32> {
+        self.exceptions
+            .iter()
+            .find(|(exception, _)| exception == name)
+            .and_then(|(_, code)| *code)
     }
 
     pub(super) fn subprograms(&self, name: &str) -> Vec<Arc<Signature>> {
@@ -69,7 +79,10 @@ pub fn compile_package(
         name: name.to_string(),
         globals: Vec::new(),
         subprograms: Vec::new(),
+        exceptions: Vec::new(),
     };
+    let mut public_exceptions: Vec<String> = Vec::new();
+    let mut declared_exceptions: Vec<(String, usize, &str)> = Vec::new();
     let mut slots = Vec::new();
     let mut public = Vec::new();
     // Each subprogram: its declaration (the body's, once found) and whether it is public.
@@ -141,20 +154,60 @@ pub fn compile_package(
                         _ => members.push((subprogram, in_spec, text)),
                     }
                 }
-                Declaration::Exception { position, .. }
-                | Declaration::ExceptionInit { position, .. }
-                | Declaration::Record { position, .. }
+                Declaration::Exception {
+                    name: exception,
+                    position,
+                } => {
+                    if context.exceptions.iter().any(|(name, _)| name == exception) {
+                        return Err(init.error(
+                            *position,
+                            &format!(
+                                "PLS-00371: at most one declaration for '{exception}' is permitted"
+                            ),
+                        ));
+                    }
+                    context.exceptions.push((exception.clone(), None));
+                    declared_exceptions.push((exception.clone(), *position, text));
+                    if in_spec {
+                        public_exceptions.push(exception.clone());
+                    }
+                }
+                Declaration::ExceptionInit {
+                    name: exception,
+                    code,
+                    position,
+                } => {
+                    let code = init.exception_init_code(*code, *position)?;
+                    let Some(entry) = context
+                        .exceptions
+                        .iter_mut()
+                        .find(|(name, _)| name == exception)
+                    else {
+                        return Err(init.undeclared(*position, std::slice::from_ref(exception)));
+                    };
+                    entry.1 = Some(code);
+                    init.package = Some(Arc::new(context.clone()));
+                }
+                Declaration::Record { position, .. }
                 | Declaration::Collection { position, .. }
                 | Declaration::Subtype { position, .. }
                 | Declaration::Cursor { position, .. }
                 | Declaration::Autonomous { position } => {
-                    return Err(not_yet(
-                        &init,
-                        *position,
-                        "a package's exceptions, types and cursors",
-                    ))
+                    return Err(not_yet(&init, *position, "a package's types and cursors"))
                 }
             }
+        }
+    }
+    // A package's exception is another unit's too: it goes by the error EXCEPTION_INIT gives
+    // it (one without is an identity of its own, not built yet).
+    for (exception, position, text) in &declared_exceptions {
+        if context.exception(exception).is_none() {
+            init.text = text;
+            return Err(not_yet(
+                &init,
+                *position,
+                "package exceptions without PRAGMA EXCEPTION_INIT",
+            ));
         }
     }
     for (index, (subprogram, _, _)) in members.iter().enumerate() {
@@ -218,10 +271,15 @@ pub fn compile_package(
             unit,
         });
     }
+    let exceptions = public_exceptions
+        .into_iter()
+        .filter_map(|name| context.exception(&name).map(|code| (name, code)))
+        .collect();
     Ok(PackageUnit {
         name: qualified.to_string(),
         globals: slots,
         public,
+        exceptions,
         init,
         subprograms,
         has_body,

@@ -123,17 +123,7 @@ impl Compiler<'_> {
                 let Some(id) = self.scopes.exception(std::slice::from_ref(name)) else {
                     return Err(self.undeclared(*position, std::slice::from_ref(name)));
                 };
-                let code = match *code {
-                    100 => 1403,
-                    code if (-1_000_000..0).contains(&code) => (-code) as u32,
-                    _ => {
-                        return Err(self.error(
-                            *position,
-                            &format!("PLS-00701: illegal ORACLE error number {code} for PRAGMA EXCEPTION_INIT"),
-                        ))
-                    }
-                };
-                self.exceptions[id].code = Some(code);
+                self.exceptions[id].code = Some(self.exception_init_code(*code, *position)?);
                 Ok(())
             }
             Declaration::Record {
@@ -190,6 +180,19 @@ impl Compiler<'_> {
                 let id = self.cursor(name, parameters, query, *position)?;
                 self.declare(name, Symbol::Cursor(id), *position)
             }
+        }
+    }
+
+    /// The Oracle error PRAGMA EXCEPTION_INIT's number names (100 is NO_DATA_FOUND's 1403);
+    /// PLS-00701 outside -1,000,000 .. -1.
+    pub(super) fn exception_init_code(&self, code: i64, position: usize) -> Result<u32> {
+        match code {
+            100 => Ok(1403),
+            code if (-1_000_000..0).contains(&code) => Ok((-code) as u32),
+            _ => Err(self.error(
+                position,
+                &format!("PLS-00701: illegal ORACLE error number {code} for PRAGMA EXCEPTION_INIT"),
+            )),
         }
     }
 
