@@ -58,3 +58,11 @@ begin
   update stock set qty = 0 where current of nowhere;
 end;
 /
+
+REM Cursor variables are not built yet: a clear restriction, not an unknown name.
+declare
+  rc sys_refcursor;
+begin
+  null;
+end;
+/

@@ -257,10 +257,16 @@ impl Compiler<'_> {
                 Ok(scalar(SlotKind::Sql(data_type)))
             }
             TypeName::PlsInteger => Ok(scalar(SlotKind::PlsInteger)),
-            TypeName::Named(parts) => self
-                .scopes
-                .type_named(parts)
-                .ok_or_else(|| self.undeclared(position, parts)),
+            TypeName::Named(parts) => match self.scopes.type_named(parts) {
+                Some(member) => Ok(member),
+                None if matches!(parts.as_slice(), [name] if name == "SYS_REFCURSOR") => {
+                    Err(self.error(
+                        position,
+                        "PLS-00999: implementation restriction (may be temporary) SYS_REFCURSOR is not supported yet",
+                    ))
+                }
+                None => Err(self.undeclared(position, parts)),
+            },
             TypeName::TypeOf(parts) => {
                 if let Some(resolved) = self.resolve(parts)? {
                     return Ok(match resolved {
