@@ -121,10 +121,13 @@ impl Compiler<'_> {
 
     /// A name in an expression: a variable, a record field, SQLCODE or SQLERRM.
     fn name_expression(&mut self, parts: &[String], position: usize) -> Result<Expr> {
-        if let Some(read) = self.collection_method(parts, &[], position)? {
-            return Ok(read);
+        let resolved = self.resolve(parts)?;
+        if resolved.is_none() {
+            if let Some((id, method)) = self.method_after_name(parts, 0, position)? {
+                return Ok(Expr::Collection(id, method, Vec::new()));
+            }
         }
-        match self.resolve(parts)? {
+        match resolved {
             Some(Resolved::Scalar { slot, .. }) => Ok(Expr::Column(slot)),
             Some(Resolved::Collection { .. }) => Err(self.error(
                 position,
@@ -233,44 +236,59 @@ impl Compiler<'_> {
                 ))
             }
             Some(_) => return Ok(None),
-            None => {
-                let Some((method_name, collection)) = parts.split_last() else {
-                    return Ok(None);
-                };
-                let Some(Resolved::Collection { id, .. }) = (!collection.is_empty())
-                    .then(|| self.scopes.resolve(collection))
-                    .flatten()
-                else {
-                    return Ok(None);
-                };
-                let (method, arity) = match method_name.as_str() {
-                    "COUNT" => (CollectionMethod::Count, 0),
-                    "FIRST" => (CollectionMethod::First, 0),
-                    "LAST" => (CollectionMethod::Last, 0),
-                    "EXISTS" => (CollectionMethod::Exists, 1),
-                    "NEXT" => (CollectionMethod::Next, 1),
-                    "PRIOR" => (CollectionMethod::Prior, 1),
-                    _ => {
-                        return Err(self.error(
-                            position,
-                            &format!("PLS-00302: component '{method_name}' must be declared"),
-                        ))
-                    }
-                };
-                if args.len() != arity {
-                    return Err(self.error(
-                        position,
-                        &format!("PLS-00306: wrong number or types of arguments in call to '{method_name}'"),
-                    ));
-                }
-                (id, method)
-            }
+            None => match self.method_after_name(parts, args.len(), position)? {
+                Some(found) => found,
+                None => return Ok(None),
+            },
         };
         let args = args
             .iter()
             .map(|arg| self.expression(arg, position))
             .collect::<Result<Vec<_>>>()?;
         Ok(Some(Expr::Collection(id, method, args)))
+    }
+
+    /// A collection's method after its name (`a.COUNT`, `a.NEXT` with `arity` arguments):
+    /// the collection and the method; None when what comes before the last part is not a
+    /// collection.
+    fn method_after_name(
+        &self,
+        parts: &[String],
+        arity: usize,
+        position: usize,
+    ) -> Result<Option<(u32, CollectionMethod)>> {
+        let Some((method_name, collection)) = parts.split_last() else {
+            return Ok(None);
+        };
+        let Some(Resolved::Collection { id, .. }) = (!collection.is_empty())
+            .then(|| self.scopes.resolve(collection))
+            .flatten()
+        else {
+            return Ok(None);
+        };
+        let (method, expected) = match method_name.as_str() {
+            "COUNT" => (CollectionMethod::Count, 0),
+            "FIRST" => (CollectionMethod::First, 0),
+            "LAST" => (CollectionMethod::Last, 0),
+            "EXISTS" => (CollectionMethod::Exists, 1),
+            "NEXT" => (CollectionMethod::Next, 1),
+            "PRIOR" => (CollectionMethod::Prior, 1),
+            _ => {
+                return Err(self.error(
+                    position,
+                    &format!("PLS-00302: component '{method_name}' must be declared"),
+                ))
+            }
+        };
+        if arity != expected {
+            return Err(self.error(
+                position,
+                &format!(
+                    "PLS-00306: wrong number or types of arguments in call to '{method_name}'"
+                ),
+            ));
+        }
+        Ok(Some((id, method)))
     }
 
     fn cursor_attribute(&mut self, cursor: &str, attribute: &str, position: usize) -> Result<Expr> {

@@ -607,8 +607,7 @@ pub(super) fn table_access(
         false,
     );
     if rowid {
-        source.width += 1;
-        source.rowid = Some(table.object_id);
+        source.carry_rowid(table.object_id);
     }
     let sources = std::slice::from_ref(&source);
     if !costed(&reader.optimizer, sources) {

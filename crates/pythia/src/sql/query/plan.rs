@@ -347,6 +347,14 @@ pub(super) struct GroupedPlan {
     pub(super) having: Option<Expr>,
 }
 
+impl Source {
+    /// The table source carries its ROWID pseudo-column, one column after its own.
+    pub(super) fn carry_rowid(&mut self, object_id: u32) {
+        self.width += 1;
+        self.rowid = Some(object_id);
+    }
+}
+
 impl QueryPlan {
     /// Settles what is derived from the rest of the plan: whether it can run again
     /// (`read_rows`: something was read while planning), whether rows are checked under the

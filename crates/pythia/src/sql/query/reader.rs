@@ -213,10 +213,7 @@ impl<'a> Reader<'a> {
             },
             1,
         );
-        let mut batch = RowBatch::new(
-            table.columns.len() + options.rowid.is_some() as usize,
-            options,
-        );
+        let mut batch = RowBatch::new(table, options);
         let cached = options.cache.unwrap_or(table.cache);
         let access = cache.scan_access(blocks, table.buffer_pool, cached);
         let mut scan = FullScan::new(cache, extents, access, self.multiblock_read_count);
@@ -274,10 +271,7 @@ impl<'a> Reader<'a> {
                 .is_none_or(|vouching| vouching.live.len() == rowids.len()),
             "one entry state per rowid"
         );
-        let mut batch = RowBatch::new(
-            table.columns.len() + options.rowid.is_some() as usize,
-            options,
-        );
+        let mut batch = RowBatch::new(table, options);
         let mut slots = Vec::new();
         let mut run_start = 0;
         for run in rowids.chunk_by(|a, b| a.block == b.block) {
@@ -503,9 +497,10 @@ struct RowBatch<'m> {
 }
 
 impl<'m> RowBatch<'m> {
-    fn new(width: usize, options: ReadOptions<'m>) -> RowBatch<'m> {
+    /// A batch for `table`'s rows: its columns, then its ROWID when the read carries it.
+    fn new(table: &TableDef, options: ReadOptions<'m>) -> RowBatch<'m> {
         RowBatch {
-            width,
+            width: table.columns.len() + options.rowid.is_some() as usize,
             options,
             decoded: Vec::new(),
             rows: Vec::new(),

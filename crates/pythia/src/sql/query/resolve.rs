@@ -25,6 +25,19 @@ pub(super) struct ScopeColumn {
     pub(super) hidden: bool,
 }
 
+impl ScopeColumn {
+    /// The ROWID pseudo-column of the table `qualifier` names: hidden, its address's text.
+    pub(super) fn rowid(qualifier: String) -> ScopeColumn {
+        ScopeColumn {
+            qualifier,
+            name: ROWID.to_string(),
+            data_type: Some(ROWID_TYPE),
+            merged: false,
+            hidden: true,
+        }
+    }
+}
+
 #[derive(Clone, Debug, Default)]
 pub(super) struct Scope {
     pub(super) columns: Vec<ScopeColumn>,
@@ -640,15 +653,8 @@ impl Planner<'_, '_> {
     fn add_rowid_column(&mut self, object_id: u32, sources: &mut [Source]) {
         let source = sources.last_mut().expect("the table source just added");
         let qualifier = self.scope.columns[source.offset].qualifier.clone();
-        self.scope.columns.push(ScopeColumn {
-            qualifier,
-            name: ROWID.to_string(),
-            data_type: Some(ROWID_TYPE),
-            merged: false,
-            hidden: true,
-        });
-        source.width += 1;
-        source.rowid = Some(object_id);
+        self.scope.columns.push(ScopeColumn::rowid(qualifier));
+        source.carry_rowid(object_id);
     }
 
     /// The outer query's column `table.name` as an `Expr::Outer` reference, if this is a

@@ -9,7 +9,7 @@ use super::index_scan::access_rowids;
 use super::plan::Access;
 use super::planner::{split_conjuncts, Planner};
 use super::reader::{BindValues, ReadOptions, Reader};
-use super::resolve::{names_rowid, ScopeColumn, ROWID, ROWID_TYPE};
+use super::resolve::{names_rowid, ScopeColumn};
 use super::rule::choose_access;
 use crate::access::heap::RowId;
 use crate::catalog::TableDef;
@@ -100,13 +100,10 @@ pub fn plan_table_statement(
         .any(|expr| names_rowid(ast::Node::Expr(expr)))
         .then_some(table.object_id);
     if rowid.is_some() {
-        planner.scope.columns.push(ScopeColumn {
-            qualifier: qualifier.clone(),
-            name: ROWID.to_string(),
-            data_type: Some(ROWID_TYPE),
-            merged: false,
-            hidden: true,
-        });
+        planner
+            .scope
+            .columns
+            .push(ScopeColumn::rowid(qualifier.clone()));
     }
     let mut conjuncts = Vec::new();
     if let Some(condition) = where_clause {
